@@ -1,0 +1,102 @@
+"""The one loader and validator of pipeline configs.
+
+A config is checked against ``workflow/schemas/config.schema.yaml`` (JSON Schema, defaults
+filled in) and then against the cross-field rules a schema cannot state. Every error names the
+offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+WEIGHT_SUM_TOLERANCE = 1e-6
+
+
+class ConfigError(ValueError):
+    """A config value that the pipeline cannot run with; the message names the key."""
+
+
+def _key(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<top level>"
+
+
+def _validator_with_defaults(schema: dict):
+    """A Draft 2020-12 validator that also fills in the schema's ``default:`` values."""
+    base = jsonschema.Draft202012Validator
+    check_properties = base.VALIDATORS["properties"]
+
+    def properties(validator, props, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+        yield from check_properties(validator, props, instance, schema)
+
+    return jsonschema.validators.extend(base, {"properties": properties})(schema)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    message = error.message
+    if error.validator == "type" and isinstance(error.instance, str):
+        message += " (YAML reads 1e-3 as text: write 1.0e-3)"
+    return f"{_key(error.absolute_path)}: {message}"
+
+
+def _check_cross_fields(config: dict) -> list[str]:
+    problems = []
+    gmm = config.get("gmm", {})
+    k = len(gmm.get("weights", []))
+    for name in ("mean_x", "std_x", "mean_y", "std_y"):
+        if name in gmm and len(gmm[name]) != k:
+            problems.append(f"gmm.{name}: has {len(gmm[name])} entries but gmm.weights has {k}")
+    weights = gmm.get("weights", [])
+    if weights and abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
+        problems.append(f"gmm.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
+    approx = config.get("approximation", {})
+    for i, d in enumerate(approx.get("dims", [])):
+        if not isinstance(d, int) or isinstance(d, bool):
+            problems.append(f"approximation.dims[{i}]: must be an integer, got {d!r}")
+    nodes = approx.get("quadrature_nodes")
+    ladder = approx.get("convergence_nodes", [])
+    if nodes is not None and ladder and max(ladder) <= nodes:
+        problems.append(
+            f"approximation.convergence_nodes: the largest size ({max(ladder)}) must exceed "
+            f"approximation.quadrature_nodes ({nodes}); it is the reference for the error estimate"
+        )
+    return problems
+
+
+def validate_config(config: dict, schema_path: str | Path) -> dict:
+    """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
+    listing every offending key otherwise."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = _validator_with_defaults(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    problems = [_describe(e) for e in errors]
+    if not problems:
+        problems = _check_cross_fields(config)
+    if problems:
+        raise ConfigError("invalid config:\n  " + "\n  ".join(problems))
+    return config
+
+
+def load_config(path: str | Path, schema_path: str | Path) -> dict:
+    """Read a YAML config file and validate it (see :func:`validate_config`)."""
+    with open(path) as handle:
+        config = yaml.safe_load(handle) or {}
+    return validate_config(config, schema_path)
+
+
+def config_hash(config: dict) -> str:
+    """A short content hash of a config (or any JSON-able block of it), stable across runs."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]

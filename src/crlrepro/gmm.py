@@ -1,0 +1,123 @@
+"""The 1-D latent-class Gaussian mixture of paper 2 (Sec. 6) and paper 1's synthetic checks.
+
+    z ~ Categorical(π),   x | z=k ~ N(μx_k, σx_k²),   y | z=k ~ N(μy_k, σy_k²),   x ⟂ y | z.
+
+Its pointwise mutual information is available in closed form,
+
+    PMI(x, y) = log p(x, y) / (p(x) p(y)) = log Σ_k p(z=k|x) p(z=k|y) / π_k,
+
+which makes every population quantity of the papers an ordinary integral.
+Paper 2's setting: K=2, π=(½,½), μx=μy=(1.2, −1.2), σ=1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+
+from crlrepro.quadrature import PopulationGrid, trapezoid_mixture
+
+_LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+def _log_normal(t: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """log N(t; mean_k, std_k²) for every point and component: shape (len(t), K)."""
+    z = (np.asarray(t, dtype=float)[:, None] - mean[None, :]) / std[None, :]
+    return -0.5 * z**2 - np.log(std)[None, :] - _LOG_SQRT_2PI
+
+
+@dataclass(frozen=True)
+class LatentClassGMM:
+    """A K-component latent-class mixture of two 1-D Gaussian views (see the module docstring)."""
+
+    weights: np.ndarray
+    mean_x: np.ndarray
+    std_x: np.ndarray
+    mean_y: np.ndarray
+    std_y: np.ndarray
+
+    def __post_init__(self):
+        fields = ("weights", "mean_x", "std_x", "mean_y", "std_y")
+        arrays = {f: np.atleast_1d(np.asarray(getattr(self, f), dtype=float)) for f in fields}
+        k = arrays["weights"].size
+        for name, arr in arrays.items():
+            if arr.ndim != 1 or arr.size != k:
+                raise ValueError(f"gmm.{name} has {arr.size} entries, gmm.weights has {k}")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"gmm.{name} must be finite, got {arr.tolist()}")
+            object.__setattr__(self, name, arr)
+        if k < 2:
+            raise ValueError(f"gmm needs at least 2 components, got {k}")
+        if np.any(arrays["weights"] <= 0) or abs(arrays["weights"].sum() - 1.0) > 1e-6:
+            raise ValueError(f"gmm.weights must be positive and sum to 1, got {arrays['weights'].tolist()}")
+        for name in ("std_x", "std_y"):
+            if np.any(arrays[name] <= 0):
+                raise ValueError(f"gmm.{name} must be > 0, got {arrays[name].tolist()}")
+
+    @classmethod
+    def from_config(cls, gmm: dict) -> "LatentClassGMM":
+        """Build from the config's ``gmm:`` block (keys weights, mean_x, std_x, mean_y, std_y)."""
+        return cls(**{k: gmm[k] for k in ("weights", "mean_x", "std_x", "mean_y", "std_y")})
+
+    @property
+    def num_components(self) -> int:
+        return self.weights.size
+
+    def swapped(self) -> "LatentClassGMM":
+        """The same model with the roles of x and y exchanged."""
+        return LatentClassGMM(self.weights, self.mean_y, self.std_y, self.mean_x, self.std_x)
+
+    def permuted(self, order) -> "LatentClassGMM":
+        """The same distribution with its components relabelled by ``order``."""
+        order = np.asarray(order)
+        return LatentClassGMM(
+            self.weights[order], self.mean_x[order], self.std_x[order], self.mean_y[order], self.std_y[order]
+        )
+
+    # -- densities ---------------------------------------------------------------------------
+    def _log_joint_class(self, t, mean, std) -> np.ndarray:
+        return np.log(self.weights)[None, :] + _log_normal(t, mean, std)
+
+    def log_marginal_x(self, x) -> np.ndarray:
+        """log p(x) = log Σ_k π_k N(x; μx_k, σx_k²)."""
+        return logsumexp(self._log_joint_class(x, self.mean_x, self.std_x), axis=1)
+
+    def log_marginal_y(self, y) -> np.ndarray:
+        """log p(y) = log Σ_k π_k N(y; μy_k, σy_k²)."""
+        return logsumexp(self._log_joint_class(y, self.mean_y, self.std_y), axis=1)
+
+    def log_posterior_x(self, x) -> np.ndarray:
+        """log p(z=k | x), shape (len(x), K)."""
+        a = self._log_joint_class(x, self.mean_x, self.std_x)
+        return a - logsumexp(a, axis=1, keepdims=True)
+
+    def log_posterior_y(self, y) -> np.ndarray:
+        """log p(z=k | y), shape (len(y), K)."""
+        a = self._log_joint_class(y, self.mean_y, self.std_y)
+        return a - logsumexp(a, axis=1, keepdims=True)
+
+    def pmi(self, x, y) -> np.ndarray:
+        """PMI(x_a, y_b) = log Σ_k p(z=k|x_a) p(z=k|y_b) / π_k for all pairs, shape (len(x), len(y)).
+
+        Evaluated in log space (log-sum-exp over k), so it stays finite far in the tails.
+        """
+        a = self.log_posterior_x(x)
+        b = self.log_posterior_y(y)
+        return logsumexp(a[:, None, :] + b[None, :, :] - np.log(self.weights)[None, None, :], axis=2)
+
+    # -- sampling and integration --------------------------------------------------------------
+    def sample(self, n: int, rng: np.random.Generator):
+        """Draw n pairs (x, y) from p(x, y) with their latent classes z."""
+        z = rng.choice(self.num_components, size=n, p=self.weights)
+        x = self.mean_x[z] + self.std_x[z] * rng.standard_normal(n)
+        y = self.mean_y[z] + self.std_y[z] * rng.standard_normal(n)
+        return x, y, z
+
+    def grid(self, nodes: int) -> PopulationGrid:
+        """Product quadrature of P_X ⊗ P_Y (``nodes`` trapezoidal points per view)
+        carrying the log density ratio PMI on its nodes; see :class:`PopulationGrid`."""
+        x = trapezoid_mixture(self.weights, self.mean_x, self.std_x, nodes)
+        y = trapezoid_mixture(self.weights, self.mean_y, self.std_y, nodes)
+        return PopulationGrid(x=x, y=y, log_ratio=self.pmi(x.nodes, y.nodes))

@@ -1,0 +1,50 @@
+import os
+import sys
+from pathlib import Path
+
+# The workflow always runs the library in this checkout's src/ (the files it declares as inputs),
+# in the Snakefile's process and in every job, whether or not crlrepro is pip-installed.
+SRC = Path(workflow.basedir) / "src"
+sys.path.insert(0, str(SRC))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+
+from snakemake.exceptions import WorkflowError
+
+from crlrepro.config import ConfigError, validate_config
+
+try:
+    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
+
+
+RESULTS = "results"
+
+
+def library(*modules):
+    """The library files a rule's script imports: editing one reruns exactly its rules."""
+    return [str(SRC / "crlrepro" / f"{module}.py") for module in ("__init__", *modules)]
+
+
+PAPER_VALUES = str(SRC / "crlrepro" / "paper_values.yaml")
+
+
+def gmm_params():
+    return dict(config["gmm"])
+
+
+def all_targets():
+    return [
+        f"{RESULTS}/approximation/gmm_spectrum.csv",
+        f"{RESULTS}/approximation/gmm_truncation.csv",
+        f"{RESULTS}/approximation/gmm_convergence.csv",
+        f"{RESULTS}/figures/gmm_spectrum.png",
+        f"{RESULTS}/figures/gmm_spectrum.pdf",
+        f"{RESULTS}/summary.csv",
+        f"{RESULTS}/summary.md",
+    ]
+
+
+def claim_tables():
+    """One claims table per experiment; later experiments add theirs here."""
+    return [f"{RESULTS}/claims/A1.csv"]

@@ -1,0 +1,34 @@
+# Claims and the summary: per claim, the paper's value, ours, the tolerance and a verdict.
+
+
+rule claims_a1:
+    input:
+        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        truncation=rules.gmm_spectrum.output.truncation,
+        convergence=rules.gmm_convergence.output[0],
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/claims/A1.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        relative_tolerance=config["approximation"]["relative_tolerance"],
+    log:
+        f"{RESULTS}/logs/claims_a1.log",
+    threads: 1
+    script:
+        "../scripts/claims_a1.py"
+
+
+rule summary:
+    input:
+        library("summary", "artifacts", "pipeline", "config", "device"),
+        claims=claim_tables(),
+    output:
+        csv=report(f"{RESULTS}/summary.csv", caption="../report/summary.rst", category="Summary"),
+        md=f"{RESULTS}/summary.md",
+    log:
+        f"{RESULTS}/logs/summary.log",
+    threads: 1
+    script:
+        "../scripts/summary.py"

@@ -1,0 +1,41 @@
+# Spectral analysis of the PMI operator (paper 2, A1): cheap, deterministic quadrature.
+
+
+rule gmm_spectrum:
+    input:
+        library("gmm", "quadrature", "spectral", "oracles", "artifacts", "pipeline", "config", "device"),
+    output:
+        spectrum=f"{RESULTS}/approximation/gmm_spectrum.csv",
+        truncation=f"{RESULTS}/approximation/gmm_truncation.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes=config["approximation"]["quadrature_nodes"],
+        num_eigenvalues=config["approximation"]["num_eigenvalues"],
+    log:
+        f"{RESULTS}/logs/gmm_spectrum.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"
+    threads: 1
+    script:
+        "../scripts/gmm_spectrum.py"
+
+
+rule gmm_convergence:
+    input:
+        library("gmm", "quadrature", "spectral", "oracles", "artifacts", "pipeline", "config", "device"),
+    output:
+        f"{RESULTS}/approximation/gmm_convergence.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes_list=config["approximation"]["convergence_nodes"],
+    log:
+        f"{RESULTS}/logs/gmm_convergence.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_convergence.tsv"
+    threads: 1
+    script:
+        "../scripts/gmm_convergence.py"

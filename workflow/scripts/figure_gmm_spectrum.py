@@ -1,0 +1,18 @@
+"""A1 figure: eigenvalue decay and truncation quality, with the paper's values when comparable."""
+
+import pandas as pd
+
+from crlrepro.artifacts import save_figure
+from crlrepro.pipeline import ScriptRun
+from crlrepro.plots import plot_gmm_spectrum
+from crlrepro.reference import matches_setting, paper_values
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+reference = paper_values("A1", snakemake.input.paper_values)  # noqa: F821
+comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
+fig = plot_gmm_spectrum(
+    pd.read_csv(snakemake.input.spectrum),  # noqa: F821
+    pd.read_csv(snakemake.input.truncation),  # noqa: F821
+    reference if comparable else None,
+)
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821
