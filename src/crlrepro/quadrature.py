@@ -10,7 +10,8 @@ converges geometrically, like exp(−2πa/Δ), for integrands analytic in a stri
 and decaying like a Gaussian (Trefethen & Weideman, SIAM Rev. 2014). PMI-based integrands are
 such functions; a few hundred nodes give 12–15 digits, where a per-component Gauss–Hermite rule
 stalls at 2–5 digits once the component variances differ (the posteriors' complex poles approach
-the real axis in the tails, see tests/test_spectral.py).
+the real axis in the tails). PMI is bounded above by log max_k 1/π_k, so ±10σ suffices; a kernel
+growing like e^{cx²} would need a wider support.
 
 Joint expectations use the product rule of the two marginals and the density ratio:
 

@@ -52,6 +52,12 @@ class SingularSystem:
     singular_values: np.ndarray  # √λ_i, non-increasing
     left: np.ndarray  # U: √wx_a ψ_i(x_a)
     right: np.ndarray  # V: √wy_b φ_i(y_b)
+    kernel_on_grid: np.ndarray  # k(x_a, y_b), reused when functions are evaluated on the nodes
+
+    def _kernel(self, x, y) -> np.ndarray:
+        if np.array_equal(x, self.x.nodes) and np.array_equal(y, self.y.nodes):
+            return self.kernel_on_grid
+        return np.asarray(self.kernel(x, y), dtype=float)
 
     @property
     def eigenvalues(self) -> np.ndarray:
@@ -71,13 +77,13 @@ class SingularSystem:
     def left_functions(self, x, dim: int) -> np.ndarray:
         """ψ_1..ψ_D at points x by the Nyström extension, shape (len(x), D)."""
         d = min(_check_dim(dim), self.numerical_rank)
-        kxy = self.kernel(np.asarray(x, float), self.y.nodes)
+        kxy = self._kernel(np.asarray(x, float), self.y.nodes)
         return (kxy * np.sqrt(self.y.weights)[None, :]) @ self.right[:, :d] / self.singular_values[:d]
 
     def scaled_right_functions(self, y, dim: int) -> np.ndarray:
         """√λ_i φ_i(y) for i ≤ D at points y (Nyström, no division), shape (len(y), D)."""
         d = min(_check_dim(dim), self.numerical_rank)
-        kxy = self.kernel(self.x.nodes, np.asarray(y, float))
+        kxy = self._kernel(self.x.nodes, np.asarray(y, float))
         return kxy.T @ (np.sqrt(self.x.weights)[:, None] * self.left[:, :d])
 
     def right_functions(self, y, dim: int) -> np.ndarray:
@@ -111,7 +117,7 @@ def operator_svd(kernel: Kernel, x: QuadratureRule, y: QuadratureRule) -> Singul
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     sign = np.sign(u[np.argmax(np.abs(u), axis=0), np.arange(u.shape[1])])
     sign[sign == 0] = 1.0
-    return SingularSystem(kernel, x, y, s, u * sign, vt.T * sign)
+    return SingularSystem(kernel, x, y, s, u * sign, vt.T * sign, kxy)
 
 
 def pmi_spectrum(gmm: LatentClassGMM, nodes: int) -> SingularSystem:

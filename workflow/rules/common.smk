@@ -6,7 +6,8 @@ from pathlib import Path
 # in the Snakefile's process and in every job, whether or not crlrepro is pip-installed.
 SRC = Path(workflow.basedir) / "src"
 sys.path.insert(0, str(SRC))
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+# (Setting, not reading, PYTHONPATH: no envvars directive is needed.)
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("PYTHONPATH")])))
 
 from snakemake.exceptions import WorkflowError
 
@@ -26,6 +27,7 @@ def library(*modules):
     return [str(SRC / "crlrepro" / f"{module}.py") for module in ("__init__", *modules)]
 
 
+CONDA_ENV = "../../envs/crlrepro.yaml"
 PAPER_VALUES = str(SRC / "crlrepro" / "paper_values.yaml")
 
 

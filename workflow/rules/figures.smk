@@ -19,6 +19,8 @@ rule figure_gmm_spectrum:
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_gmm_spectrum.log",
+    conda:
+        CONDA_ENV
     threads: 1
     script:
         "../scripts/figure_gmm_spectrum.py"

@@ -15,6 +15,8 @@ rule claims_a1:
         relative_tolerance=config["approximation"]["relative_tolerance"],
     log:
         f"{RESULTS}/logs/claims_a1.log",
+    conda:
+        CONDA_ENV
     threads: 1
     script:
         "../scripts/claims_a1.py"
@@ -29,6 +31,8 @@ rule summary:
         md=f"{RESULTS}/summary.md",
     log:
         f"{RESULTS}/logs/summary.log",
+    conda:
+        CONDA_ENV
     threads: 1
     script:
         "../scripts/summary.py"

@@ -17,6 +17,8 @@ rule gmm_spectrum:
         f"{RESULTS}/logs/gmm_spectrum.log",
     benchmark:
         f"{RESULTS}/benchmarks/gmm_spectrum.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     script:
         "../scripts/gmm_spectrum.py"
@@ -36,6 +38,8 @@ rule gmm_convergence:
         f"{RESULTS}/logs/gmm_convergence.log",
     benchmark:
         f"{RESULTS}/benchmarks/gmm_convergence.tsv"
+    conda:
+        CONDA_ENV
     threads: 1
     script:
         "../scripts/gmm_convergence.py"

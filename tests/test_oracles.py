@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from crlrepro.oracles import (
+    excess_contrastive_risk,
+    mutual_information,
+    optimal_contrastive_loss,
+    population_contrastive_loss,
+)
+
+
+def literal_contrastive_loss(score, x, wx, y, wy, pmi, tau):
+    """L(s) = E_{(x,y)~p}[τ log E_{y'} exp((s(x,y') − s(x,y))/τ)], loop by loop, no vectorisation."""
+    total = 0.0
+    for a in range(len(x)):
+        for b in range(len(y)):
+            inner = 0.0
+            for c in range(len(y)):
+                inner += wy[c] * np.exp((score(x[a], y[c]) - score(x[a], y[b])) / tau)
+            total += wx[a] * wy[b] * np.exp(pmi[a, b]) * tau * np.log(inner)
+    return total
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5, 2.0])
+def test_population_loss_matches_literal_transcription(skewed_gmm, tau):
+    grid = skewed_gmm.grid(24)
+    score = lambda x, y: np.sin(np.multiply.outer(x, y)) + 0.3 * np.add.outer(x**2, 0 * y)  # noqa: E731
+    literal = literal_contrastive_loss(
+        lambda a, b: score(np.array([a]), np.array([b]))[0, 0],
+        grid.x.nodes, grid.x.weights, grid.y.nodes, grid.y.weights, grid.log_ratio, tau,
+    )
+    assert population_contrastive_loss(score, grid, tau) == pytest.approx(literal, rel=1e-12)
+    # The KL form equals L(s) − L* once the quadrature resolves p (Σ_b wy_b e^{PMI_ab} = 1).
+    grid = skewed_gmm.grid(400)
+    excess = population_contrastive_loss(score, grid, tau) - optimal_contrastive_loss(grid, tau)
+    assert excess_contrastive_risk(score, grid, tau) == pytest.approx(excess, rel=1e-9)
+
+
+def test_bayes_score_and_constant_score(paper_gmm):
+    grid, tau = paper_gmm.grid(300), 0.5
+    mi = mutual_information(grid)
+    bayes = lambda x, y: tau * paper_gmm.pmi(x, y)  # noqa: E731
+    assert excess_contrastive_risk(bayes, grid, tau) == pytest.approx(0.0, abs=1e-15)
+    assert population_contrastive_loss(bayes, grid, tau) == pytest.approx(-tau * mi, rel=1e-12)
+    # A constant score has loss 0, hence excess risk exactly τ·I(X;Y).
+    zero = lambda x, y: np.zeros((len(x), len(y)))  # noqa: E731
+    assert excess_contrastive_risk(zero, grid, tau) == pytest.approx(tau * mi, rel=1e-12)
+
+
+def test_loss_is_blind_to_x_only_shifts(skewed_gmm):
+    grid, tau = skewed_gmm.grid(200), 0.7
+    score = lambda x, y: np.outer(x, y) * 0.2  # noqa: E731
+    shifted = lambda x, y: score(x, y) + np.exp(x)[:, None]  # noqa: E731
+    assert excess_contrastive_risk(shifted, grid, tau) == pytest.approx(excess_contrastive_risk(score, grid, tau), rel=1e-10)
+
+
+def test_mutual_information_agrees_with_monte_carlo(skewed_gmm):
+    x, y, _ = skewed_gmm.sample(200_000, np.random.default_rng(0))
+    lx, ly = skewed_gmm.log_posterior_x(x), skewed_gmm.log_posterior_y(y)
+    pmi = logsumexp(lx + ly - np.log(skewed_gmm.weights), axis=1)
+    estimate, stderr = pmi.mean(), pmi.std() / np.sqrt(pmi.size)
+    assert abs(mutual_information(skewed_gmm.grid(400)) - estimate) < 4 * stderr
+
+
+def test_excess_risk_is_finite_for_scores_far_from_pmi(skewed_gmm):
+    grid = skewed_gmm.grid(400)
+    wild = lambda x, y: 5.0 * np.outer(x, y)  # noqa: E731
+    value = excess_contrastive_risk(wild, grid, 0.3)
+    assert np.isfinite(value) and value > 0
+
+
+def test_tau_must_be_positive(paper_gmm):
+    with pytest.raises(ValueError, match="tau"):
+        optimal_contrastive_loss(paper_gmm.grid(50), 0.0)
