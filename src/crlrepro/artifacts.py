@@ -20,6 +20,8 @@ import pandas as pd
 
 from crlrepro.config import config_hash
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 _PACKAGES = ("crlrepro", "numpy", "scipy", "pandas", "torch", "torchvision", "snakemake", "matplotlib", "seaborn")
 
 
@@ -30,6 +32,7 @@ def atomic_path(path: str | Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; artifacts get the usual permissions
     try:
         yield Path(tmp)
         os.replace(tmp, path)

@@ -1,0 +1,98 @@
+"""The config contract: every bad value stops with a message naming its key."""
+
+import copy
+
+import pytest
+import yaml
+
+from crlrepro.config import ConfigError, config_hash, load_config, validate_config
+
+from conftest import REPO, SCHEMA
+
+
+def default_config():
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def set_key(config, dotted, value):
+    *parents, last = dotted.split(".")
+    node = config
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return config
+
+
+DELETE = object()
+
+# (key to change, new value, text the error must contain)
+BAD_VALUES = [
+    ("tau", 0, "tau"),
+    ("tau", -0.5, "tau"),
+    ("gmm.std_x", [1.0, -1.0], "gmm.std_x[1]"),
+    ("gmm.std_y", [0.0, 1.0], "gmm.std_y[0]"),
+    ("gmm.weights", [0.6, 0.6], "gmm.weights"),
+    ("gmm.weights", [1.5, -0.5], "gmm.weights[1]"),
+    ("gmm.mean_x", [1.2, -1.2, 0.0], "gmm.mean_x"),
+    ("gmm.std_y", [1.0], "gmm.std_y"),
+    ("approximation.dims", [0, 2], "approximation.dims[0]"),
+    ("approximation.dims", [1, 2.5], "approximation.dims[1]"),
+    ("approximation.dims", [1, 2.0], "approximation.dims[1]"),
+    ("tua", 0.5, "tua"),
+    ("gmm.wieghts", [0.5, 0.5], "wieghts"),
+    ("tau", "abc", "tau"),
+    ("gmm.mean_y", [1.2, "x"], "gmm.mean_y[1]"),
+    ("tau", "5e-1", "1.0e-3"),
+    ("approximation.convergence_nodes", [50, 100], "approximation.convergence_nodes"),
+    ("gmm", DELETE, "gmm"),
+]
+
+
+def test_default_and_scale_configs_are_valid():
+    for path in (REPO / "config.yaml",):
+        assert load_config(path, SCHEMA)["tau"] == 0.5
+    for scale in ("smoke", "paper"):
+        merged = default_config()
+        override = yaml.safe_load((REPO / "configs" / f"{scale}.yaml").read_text())
+        for key, value in override.items():
+            merged[key] = {**merged[key], **value} if isinstance(value, dict) else value
+        validate_config(merged, SCHEMA)
+
+
+def test_defaults_are_filled_in():
+    config = default_config()
+    del config["approximation"]["quadrature_nodes"]
+    del config["device"]
+    validate_config(config, SCHEMA)
+    assert config["approximation"]["quadrature_nodes"] == 400
+    assert config["device"] == "auto"
+
+
+def test_unbalanced_many_component_mixture_is_accepted():
+    config = default_config()
+    config["gmm"] = {
+        "weights": [0.1, 0.2, 0.3, 0.4],
+        "mean_x": [0.0, 1.0, 2.0, 3.0],
+        "std_x": [0.5, 1.0, 1.5, 2.0],
+        "mean_y": [3.0, -1.0, 0.0, 0.5],
+        "std_y": [1.0, 1.0, 0.3, 2.0],
+    }
+    validate_config(config, SCHEMA)
+
+
+@pytest.mark.parametrize("key, value, named", BAD_VALUES, ids=[f"{k}={v!r}" for k, v, _ in BAD_VALUES])
+def test_bad_value_is_rejected_naming_the_key(key, value, named):
+    config = set_key(default_config(), key, copy.deepcopy(value))
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, SCHEMA)
+    assert named in str(error.value)
+
+
+def test_config_hash_is_stable_and_sensitive():
+    a, b = default_config(), default_config()
+    assert config_hash(a) == config_hash(b)
+    b["tau"] = 0.25
+    assert config_hash(a) != config_hash(b)

@@ -1,0 +1,155 @@
+"""End to end: snakemake on the smoke config in temporary copies of the repository."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import matplotlib.image
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from crlrepro.reference import paper_values
+
+from conftest import REPO
+
+pytestmark = pytest.mark.pipeline
+SMOKE = ["--configfile", "configs/smoke.yaml"]  # further config files are appended to this one flag
+
+
+def copy_repo(dst):
+    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
+    shutil.copytree(REPO, dst, ignore=ignore)
+    return dst
+
+
+def snakemake(workdir, *args, check=True):
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args], cwd=workdir, capture_output=True, text=True, timeout=600
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(workdir, *args):
+    """Rules a dry run would execute (the 'all' target excluded)."""
+    out = snakemake(workdir, "-n", "--cores", "1", "--quiet", "rules", *args).stdout
+    jobs = set()
+    in_table = False
+    for line in out.splitlines():
+        if line.startswith("job "):
+            in_table = True
+        elif in_table and line.startswith("total"):
+            break
+        elif in_table and line.strip() and not line.startswith("-"):
+            jobs.add(line.split()[0])
+    return jobs - {"all"}
+
+
+def edit(path):
+    with open(path, "a") as handle:
+        handle.write("\n# edited by a test\n")
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    workdir = copy_repo(tmp_path_factory.mktemp("run1") / "repo")
+    snakemake(workdir, "--cores", "2", *SMOKE)
+    return workdir
+
+
+def test_smoke_tables_have_the_right_values(smoke_run):
+    results = smoke_run / "results"
+    reference = paper_values("A1")
+    truncation = pd.read_csv(results / "approximation" / "gmm_truncation.csv").set_index("D")
+    assert list(truncation.columns) == ["tail_sum", "trunc_excess_risk"]
+    for quantity in ("tail_sum", "trunc_excess_risk"):
+        for d, paper in reference[quantity].items():
+            assert truncation.loc[d, quantity] == pytest.approx(paper, rel=1e-3)
+
+    spectrum = pd.read_csv(results / "approximation" / "gmm_spectrum.csv")
+    assert list(spectrum.columns) == ["index", "eigenvalue"] and len(spectrum) >= 16
+    assert (np.diff(spectrum["eigenvalue"]) <= 0).all() and (spectrum["eigenvalue"] > 0).all()
+    # The spectrum and the tail sums agree: Σ_{i>1} λ_i ≥ λ_2 + … + λ_16.
+    assert truncation.loc[1, "tail_sum"] >= spectrum["eigenvalue"].iloc[1:].sum()
+
+    convergence = pd.read_csv(results / "approximation" / "gmm_convergence.csv")
+    at_used = convergence[convergence["nodes"] == 200]
+    assert (at_used[["tail_sum_digits", "trunc_excess_risk_digits"]] >= 4).all().all()
+
+    summary = pd.read_csv(results / "summary.csv")
+    assert list(summary.columns) == ["experiment", "claim", "paper_value", "measured", "ci_low", "ci_high", "tolerance", "verdict"]
+    a1 = summary[summary["experiment"] == "A1"]
+    assert len(a1) == 8 and (a1["verdict"] == "reproduced").all()
+    assert "8 reproduced, 0 not reproduced" in (results / "summary.md").read_text()
+
+    sidecar = json.loads((results / "approximation" / "gmm_truncation.provenance.json").read_text())
+    assert sidecar["params"]["nodes"] == 200 and sidecar["rule"] == "gmm_spectrum"
+    assert sidecar["device"] == "cpu" and len(sidecar["config_hash"]) == 16
+
+    image = matplotlib.image.imread(results / "figures" / "gmm_spectrum.png")
+    assert image.shape[0] > 400 and image.shape[1] > 800 and image.std() > 0.05
+    assert (results / "figures" / "gmm_spectrum.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_second_clean_run_gives_byte_identical_tables(smoke_run, tmp_path):
+    second = copy_repo(tmp_path / "repo")
+    snakemake(second, "--cores", "1", *SMOKE)
+    tables = sorted(p.relative_to(smoke_run) for p in (smoke_run / "results").rglob("*.csv"))
+    assert len(tables) >= 5
+    for rel in tables:
+        assert (second / rel).read_bytes() == (smoke_run / rel).read_bytes(), rel
+
+
+def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
+    assert planned_jobs(smoke_run, *SMOKE) == set()
+
+    # A parameter that only the verdict reads reruns the verdict and the summary.
+    tolerance = smoke_run / "tolerance.yaml"
+    tolerance.write_text(yaml.safe_dump({"approximation": {"relative_tolerance": 1e-4}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_a1", "summary"}
+
+    # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
+    ladder = smoke_run / "ladder.yaml"
+    ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary"}
+
+    # Editing the plotting module reruns the figure only; editing the solver reruns the spectral rules.
+    # (Snakemake ignores a mere touch: the checksum must change.)
+    edit(smoke_run / "src" / "crlrepro" / "plots.py")
+    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum"}
+    snakemake(smoke_run, "--cores", "1", *SMOKE)
+    edit(smoke_run / "src" / "crlrepro" / "spectral.py")
+    assert planned_jobs(smoke_run, *SMOKE) == {"gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum", "summary"}
+
+
+BAD_CONFIGS = {
+    "tau": {"tau": -0.5},
+    "gmm.std_x[1]": {"gmm": {"std_x": [1.0, 0.0]}},
+    "gmm.weights": {"gmm": {"weights": [0.7, 0.7]}},
+    "gmm.weights[0]": {"gmm": {"weights": [-0.5, 1.5]}},
+    "gmm.mean_y": {"gmm": {"mean_y": [1.0, 2.0, 3.0]}},
+    "approximation.dims[1]": {"approximation": {"dims": [1, 0]}},
+    "approximation.dims[0]": {"approximation": {"dims": [1.5]}},
+    "temperature": {"temperature": 0.5},
+    "gmm.mean_x[0]": {"gmm": {"mean_x": ["one", -1.2]}},
+}
+
+
+@pytest.mark.parametrize("key", list(BAD_CONFIGS))
+def test_bad_config_stops_before_any_job(key, tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    (workdir / "bad.yaml").write_text(yaml.safe_dump(BAD_CONFIGS[key]))
+    proc = snakemake(workdir, "--cores", "1", "--configfile", "bad.yaml", check=False)
+    assert proc.returncode != 0
+    assert key in proc.stderr + proc.stdout
+    assert not (workdir / "results").exists()
+
+
+def test_lint_is_clean(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    proc = snakemake(workdir, "--lint", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
