@@ -33,7 +33,7 @@ import pandas as pd
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.oracles import excess_contrastive_risk
-from crlrepro.quadrature import QuadratureRule
+from crlrepro.quadrature import PopulationGrid, QuadratureRule
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -135,8 +135,12 @@ def truncated_score(system: SingularSystem, dim: int, tau: float) -> Kernel:
 def truncation_table(gmm: LatentClassGMM, tau: float, dims, nodes: int) -> pd.DataFrame:
     """Paper 2, Table 1, columns 1–2: per D, the tail sum Σ_{i>D} λ_i and the population excess
     contrastive risk L(s_D) − L* of the spectral truncation, both by quadrature."""
-    grid = gmm.grid(nodes)
-    system = operator_svd(gmm.pmi, grid.x, grid.y)
+    return truncation_on_grid(gmm.grid(nodes), gmm.pmi, tau, dims)
+
+
+def truncation_on_grid(grid: PopulationGrid, pmi: Kernel, tau: float, dims) -> pd.DataFrame:
+    """:func:`truncation_table` on a given quadrature grid (any rule for P_X ⊗ P_Y)."""
+    system = operator_svd(pmi, grid.x, grid.y)
     rows = [
         {
             "D": int(d),
