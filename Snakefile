@@ -11,6 +11,9 @@ min_version("9.11")
 configfile: "config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/spectral.smk"
 include: "workflow/rules/figures.smk"

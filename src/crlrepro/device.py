@@ -22,10 +22,12 @@ def select_device(requested: str = "auto") -> str:
     return "cpu"
 
 
-def configure_threads(threads: int) -> None:
+def configure_threads(threads: int):
     """Use exactly ``threads`` CPU threads (the rule's ``threads:``) in BLAS and, if loaded, torch,
-    so that parallel jobs do not oversubscribe the machine."""
+    so that parallel jobs do not oversubscribe the machine. Returns the BLAS limiter (its
+    ``restore_original_limits()`` undoes the BLAS part)."""
     threads = max(1, int(threads))
-    threadpool_limits(limits=threads)
+    limiter = threadpool_limits(limits=threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
+    return limiter
