@@ -66,3 +66,16 @@ def excess_contrastive_risk(score, grid: PopulationGrid, tau: float) -> float:
         log_w = np.log(np.where(small, 1.0, weights))
         far = np.where(small, 0.0, weights * (delta - 1.0) + np.exp(log_w - np.where(small, 0.0, delta)))
     return float(tau * np.sum(near + far))
+
+
+def l2_distance_to_bayes_score(score, grid: PopulationGrid, tau: float) -> float:
+    """Distance of s to the Bayes score τ·PMI in L2(P_X ⊗ P_Y), modulo the x-only shifts the loss
+    cannot see:
+
+        d(s) = min_c ‖s + c(x) − τ·PMI‖ = ‖ s̃ − τ·P̃MI ‖,    h̃(x, y) = h(x, y) − E_{y'~P_Y} h(x, y'),
+
+    the minimising shift being c(x) = E_{y'}[τ·PMI(x, y') − s(x, y')] (centre both in y under P_Y)."""
+    tau = _check_tau(tau)
+    diff = grid.evaluate(score) - tau * grid.log_ratio
+    centred = diff - (diff @ grid.y.weights)[:, None]
+    return float(np.sqrt(grid.x.weights @ (centred**2) @ grid.y.weights))

@@ -1,0 +1,67 @@
+"""Encoders: plain MLPs and the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def mlp(in_dim: int, hidden: int, out_dim: int, layers: int = 3) -> nn.Sequential:
+    """``layers`` linear layers with ReLU between them: in_dim → hidden → … → hidden → out_dim."""
+    if layers < 1:
+        raise ValueError(f"an MLP needs at least one layer, got {layers}")
+    widths = [in_dim] + [hidden] * (layers - 1) + [out_dim]
+    modules: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])):
+        modules.append(nn.Linear(a, b))
+        if i < layers - 1:
+            modules.append(nn.ReLU())
+    return nn.Sequential(*modules)
+
+
+class TwoTower(nn.Module):
+    """Anchor encoder f: R^{d_x} → R^D and target encoder g: R^{d_y} → R^D; score s = fᵀg."""
+
+    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3):
+        super().__init__()
+        self.f = mlp(dim_x, hidden, dim, layers)
+        self.g = mlp(dim_y, hidden, dim, layers)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        return self.f(x), self.g(y)
+
+    def score_matrix(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """s(x_a, y_b) = f(x_a)ᵀ g(y_b) for all pairs, shape (len(x), len(y))."""
+        return self.f(x) @ self.g(y).T
+
+
+def _as_rows(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    return a[:, None] if a.ndim == 1 else a
+
+
+def numpy_score(model: TwoTower):
+    """The model's score as a function of NumPy arrays, evaluated in float64 on the CPU (a copy),
+    for the quadrature oracles: s(x, y) -> (len(x), len(y)). 1-D inputs are read as one feature."""
+    frozen = _double_copy(model)
+
+    @torch.no_grad()
+    def score(x, y):
+        return frozen.score_matrix(torch.from_numpy(_as_rows(x)), torch.from_numpy(_as_rows(y))).numpy()
+
+    return score
+
+
+def _double_copy(module: nn.Module) -> nn.Module:
+    return copy.deepcopy(module).to(device="cpu", dtype=torch.float64).eval()
+
+
+@torch.no_grad()
+def embed(encoder: nn.Module, inputs: np.ndarray, batch_size: int = 8192) -> np.ndarray:
+    """Features of ``inputs`` under ``encoder`` (float64 NumPy), computed in batches on the CPU."""
+    encoder = _double_copy(encoder)
+    rows = torch.from_numpy(_as_rows(inputs))
+    return torch.cat([encoder(rows[i : i + batch_size]) for i in range(0, len(rows), batch_size)]).numpy()

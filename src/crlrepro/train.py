@@ -1,0 +1,154 @@
+"""The one trainer of the project: minibatch AdamW over tensors held on the device.
+
+Every training experiment (two-tower GMM and LCGM models here, image encoders later) calls
+:func:`train` with a model, a ``batch_loss(model, batch, rng)`` and its data tensors. It is
+
+* AdamW with a cosine learning-rate decay to zero over the run (per step);
+* fast: the data sit on the device and each batch is one indexing op (no DataLoader, no collate);
+* deterministic on the CPU: epoch e shuffles with a generator seeded from (seed, e), so an
+  interrupted and resumed run takes exactly the same steps as an uninterrupted one;
+* resumable: after every epoch a checkpoint (model, optimiser, history) is written atomically;
+  a rerun continues after the last completed epoch if the checkpoint's fingerprint matches;
+* loud: a NaN/inf loss raises :class:`NonFiniteLossError` naming the experiment, seed and step;
+* observable: a tqdm bar with loss and samples/s on stderr (the rule's log under Snakemake).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+from tqdm import tqdm
+
+from crlrepro.artifacts import atomic_path
+
+log = logging.getLogger(__name__)
+
+
+class NonFiniteLossError(FloatingPointError):
+    """The loss became NaN or infinite."""
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    weight_decay: float
+    seed: int
+    name: str = "training"  # the experiment, for progress and error messages
+    device: str = "cpu"
+
+
+def seed_everything(seed: int) -> None:
+    """Seed torch's global generator (model initialisation) and ask for deterministic kernels."""
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def epoch_generator(seed: int, epoch: int, device: str = "cpu") -> torch.Generator:
+    """The generator of one epoch: shuffling and any sampling inside ``batch_loss``."""
+    return torch.Generator(device=device).manual_seed(seed * 1_000_003 + epoch)
+
+
+BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
+
+
+def _load_checkpoint(path: Path | None, fingerprint: str):
+    if path is None or not path.exists():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    if state.get("fingerprint") != fingerprint:
+        log.warning("checkpoint %s belongs to other settings; starting afresh", path)
+        return None
+    return state
+
+
+def train(
+    model: torch.nn.Module,
+    batch_loss: BatchLoss,
+    data: Sequence[torch.Tensor],
+    settings: TrainSettings,
+    checkpoint: str | Path | None = None,
+    fingerprint: str = "",
+    on_epoch: Callable[[int, torch.nn.Module], None] | None = None,
+) -> list[dict]:
+    """Train ``model`` in place; return the per-epoch history [{"epoch", "loss"}, ...].
+
+    ``data`` are tensors with the same first dimension; each step draws ``batch_size`` rows of all
+    of them (the last incomplete batch of an epoch is dropped, so in-batch negatives always number
+    batch_size − 1). ``fingerprint`` identifies everything that shapes the run besides
+    ``settings`` (e.g. a hash of the experiment's parameters): a checkpoint made under another one is
+    not resumed. ``on_epoch(epoch, model)`` runs after each epoch (e.g. to evaluate checkpoints).
+    """
+    device = settings.device
+    n = data[0].shape[0]
+    if any(t.shape[0] != n for t in data):
+        raise ValueError(f"{settings.name}: data tensors have different lengths {[t.shape[0] for t in data]}")
+    if settings.batch_size > n:
+        raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
+    data = [t.to(device) for t in data]
+    model.to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    steps_per_epoch = n // settings.batch_size
+    # Cosine decay to zero over the whole run (per step): the small-loss regime needs a small final step.
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: 0.5 * (1.0 + math.cos(math.pi * min(step / (settings.epochs * steps_per_epoch), 1.0)))
+    )
+    checkpoint = Path(checkpoint) if checkpoint is not None else None
+    fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}"
+
+    history: list[dict] = []
+    start = 0
+    state = _load_checkpoint(checkpoint, fingerprint)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        history, start = state["history"], state["epoch"]
+        log.info("%s: resuming from %s after epoch %d", settings.name, checkpoint, start)
+
+    bar = tqdm(
+        total=settings.epochs * steps_per_epoch * settings.batch_size,
+        initial=start * steps_per_epoch * settings.batch_size,
+        unit="sample", unit_scale=True, desc=f"{settings.name} seed {settings.seed}",
+        file=sys.stderr, mininterval=2.0, dynamic_ncols=False, ncols=100,
+    )
+    model.train()
+    for epoch in range(start, settings.epochs):
+        rng = epoch_generator(settings.seed, epoch, device)
+        order = torch.randperm(n, generator=rng, device=device)
+        total = torch.zeros((), device=device)
+        for step in range(steps_per_epoch):
+            index = order[step * settings.batch_size : (step + 1) * settings.batch_size]
+            loss = batch_loss(model, [t[index] for t in data], rng)
+            if not torch.isfinite(loss):
+                raise NonFiniteLossError(
+                    f"{settings.name}: loss is {loss.item()} at epoch {epoch}, step {step} "
+                    f"(global step {epoch * steps_per_epoch + step}), seed {settings.seed}"
+                )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            total += loss.detach()
+            bar.update(settings.batch_size)
+            if step % 50 == 0:
+                bar.set_postfix(epoch=epoch, loss=f"{loss.item():.4f}", refresh=False)
+        history.append({"epoch": epoch + 1, "loss": (total / steps_per_epoch).item()})
+        if on_epoch is not None:
+            on_epoch(epoch + 1, model)
+        if checkpoint is not None:
+            payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": history,
+                       "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                       "schedule": schedule.state_dict()}
+            with atomic_path(checkpoint) as tmp:
+                torch.save(payload, tmp)
+    bar.close()
+    model.eval()
+    return history
