@@ -3,12 +3,15 @@
 #   snakemake --cores all --configfile configs/smoke.yaml  CI smoke scale
 # See README.md.
 
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.11")
 
 
-configfile: "config.yaml"
+# Relative to the Snakefile, so that `--directory elsewhere` still starts from the defaults.
+configfile: Path(workflow.basedir) / "config.yaml"
 
 
 report: "workflow/report/workflow.rst"
@@ -16,6 +19,8 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/spectral.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/bounds.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 

@@ -62,9 +62,12 @@ def _check_cross_fields(config: dict) -> list[str]:
     if weights and abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
         problems.append(f"gmm.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
     approx = config.get("approximation", {})
-    for i, d in enumerate(approx.get("dims", [])):
-        if not isinstance(d, int) or isinstance(d, bool):
-            problems.append(f"approximation.dims[{i}]: must be an integer, got {d!r}")
+    # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
+    for key, values in (("approximation.dims", approx.get("dims", [])), ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
+                        ("seeds", config.get("seeds", []))):
+        for i, d in enumerate(values):
+            if not isinstance(d, int) or isinstance(d, bool):
+                problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
     nodes = approx.get("quadrature_nodes")
     ladder = approx.get("convergence_nodes", [])
     if nodes is not None and ladder and max(ladder) <= nodes:
@@ -72,6 +75,16 @@ def _check_cross_fields(config: dict) -> list[str]:
             f"approximation.convergence_nodes: the largest size ({max(ladder)}) must exceed "
             f"approximation.quadrature_nodes ({nodes}); it is the reference for the error estimate"
         )
+    lcgm = config.get("lcgm", {})
+    k, sweep = lcgm.get("classes"), lcgm.get("dims", [])
+    if k is not None and sweep and not {k - 1, k, k + 1} <= set(sweep):
+        problems.append(f"lcgm.dims: must bracket lcgm.classes = {k} (contain {k - 1}, {k}, {k + 1}) to locate the elbow; got {sweep}")
+    windows = config.get("tsybakov", {})
+    for name, window in [("window", windows.get("window"))] + [
+        (f"other_windows[{i}]", w) for i, w in enumerate(windows.get("other_windows", []))
+    ]:
+        if window is not None and not window[0] < window[1]:
+            problems.append(f"tsybakov.{name}: needs t_min < t_max, got {window}")
     return problems
 
 

@@ -27,6 +27,7 @@ class TwoTower(nn.Module):
 
     def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3):
         super().__init__()
+        self.architecture = {"dim_x": dim_x, "dim_y": dim_y, "dim": dim, "hidden": hidden, "layers": layers}
         self.f = mlp(dim_x, hidden, dim, layers)
         self.g = mlp(dim_y, hidden, dim, layers)
 
@@ -65,3 +66,20 @@ def embed(encoder: nn.Module, inputs: np.ndarray, batch_size: int = 8192) -> np.
     encoder = _double_copy(encoder)
     rows = torch.from_numpy(_as_rows(inputs))
     return torch.cat([encoder(rows[i : i + batch_size]) for i in range(0, len(rows), batch_size)]).numpy()
+
+
+def save_two_tower(model: TwoTower, path, **extra) -> None:
+    """Save a trained two-tower model with what is needed to rebuild it (atomically)."""
+    from crlrepro.artifacts import atomic_path
+
+    payload = {"state_dict": model.state_dict(), "architecture": model.architecture, **extra}
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_two_tower(path) -> tuple[TwoTower, dict]:
+    """The model saved by :func:`save_two_tower` (on the CPU, eval mode) and the extra fields."""
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    model = TwoTower(**payload.pop("architecture"))
+    model.load_state_dict(payload.pop("state_dict"))
+    return model.eval(), payload

@@ -15,7 +15,7 @@ import sys
 import pandas as pd
 
 from crlrepro import artifacts
-from crlrepro.device import configure_threads
+from crlrepro.device import configure_threads, select_device
 
 
 class ScriptRun:
@@ -23,13 +23,14 @@ class ScriptRun:
         self.snakemake = snakemake
         self.params = dict(snakemake.params.items())
         self.seed = seed
-        self.device = device
         if snakemake.log:
             sys.stderr = open(snakemake.log[0], "w", buffering=1)
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
         self.log = logging.getLogger(snakemake.rule)
         configure_threads(snakemake.threads)
-        self.log.info("rule %s, threads %d, params %s", snakemake.rule, snakemake.threads, self.params)
+        self.device = select_device(device)
+        self.log.info("rule %s, wildcards %s, threads %d, device %s, params %s", snakemake.rule,
+                      dict(snakemake.wildcards.items()), snakemake.threads, self.device, self.params)
 
     def provenance(self) -> dict:
         return artifacts.provenance(

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import excess_contrastive_risk
+from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score
 from crlrepro.quadrature import PopulationGrid, QuadratureRule
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -174,3 +174,16 @@ def convergence_table(gmm: LatentClassGMM, tau: float, dims, nodes_list) -> pd.D
             t[f"{col}_digits"] = np.where(n == nodes_list[-1], np.nan, np.minimum(digits, 16.0))
         rows.append(t)
     return pd.concat(rows, ignore_index=True)
+
+
+def truncation_metrics(gmm: LatentClassGMM, dims, tau: float, nodes: int) -> pd.DataFrame:
+    """Per D, the population excess risk and the shift-removed L2 distance to τ·PMI of the spectral
+    truncation s_D: the like-for-like reference for a learned D-dimensional score (A2)."""
+    grid = gmm.grid(nodes)
+    system = operator_svd(gmm.pmi, grid.x, grid.y)
+    rows = []
+    for d in dims:
+        s_d = truncated_score(system, int(d), tau)
+        rows.append({"D": int(d), "spectral_excess_risk": excess_contrastive_risk(s_d, grid, tau),
+                     "spectral_l2_distance": l2_distance_to_bayes_score(s_d, grid, tau)})
+    return pd.DataFrame(rows)

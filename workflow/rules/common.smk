@@ -22,6 +22,11 @@ except ConfigError as error:
 RESULTS = "results"
 
 
+wildcard_constraints:
+    D=r"\d+",
+    seed=r"\d+",
+
+
 def library(*modules):
     """The library files a rule's script imports: editing one reruns exactly its rules."""
     return [str(SRC / "crlrepro" / f"{module}.py") for module in ("__init__", *modules)]
@@ -35,6 +40,28 @@ def gmm_params():
     return dict(config["gmm"])
 
 
+def gpu_request():
+    """Training rules ask the scheduler for one GPU when the config asks for CUDA explicitly
+    (device: auto uses a GPU when one is visible but requests none)."""
+    return 1 if config["device"] == "cuda" else 0
+
+
+def gmm_mlp_models():
+    return expand(
+        f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
+        D=config["approximation"]["dims"],
+        seed=config["seeds"],
+    )
+
+
+def lcgm_models():
+    return expand(
+        f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
+        D=config["lcgm"]["dims"],
+        seed=config["seeds"],
+    )
+
+
 def all_targets():
     return [
         f"{RESULTS}/approximation/gmm_spectrum.csv",
@@ -42,6 +69,13 @@ def all_targets():
         f"{RESULTS}/approximation/gmm_convergence.csv",
         f"{RESULTS}/figures/gmm_spectrum.png",
         f"{RESULTS}/figures/gmm_spectrum.pdf",
+        f"{RESULTS}/approximation/gmm_mlp.csv",
+        f"{RESULTS}/figures/gmm_mlp.png",
+        f"{RESULTS}/approximation/lcgm_probe.csv",
+        f"{RESULTS}/approximation/lcgm_elbow.json",
+        f"{RESULTS}/figures/lcgm.png",
+        f"{RESULTS}/approximation/tsybakov.csv",
+        f"{RESULTS}/figures/tsybakov.png",
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/summary.md",
     ]
@@ -49,4 +83,4 @@ def all_targets():
 
 def claim_tables():
     """One claims table per experiment; later experiments add theirs here."""
-    return [f"{RESULTS}/claims/A1.csv"]
+    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4")]

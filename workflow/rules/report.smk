@@ -36,3 +36,62 @@ rule summary:
     threads: 1
     script:
         "../scripts/summary.py"
+
+
+rule claims_a2:
+    input:
+        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        table=rules.gmm_mlp_table.output[0],
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/claims/A2.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        order_of_magnitude=config["approximation"]["order_of_magnitude"],
+    log:
+        f"{RESULTS}/logs/claims_a2.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_a2.py"
+
+
+rule claims_a3:
+    input:
+        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        table=rules.lcgm_table.output.table,
+        elbow=rules.lcgm_table.output.elbow,
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/claims/A3.csv",
+    params:
+        classes=config["lcgm"]["classes"],
+        r2_tolerance=config["lcgm"]["r2_tolerance"],
+    log:
+        f"{RESULTS}/logs/claims_a3.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_a3.py"
+
+
+rule claims_a4:
+    input:
+        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        table=rules.tsybakov.output.table,
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/claims/A4.csv",
+    params:
+        gmm=gmm_params(),
+        tolerance=config["tsybakov"]["tolerance"],
+    log:
+        f"{RESULTS}/logs/claims_a4.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_a4.py"

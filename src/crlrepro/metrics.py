@@ -1,0 +1,48 @@
+"""Metrics on samples: linear-probe R², the held-out contrastive excess risk, and the elbow rule."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score
+
+
+def linear_probe_r2(train_features, train_targets, test_features, test_targets) -> float:
+    """R² on held-out data of the least-squares affine map features → targets, averaged uniformly
+    over the target's columns: 1 − Σ‖t − t̂‖² / Σ‖t − t̄‖² per column."""
+    probe = LinearRegression().fit(train_features, train_targets)
+    return float(r2_score(test_targets, probe.predict(test_features), multioutput="uniform_average"))
+
+
+def in_batch_contrastive_loss(scores: np.ndarray, tau: float) -> float:
+    """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S of n held-out pairs
+    (pair i on the diagonal, the other n − 1 positives as negatives; NumPy twin of
+    crlrepro.losses.info_nce_in_batch)."""
+    scores = np.asarray(scores, dtype=float)
+    n = scores.shape[0]
+    logits = (scores - np.diag(scores)[:, None]) / tau
+    np.fill_diagonal(logits, -np.inf)
+    return float(tau * np.mean(logsumexp(logits, axis=1) - np.log(n - 1)))
+
+
+def held_out_excess_risk(scores: np.ndarray, bayes_scores: np.ndarray, tau: float) -> float:
+    """Monte-Carlo excess contrastive risk on held-out pairs: L̂(s) − L̂(τ·PMI) with the same pairs
+    and negatives for both (a paired difference, so most sampling noise cancels)."""
+    return in_batch_contrastive_loss(scores, tau) - in_batch_contrastive_loss(bayes_scores, tau)
+
+
+def elbow_by_relative_gain(dims, risk, tolerance: float = 0.05) -> int:
+    """The smallest D whose risk is within ``tolerance`` of the total gain from the smallest D:
+
+        elbow = min { D : risk(D) − min_D' risk(D') ≤ tolerance · (risk(D_1) − min_D' risk(D')) },
+
+    i.e. beyond the elbow, larger D recovers less than ``tolerance`` of what the sweep gains."""
+    dims, risk = np.asarray(dims), np.asarray(risk, dtype=float)
+    if dims.size != risk.size or dims.size < 2:
+        raise ValueError(f"need matching dims and risks, at least two; got {dims.size} and {risk.size}")
+    order = np.argsort(dims)
+    dims, risk = dims[order], risk[order]
+    best = risk.min()
+    within = risk - best <= tolerance * (risk[0] - best)
+    return int(dims[np.argmax(within)])

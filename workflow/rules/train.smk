@@ -1,0 +1,52 @@
+# Encoder training (paper 2, A2 and A3): one job per (D, seed), each resumable from its checkpoint.
+# Outputs are models; evaluation is in bounds.smk, so changing a metric never retrains.
+
+
+rule gmm_mlp_train:
+    input:
+        library("gmm", "quadrature", "oracles", "spectral", "losses", "networks", "train", "approximation", "metrics", "lcgm", "artifacts", "pipeline", "config", "device"),
+    output:
+        f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        samples=config["approximation"]["train_samples"],
+        epochs=config["approximation"]["epochs"],
+        training=config["training"],
+        device=config["device"],
+        checkpoint_dir=f"{RESULTS}/checkpoints/gmm_mlp",
+    resources:
+        gpu=gpu_request(),
+    log:
+        f"{RESULTS}/logs/gmm_mlp_train/D{{D}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_train/D{{D}}_seed{{seed}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/gmm_mlp_train.py"
+
+
+rule lcgm_train:
+    input:
+        library("gmm", "quadrature", "oracles", "spectral", "losses", "networks", "train", "approximation", "metrics", "lcgm", "artifacts", "pipeline", "config", "device"),
+    output:
+        f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
+    params:
+        lcgm=config["lcgm"],
+        tau=config["tau"],
+        training=config["training"],
+        device=config["device"],
+        checkpoint_dir=f"{RESULTS}/checkpoints/lcgm",
+    resources:
+        gpu=gpu_request(),
+    log:
+        f"{RESULTS}/logs/lcgm_train/D{{D}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_train/D{{D}}_seed{{seed}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/lcgm_train.py"

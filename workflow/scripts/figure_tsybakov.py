@@ -1,0 +1,14 @@
+"""A4 figure: the density-ratio margin CDF with its fit, and μ̂ per window."""
+
+import pandas as pd
+
+from crlrepro.artifacts import save_figure
+from crlrepro.pipeline import ScriptRun
+from crlrepro.plots import plot_tsybakov
+from crlrepro.reference import matches_setting, paper_values
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+reference = paper_values("A4", snakemake.input.paper_values)  # noqa: F821
+comparable = matches_setting(reference, gmm=run.params["gmm"])
+fig = plot_tsybakov(pd.read_csv(snakemake.input.cdf), pd.read_csv(snakemake.input.table), reference if comparable else None)  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821

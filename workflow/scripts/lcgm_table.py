@@ -1,0 +1,21 @@
+"""A3 table and elbow: held-out probe R² and excess risk per (D, seed); the elbow of the sweep."""
+
+import pandas as pd
+
+from crlrepro.approximation import evaluate_lcgm_two_tower, lcgm_elbow
+from crlrepro.artifacts import write_json
+from crlrepro.lcgm import LatentClassModel
+from crlrepro.networks import load_two_tower
+from crlrepro.pipeline import ScriptRun
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+lcgm_config = run.params["lcgm"]
+lcgm = LatentClassModel.from_config(lcgm_config)
+rows = []
+for path in snakemake.input.models:  # noqa: F821
+    model, meta = load_two_tower(path)
+    metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], lcgm_config["test_samples"], meta["seed"])
+    rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
+runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
+run.write_table(runs, snakemake.output.table)  # noqa: F821
+write_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow)  # noqa: F821
