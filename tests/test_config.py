@@ -48,6 +48,18 @@ BAD_VALUES = [
     ("tau", "5e-1", "1.0e-3"),
     ("approximation.convergence_nodes", [50, 100], "approximation.convergence_nodes"),
     ("gmm", DELETE, "gmm"),
+    ("lcgm.classes", 1, "lcgm.classes"),
+    ("lcgm.noise_y", -1.0, "lcgm.noise_y"),
+    ("lcgm.dims", [2, 4, 6], "lcgm.dims"),
+    ("lcgm.dims", [7, 8, 9.0], "lcgm.dims[2]"),
+    ("seeds", [], "seeds"),
+    ("seeds", [0, 1.5], "seeds[1]"),
+    ("device", "tpu", "device"),
+    ("training.batch_size", 1, "training.batch_size"),
+    ("training.learning_rate", 0, "training.learning_rate"),
+    ("tsybakov.window", [1.0e-2, 1.0e-3], "tsybakov.window"),
+    ("tsybakov.window", [0.0, 1.0e-3], "tsybakov.window[0]"),
+    ("tsybakov.samples", 10, "tsybakov.samples"),
 ]
 
 

@@ -4,6 +4,7 @@ from scipy.special import logsumexp
 
 from crlrepro.oracles import (
     excess_contrastive_risk,
+    l2_distance_to_bayes_score,
     mutual_information,
     optimal_contrastive_loss,
     population_contrastive_loss,
@@ -73,3 +74,24 @@ def test_excess_risk_is_finite_for_scores_far_from_pmi(skewed_gmm):
 def test_tau_must_be_positive(paper_gmm):
     with pytest.raises(ValueError, match="tau"):
         optimal_contrastive_loss(paper_gmm.grid(50), 0.0)
+
+
+def test_l2_distance_removes_exactly_the_x_only_shift(skewed_gmm):
+    grid, tau = skewed_gmm.grid(300), 0.4
+    bayes = lambda x, y: tau * skewed_gmm.pmi(x, y)  # noqa: E731
+    shifted = lambda x, y: bayes(x, y) + np.cos(3 * x)[:, None]  # noqa: E731
+    assert l2_distance_to_bayes_score(shifted, grid, tau) == pytest.approx(0.0, abs=1e-12)
+    # A y-only perturbation is not invisible to the loss and is not removed.
+    y_only = lambda x, y: bayes(x, y) + 0.1 * y[None, :]  # noqa: E731
+    var_y = grid.y.expect(grid.y.nodes**2) - grid.y.expect(grid.y.nodes) ** 2
+    assert l2_distance_to_bayes_score(y_only, grid, tau) == pytest.approx(0.1 * np.sqrt(var_y), rel=1e-9)
+
+
+def test_l2_distance_of_the_truncation_is_bounded_by_its_tail(paper_gmm):
+    from crlrepro.spectral import pmi_spectrum, truncated_score
+
+    grid, tau = paper_gmm.grid(300), 0.5
+    system = pmi_spectrum(paper_gmm, 300)
+    for d in (1, 2, 4):
+        distance = l2_distance_to_bayes_score(truncated_score(system, d, tau), grid, tau)
+        assert 0 < distance <= tau * np.sqrt(system.tail_sum(d)) * (1 + 1e-9)

@@ -84,15 +84,44 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     assert list(summary.columns) == ["experiment", "claim", "paper_value", "measured", "ci_low", "ci_high", "tolerance", "verdict"]
     a1 = summary[summary["experiment"] == "A1"]
     assert len(a1) == 8 and (a1["verdict"] == "reproduced").all()
-    assert "8 reproduced, 0 not reproduced" in (results / "summary.md").read_text()
+    markdown = (results / "summary.md").read_text()
+    assert sum(line.startswith("| A1 |") and line.endswith("| reproduced |") for line in markdown.splitlines()) == 8
 
     sidecar = json.loads((results / "approximation" / "gmm_truncation.provenance.json").read_text())
     assert sidecar["params"]["nodes"] == 200 and sidecar["rule"] == "gmm_spectrum"
     assert sidecar["device"] == "cpu" and len(sidecar["config_hash"]) == 16
 
-    image = matplotlib.image.imread(results / "figures" / "gmm_spectrum.png")
-    assert image.shape[0] > 400 and image.shape[1] > 800 and image.std() > 0.05
-    assert (results / "figures" / "gmm_spectrum.pdf").read_bytes().startswith(b"%PDF")
+    for name in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov"):
+        image = matplotlib.image.imread(results / "figures" / f"{name}.png")
+        assert image.shape[0] > 400 and image.shape[1] > 800 and image.std() > 0.05, name
+        assert (results / "figures" / f"{name}.pdf").read_bytes().startswith(b"%PDF"), name
+
+
+def test_smoke_training_experiments(smoke_run):
+    results = smoke_run / "results"
+    mlp = pd.read_csv(results / "approximation" / "gmm_mlp.csv")
+    assert {"D", "seed", "excess_risk", "l2_distance", "spectral_excess_risk", "spectral_l2_distance"} <= set(mlp.columns)
+    assert sorted(mlp["D"]) == [1, 2, 4, 8] and (mlp["seed"] == 0).all()
+    # A learned D=1 score cannot beat the risk of the Bayes score, and is far from useless.
+    assert ((mlp["excess_risk"] > 0) & (mlp["excess_risk"] < 0.1)).all()
+    truncation = pd.read_csv(results / "approximation" / "gmm_truncation.csv")
+    np.testing.assert_allclose(mlp.sort_values("D")["spectral_excess_risk"], truncation["trunc_excess_risk"], rtol=1e-12)
+
+    probe = pd.read_csv(results / "approximation" / "lcgm_probe.csv")
+    assert sorted(probe["D"]) == [2, 3, 4, 5, 6]
+    assert probe["r2_f"].between(-1, 1).all() and probe["r2_g"].between(-1, 1).all()
+    elbow = json.loads((results / "approximation" / "lcgm_elbow.json").read_text())
+    assert elbow["classes"] == 4 and elbow["elbow"] == 4  # the smoke LCGM has K = 4
+    assert probe.set_index("D").loc[4, "r2_g"] > probe.set_index("D").loc[3, "r2_g"]
+
+    tsybakov = pd.read_csv(results / "approximation" / "tsybakov.csv")
+    first = tsybakov.iloc[0]
+    assert (first["t_min"], first["t_max"]) == (1e-4, 1e-2) and len(tsybakov) == 2
+    assert first["ci_low"] < first["mu_hat"] < first["ci_high"] and 0.5 < first["rate"] < 1.0
+
+    summary = pd.read_csv(results / "summary.csv")
+    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4"}
+    assert summary.loc[summary["claim"].str.startswith("elbow"), "verdict"].tolist() == ["reproduced"]
 
 
 def test_second_clean_run_gives_byte_identical_tables(smoke_run, tmp_path):
@@ -117,13 +146,23 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
     assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary"}
 
-    # Editing the plotting module reruns the figure only; editing the solver reruns the spectral rules.
-    # (Snakemake ignores a mere touch: the checksum must change.)
+    # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
+    # checksum must change).
     edit(smoke_run / "src" / "crlrepro" / "plots.py")
-    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum"}
-    snakemake(smoke_run, "--cores", "1", *SMOKE)
-    edit(smoke_run / "src" / "crlrepro" / "spectral.py")
-    assert planned_jobs(smoke_run, *SMOKE) == {"gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum", "summary"}
+    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov"}
+    snakemake(smoke_run, "--cores", "2", *SMOKE)
+    # Editing the population oracles reruns every evaluation that uses them, and no training.
+    edit(smoke_run / "src" / "crlrepro" / "oracles.py")
+    assert planned_jobs(smoke_run, *SMOKE) == {
+        "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
+        "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm", "summary",
+    }
+    # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
+    snakemake(smoke_run, "--cores", "2", *SMOKE)
+    edit(smoke_run / "src" / "crlrepro" / "train.py")
+    planned = planned_jobs(smoke_run, *SMOKE)
+    assert {"gmm_mlp_train", "lcgm_train"} <= planned
+    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov", "claims_a1", "claims_a4"}
 
 
 BAD_CONFIGS = {
@@ -134,6 +173,10 @@ BAD_CONFIGS = {
     "gmm.mean_y": {"gmm": {"mean_y": [1.0, 2.0, 3.0]}},
     "approximation.dims[1]": {"approximation": {"dims": [1, 0]}},
     "approximation.dims[0]": {"approximation": {"dims": [1.5]}},
+    "lcgm.classes": {"lcgm": {"classes": 1}},
+    "lcgm.noise_x": {"lcgm": {"noise_x": -0.1}},
+    "seeds": {"seeds": []},
+    "device": {"device": "tpu"},
     "temperature": {"temperature": 0.5},
     "gmm.mean_x[0]": {"gmm": {"mean_x": ["one", -1.2]}},
 }

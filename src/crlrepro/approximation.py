@@ -1,24 +1,18 @@
-"""Paper 2's two-tower experiments: learn s(x, y) = f(x)ᵀg(y) with InfoNCE and measure how well it
-approximates τ·PMI (A2 on the 1-D GMM, A3 on the latent-class generative model).
-
-Training (expensive) and evaluation (cheap) are separate functions, and separate workflow rules,
-so that changing an evaluation never retrains: ``train_*`` return a model saved with
-:func:`crlrepro.networks.save_two_tower`, ``evaluate_*`` read it."""
+"""Training for paper 2's two-tower experiments: learn s(x, y) = f(x)ᵀg(y) with InfoNCE on the 1-D
+GMM (A2) or the latent-class generative model (A3). Evaluation lives in crlrepro.evaluation, and
+in separate workflow rules, so that changing a metric never retrains."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import torch
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.losses import info_nce_in_batch
-from crlrepro.metrics import elbow_by_relative_gain, held_out_excess_risk, linear_probe_r2
-from crlrepro.networks import TwoTower, embed, numpy_score
-from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score
+from crlrepro.networks import TwoTower
 from crlrepro.train import TrainSettings, seed_everything, train
 
 
@@ -52,50 +46,8 @@ def train_gmm_two_tower(gmm: LatentClassGMM, dim: int, seed: int, tau: float, sa
     return train_two_tower(x, y, dim, tau, replace(settings, seed=seed), **kwargs)
 
 
-def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nodes: int) -> dict:
-    """A2 metrics by quadrature: population excess risk L(s_w) − L* and the shift-removed L2 distance
-    to τ·PMI (crlrepro.oracles)."""
-    grid = gmm.grid(nodes)
-    score = numpy_score(model)
-    return {"excess_risk": excess_contrastive_risk(score, grid, tau), "l2_distance": l2_distance_to_bayes_score(score, grid, tau)}
-
-
 def train_lcgm_two_tower(lcgm: LatentClassModel, dim: int, seed: int, tau: float, samples: int, settings: TrainSettings,
                          **kwargs) -> tuple[TwoTower, list]:
     """A3, one (D, seed): ``samples`` LCGM pairs (generator seeded by ``seed``), then :func:`train_two_tower`."""
     x, y, _ = lcgm.sample(samples, np.random.default_rng(seed))
     return train_two_tower(x, y, dim, tau, replace(settings, seed=seed), **kwargs)
-
-
-def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float, test_samples: int, seed: int) -> dict:
-    """A3 metrics on fresh held-out samples (half to fit the probes, half to score them):
-
-    * r2_f: linear-probe R² of f(x) → p(z|x)          (paper 2: ≈ 0.97 at D = K),
-    * r2_g: linear-probe R² of g(y) → log p(z|y)/π_k  (paper 2: ≈ 0.93 at D = K),
-    * excess_risk: held-out L̂(s_w) − L̂(τ·PMI) with in-batch negatives (crlrepro.metrics)."""
-    x, y, _ = lcgm.sample(2 * test_samples, np.random.default_rng([seed, 1]))
-    fit, score = slice(0, test_samples), slice(test_samples, 2 * test_samples)
-    fx, gy = embed(model.f, x), embed(model.g, y)
-    target_f = np.exp(lcgm.log_posterior_x(x))
-    target_g = lcgm.log_posterior_y(y) - np.log(lcgm.weights)[None, :]
-    s_w = numpy_score(model)(x[score], y[score])
-    return {
-        "r2_f": linear_probe_r2(fx[fit], target_f[fit], fx[score], target_f[score]),
-        "r2_g": linear_probe_r2(gy[fit], target_g[fit], gy[score], target_g[score]),
-        "excess_risk": held_out_excess_risk(s_w, tau * lcgm.pmi(x[score], y[score]), tau),
-    }
-
-
-def lcgm_elbow(runs: pd.DataFrame, classes: int, tolerance: float) -> dict:
-    """The elbow of the A3 sweep: alignment(D) = mean over seeds of (r2_f + r2_g)/2, and
-    elbow = :func:`crlrepro.metrics.elbow_by_relative_gain` applied to the misalignment 1 − alignment."""
-    alignment = ((runs["r2_f"] + runs["r2_g"]) / 2).groupby(runs["D"]).mean()
-    elbow = elbow_by_relative_gain(alignment.index.to_numpy(), 1.0 - alignment.to_numpy(), tolerance)
-    return {
-        "classes": int(classes),
-        "elbow": elbow,
-        "rule": "smallest D with max(alignment) - alignment(D) <= tolerance * (max(alignment) - alignment(D_min)), "
-                "alignment = mean over seeds of (r2_f + r2_g) / 2",
-        "tolerance": tolerance,
-        "alignment": {int(d): float(a) for d, a in alignment.items()},
-    }

@@ -3,7 +3,7 @@
 
 rule gmm_mlp_table:
     input:
-        library("gmm", "quadrature", "oracles", "spectral", "networks", "approximation", "artifacts", "pipeline", "config", "device"),
+        library("gmm_mlp_table"),
         models=gmm_mlp_models(),
     output:
         f"{RESULTS}/approximation/gmm_mlp.csv",
@@ -22,7 +22,7 @@ rule gmm_mlp_table:
 
 rule lcgm_table:
     input:
-        library("lcgm", "networks", "approximation", "metrics", "oracles", "artifacts", "pipeline", "config", "device"),
+        library("lcgm_table"),
         models=lcgm_models(),
     output:
         table=f"{RESULTS}/approximation/lcgm_probe.csv",
@@ -41,7 +41,7 @@ rule lcgm_table:
 
 rule tsybakov:
     input:
-        library("gmm", "quadrature", "tsybakov", "artifacts", "pipeline", "config", "device"),
+        library("tsybakov"),
     output:
         table=f"{RESULTS}/approximation/tsybakov.csv",
         cdf=f"{RESULTS}/approximation/tsybakov_cdf.csv",

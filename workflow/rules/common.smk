@@ -12,6 +12,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro.config import ConfigError, validate_config
+from crlrepro.pipeline import imported_library_files
 
 try:
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
@@ -27,9 +28,10 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-def library(*modules):
-    """The library files a rule's script imports: editing one reruns exactly its rules."""
-    return [str(SRC / "crlrepro" / f"{module}.py") for module in ("__init__", *modules)]
+def library(script):
+    """The library files that workflow/scripts/<script>.py imports (its import closure): declared as
+    inputs, editing a module reruns exactly the rules whose scripts use it."""
+    return imported_library_files(Path(workflow.basedir) / "workflow" / "scripts" / f"{script}.py", SRC / "crlrepro")
 
 
 CONDA_ENV = "../../envs/crlrepro.yaml"

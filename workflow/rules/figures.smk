@@ -3,7 +3,7 @@
 
 rule figure_gmm_spectrum:
     input:
-        library("plots", "reference", "artifacts"),
+        library("figure_gmm_spectrum"),
         spectrum=rules.gmm_spectrum.output.spectrum,
         truncation=rules.gmm_spectrum.output.truncation,
         paper_values=PAPER_VALUES,
@@ -28,7 +28,7 @@ rule figure_gmm_spectrum:
 
 rule figure_gmm_mlp:
     input:
-        library("plots", "reference", "artifacts"),
+        library("figure_gmm_mlp"),
         table=rules.gmm_mlp_table.output[0],
         paper_values=PAPER_VALUES,
     output:
@@ -48,7 +48,7 @@ rule figure_gmm_mlp:
 
 rule figure_lcgm:
     input:
-        library("plots", "artifacts"),
+        library("figure_lcgm"),
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
     output:
@@ -65,7 +65,7 @@ rule figure_lcgm:
 
 rule figure_tsybakov:
     input:
-        library("plots", "reference", "artifacts"),
+        library("figure_tsybakov"),
         table=rules.tsybakov.output.table,
         cdf=rules.tsybakov.output.cdf,
         paper_values=PAPER_VALUES,

@@ -3,7 +3,7 @@
 
 rule claims_a1:
     input:
-        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        library("claims_a1"),
         truncation=rules.gmm_spectrum.output.truncation,
         convergence=rules.gmm_convergence.output[0],
         paper_values=PAPER_VALUES,
@@ -24,7 +24,7 @@ rule claims_a1:
 
 rule summary:
     input:
-        library("summary", "artifacts", "pipeline", "config", "device"),
+        library("summary"),
         claims=claim_tables(),
     output:
         csv=report(f"{RESULTS}/summary.csv", caption="../report/summary.rst", category="Summary"),
@@ -40,7 +40,7 @@ rule summary:
 
 rule claims_a2:
     input:
-        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        library("claims_a2"),
         table=rules.gmm_mlp_table.output[0],
         paper_values=PAPER_VALUES,
     output:
@@ -60,7 +60,7 @@ rule claims_a2:
 
 rule claims_a3:
     input:
-        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        library("claims_a3"),
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
         paper_values=PAPER_VALUES,
@@ -80,7 +80,7 @@ rule claims_a3:
 
 rule claims_a4:
     input:
-        library("summary", "reference", "artifacts", "pipeline", "config", "device"),
+        library("claims_a4"),
         table=rules.tsybakov.output.table,
         paper_values=PAPER_VALUES,
     output:

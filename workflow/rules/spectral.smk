@@ -3,7 +3,7 @@
 
 rule gmm_spectrum:
     input:
-        library("gmm", "quadrature", "spectral", "oracles", "artifacts", "pipeline", "config", "device"),
+        library("gmm_spectrum"),
     output:
         spectrum=f"{RESULTS}/approximation/gmm_spectrum.csv",
         truncation=f"{RESULTS}/approximation/gmm_truncation.csv",
@@ -26,7 +26,7 @@ rule gmm_spectrum:
 
 rule gmm_convergence:
     input:
-        library("gmm", "quadrature", "spectral", "oracles", "artifacts", "pipeline", "config", "device"),
+        library("gmm_convergence"),
     output:
         f"{RESULTS}/approximation/gmm_convergence.csv",
     params:

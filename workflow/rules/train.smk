@@ -4,7 +4,7 @@
 
 rule gmm_mlp_train:
     input:
-        library("gmm", "quadrature", "oracles", "spectral", "losses", "networks", "train", "approximation", "metrics", "lcgm", "artifacts", "pipeline", "config", "device"),
+        library("gmm_mlp_train"),
     output:
         f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
     params:
@@ -30,7 +30,7 @@ rule gmm_mlp_train:
 
 rule lcgm_train:
     input:
-        library("gmm", "quadrature", "oracles", "spectral", "losses", "networks", "train", "approximation", "metrics", "lcgm", "artifacts", "pipeline", "config", "device"),
+        library("lcgm_train"),
     output:
         f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
     params:

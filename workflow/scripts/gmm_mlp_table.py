@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from crlrepro.approximation import evaluate_gmm_two_tower
+from crlrepro.evaluation import evaluate_gmm_two_tower
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.networks import load_two_tower
 from crlrepro.pipeline import ScriptRun

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from crlrepro.approximation import evaluate_lcgm_two_tower, lcgm_elbow
+from crlrepro.evaluation import evaluate_lcgm_two_tower, lcgm_elbow
 from crlrepro.artifacts import write_json
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import load_two_tower

@@ -1,0 +1,134 @@
+"""The trainer: determinism, non-finite losses, checkpoints, and kill-and-resume."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from crlrepro.approximation import train_gmm_two_tower
+from crlrepro.gmm import LatentClassGMM
+from crlrepro.networks import TwoTower
+from crlrepro.train import NonFiniteLossError, TrainSettings, train
+
+GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
+SETTINGS = TrainSettings(epochs=3, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=0, name="test")
+
+
+def run(seed=0, **kwargs):
+    model, history = train_gmm_two_tower(GMM, 2, seed, 0.5, 2048, SETTINGS, hidden=32, **kwargs)
+    return model, history
+
+
+def same_weights(a, b):
+    return all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
+
+
+def test_deterministic_on_cpu_and_seed_sensitive():
+    (a, ha), (b, hb), (c, _) = run(0), run(0), run(1)
+    assert same_weights(a, b) and ha == hb
+    assert not same_weights(a, c)
+
+
+def test_training_lowers_the_loss():
+    _, history = run(0)
+    assert history[-1]["loss"] < history[0]["loss"]
+    assert [h["epoch"] for h in history] == [1, 2, 3]
+
+
+def test_non_finite_loss_names_experiment_seed_and_step():
+    model = TwoTower(1, 1, 2, hidden=8)
+    calls = {"n": 0}
+
+    def exploding(model, batch, rng):
+        calls["n"] += 1
+        out = model.f(batch[0]).sum()
+        return out * float("nan") if calls["n"] == 5 else out
+
+    settings = TrainSettings(epochs=2, batch_size=4, learning_rate=1e-3, weight_decay=0.0, seed=7, name="A9 D=2")
+    with pytest.raises(NonFiniteLossError, match=r"A9 D=2: loss is nan at epoch 0, step 4 .* seed 7"):
+        train(model, exploding, [torch.randn(32, 1)], settings)
+
+
+def test_checkpoint_of_other_settings_is_not_resumed(tmp_path):
+    ckpt = tmp_path / "m.pt"
+    run(0, checkpoint=ckpt, fingerprint="a")
+    assert ckpt.exists()
+    (fresh, h_fresh), (other, h_other) = run(0), run(0, checkpoint=ckpt, fingerprint="b")
+    assert same_weights(fresh, other) and h_fresh == h_other  # trained from scratch, not resumed
+
+
+TRAINING_SCRIPT = textwrap.dedent(
+    """
+    import logging, sys, time, torch
+    logging.basicConfig(level=logging.INFO)
+    from crlrepro.approximation import train_gmm_two_tower
+    from crlrepro.gmm import LatentClassGMM
+    from crlrepro.train import TrainSettings
+    import crlrepro.train as train_module
+
+    slow = len(sys.argv) > 3
+    if slow:  # pause after every epoch so that the test can kill the process mid-training
+        original = train_module.atomic_path
+        class Pausing:
+            def __init__(self, path): self.inner = original(path)
+            def __enter__(self): return self.inner.__enter__()
+            def __exit__(self, *a):
+                out = self.inner.__exit__(*a); time.sleep(1.0); return out
+        train_module.atomic_path = Pausing
+    gmm = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
+    settings = TrainSettings(epochs=6, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=3, name="resume")
+    model, history = train_gmm_two_tower(gmm, 2, 3, 0.5, 4096, settings, hidden=32, checkpoint=sys.argv[1])
+    torch.save({"state": model.state_dict(), "history": history}, sys.argv[2])
+    """
+)
+
+
+def test_killed_training_resumes_from_its_last_checkpoint(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(TRAINING_SCRIPT)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+    reference = tmp_path / "reference.pt"
+    subprocess.run([sys.executable, str(script), str(tmp_path / "ref_ckpt.pt"), str(reference)], check=True, env=env)
+
+    ckpt, result = tmp_path / "ckpt.pt", tmp_path / "result.pt"
+    proc = subprocess.Popen([sys.executable, str(script), str(ckpt), str(result), "slow"], env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if ckpt.exists() and torch.load(ckpt, weights_only=False)["epoch"] >= 2:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed_at = torch.load(ckpt, weights_only=False)["epoch"]
+    assert 2 <= killed_at < 6 and not result.exists()
+
+    rerun = subprocess.run([sys.executable, str(script), str(ckpt), str(result)], check=True, env=env,
+                           capture_output=True, text=True)
+    assert f"resuming from {ckpt} after epoch {killed_at}" in rerun.stderr  # not retrained from scratch
+    resumed, uninterrupted = torch.load(result, weights_only=False), torch.load(reference, weights_only=False)
+    assert resumed["history"] == uninterrupted["history"]
+    for key, value in uninterrupted["state"].items():
+        assert torch.equal(resumed["state"][key], value), key
+
+
+def test_two_tower_batched_pass_equals_the_separate_towers():
+    torch.manual_seed(0)
+    model = TwoTower(3, 3, 4, hidden=16, layers=3).double()
+    x, y = torch.randn(10, 3, dtype=torch.float64), torch.randn(10, 3, dtype=torch.float64)
+    fx, gy = model(x, y)
+    torch.testing.assert_close(fx, model.f(x), rtol=1e-14, atol=1e-14)
+    torch.testing.assert_close(gy, model.g(y), rtol=1e-14, atol=1e-14)
+    # the towers are independent: g does not depend on f's parameters
+    model.weights[0].data[0].zero_()
+    torch.testing.assert_close(model.g(y), gy, rtol=0, atol=0)
+    assert not torch.allclose(model.f(x), fx)
+    # unequal input dimensions and row counts take the separate path
+    other = TwoTower(2, 5, 3, hidden=8, layers=1)
+    assert [t.shape for t in other(torch.randn(4, 2), torch.randn(6, 5))] == [(4, 3), (6, 3)]
