@@ -1,4 +1,4 @@
-"""Encoders: plain MLPs and the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4)."""
+"""Encoders: the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,9 @@ import torch
 from torch import nn
 
 
-def mlp(in_dim: int, hidden: int, out_dim: int, layers: int = 3) -> nn.Sequential:
-    """``layers`` linear layers with ReLU between them: in_dim → hidden → … → hidden → out_dim."""
-    if layers < 1:
-        raise ValueError(f"an MLP needs at least one layer, got {layers}")
-    widths = [in_dim] + [hidden] * (layers - 1) + [out_dim]
-    modules: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(widths[:-1], widths[1:])):
-        modules.append(nn.Linear(a, b))
-        if i < layers - 1:
-            modules.append(nn.ReLU(inplace=True))
-    return nn.Sequential(*modules)
-
-
 class TwoTower(nn.Module):
     """Anchor encoder f: R^{d_x} → R^D and target encoder g: R^{d_y} → R^D, each a ``layers``-layer
-    ReLU MLP of width ``hidden`` (as :func:`mlp`), with score s(x, y) = f(x)ᵀ g(y).
+    ReLU MLP of width ``hidden`` (linear layers with ReLU between them), with score s(x, y) = f(x)ᵀ g(y).
 
     The towers are independent; only their storage is shared: the weights of layers 2..L, which
     have the same shape in both towers, are stacked as [2, in, out] so that a training step runs both

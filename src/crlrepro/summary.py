@@ -163,7 +163,7 @@ def lcgm_claims(table: pd.DataFrame, elbow: dict, reference: dict, *, comparable
 
 def tsybakov_claims(table: pd.DataFrame, reference: dict, *, comparable: bool, tolerance: float) -> pd.DataFrame:
     """A4: μ̂ on the configured window (the table's first row) and its rate (μ+1)/(μ+2) against the
-    paper's 0.8789 / 0.6528 (window unreported), and the fast-rate claim: rate > ½."""
+    paper's values (its window is unreported), and the fast-rate claim: rate > ½."""
     fit = table.iloc[0]
     window = f"window [{fit['t_min']:g}, {fit['t_max']:g}]"
     rows = []
