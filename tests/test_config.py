@@ -60,6 +60,10 @@ BAD_VALUES = [
     ("tsybakov.window", [1.0e-2, 1.0e-3], "tsybakov.window"),
     ("tsybakov.window", [0.0, 1.0e-3], "tsybakov.window[0]"),
     ("tsybakov.samples", 10, "tsybakov.samples"),
+    ("consistency.oce.ms", [0, 4], "consistency.oce.ms[0]"),
+    ("consistency.oce.taus", [-1.0], "consistency.oce.taus[0]"),
+    ("consistency.oracle.convergence_nodes", [100, 200], "consistency.oracle.convergence_nodes"),
+    ("consistency.oracul", {}, "oracul"),
 ]
 
 

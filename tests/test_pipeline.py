@@ -120,7 +120,12 @@ def test_smoke_training_experiments(smoke_run):
     assert first["ci_low"] < first["mu_hat"] < first["ci_high"] and 0.5 < first["rate"] < 1.0
 
     summary = pd.read_csv(results / "summary.csv")
-    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4"}
+    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C5"}
+    assert (summary.loc[summary["experiment"].isin(["C1", "C5"]), "verdict"] == "reproduced").all()
+    oracle = json.loads((results / "consistency" / "oracle.json").read_text())
+    assert {"mutual_information", "L_star", "E_star"} <= set(oracle)
+    assert oracle["L_star"] == pytest.approx(-0.5 * oracle["mutual_information"], rel=1e-12)
+    assert 0.5 < oracle["E_star"] < 1.0
     assert summary.loc[summary["claim"].str.startswith("elbow"), "verdict"].tolist() == ["reproduced"]
 
 
@@ -155,14 +160,15 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     edit(smoke_run / "src" / "crlrepro" / "oracles.py")
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
-        "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm", "summary",
+        "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
+        "oracle", "claims_c1", "summary",
     }
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     edit(smoke_run / "src" / "crlrepro" / "train.py")
     planned = planned_jobs(smoke_run, *SMOKE)
     assert {"gmm_mlp_train", "lcgm_train"} <= planned
-    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov", "claims_a1", "claims_a4"}
+    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov", "claims_a1", "claims_a4", "oracle", "oce_identity"}
 
 
 BAD_CONFIGS = {

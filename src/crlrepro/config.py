@@ -85,6 +85,9 @@ def _check_cross_fields(config: dict) -> list[str]:
     ]:
         if window is not None and not window[0] < window[1]:
             problems.append(f"tsybakov.{name}: needs t_min < t_max, got {window}")
+    oracle = config.get("consistency", {}).get("oracle", {})
+    if oracle.get("convergence_nodes") and oracle.get("nodes") and max(oracle["convergence_nodes"]) <= oracle["nodes"]:
+        problems.append(f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})")
     return problems
 
 

@@ -46,3 +46,26 @@ def elbow_by_relative_gain(dims, risk, tolerance: float = 0.05) -> int:
     best = risk.min()
     within = risk - best <= tolerance * (risk[0] - best)
     return int(dims[np.argmax(within)])
+
+
+def auc_criterion(positive_scores, negative_scores) -> float:
+    """E(s) on samples (paper 1, Sec. 3): the share of pairs i where the positive outranks its negative,
+    ties counting ½: mean_i ( 1[s(x_i, y_i) > s(x_i, y'_i)] + ½ 1[s(x_i, y_i) = s(x_i, y'_i)] )."""
+    pos, neg = np.asarray(positive_scores, dtype=float), np.asarray(negative_scores, dtype=float)
+    if pos.shape != neg.shape:
+        raise ValueError(f"positive and negative scores need the same shape, got {pos.shape} and {neg.shape}")
+    return float(np.mean((pos > neg) + 0.5 * (pos == neg)))
+
+
+def recall_at_k(scores: np.ndarray, k: int = 1) -> float:
+    """Recall@k over a gallery: row i scores query x_i against gallery items y_1..y_n, the match of x_i
+    being y_i; the share of queries whose match is among their k highest scores (ties counted
+    against the query: a match tied with the k-th score is not retrieved)."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2 or scores.shape[0] != scores.shape[1]:
+        raise ValueError(f"need a square query × gallery score matrix, got shape {scores.shape}")
+    if not 1 <= k <= scores.shape[1]:
+        raise ValueError(f"k must be in 1..{scores.shape[1]}, got {k}")
+    match = np.diag(scores)[:, None]
+    outranking = np.sum((scores > match) | ((scores == match) & ~np.eye(len(scores), dtype=bool)), axis=1)
+    return float(np.mean(outranking < k))

@@ -180,3 +180,32 @@ def tsybakov_claims(table: pd.DataFrame, reference: dict, *, comparable: bool, t
                      float(fit["rate_low"]), float(fit["rate_high"]), "lower end of the interval above 0.5",
                      REPRODUCED if fit["rate_low"] > 0.5 else NOT_REPRODUCED))
     return claims_frame(rows)
+
+
+def oracle_claims(oracle: dict, convergence: pd.DataFrame, *, standard_errors: float, digits: float) -> pd.DataFrame:
+    """C1: the quadrature oracles against an independent Monte-Carlo estimate (within
+    ``standard_errors`` SE), and their convergence (≥ ``digits`` significant digits at the used size
+    against the finest). Paper 1 reports no numbers for them: they are checks of our oracles."""
+    mc = oracle["monte_carlo"]
+    finest = convergence[convergence["nodes"] == convergence["nodes"].max()].iloc[0]
+    rows = []
+    for key, label in (("mutual_information", "I(X;Y)"), ("L_star", "L* = −τ I(X;Y)"), ("E_star", "Bayes AUC E*")):
+        se = mc[f"{key}_se"]
+        agree = abs(oracle[key] - mc[key]) <= standard_errors * se
+        rows.append(_row("C1", f"{label} by quadrature agrees with Monte Carlo (n={mc['samples']})", np.nan, oracle[key],
+                         mc[key] - standard_errors * se, mc[key] + standard_errors * se,
+                         f"within {standard_errors:g} Monte-Carlo standard errors (interval: Monte Carlo ± that)",
+                         REPRODUCED if agree else NOT_REPRODUCED))
+        got = float(np.min(-np.log10(np.abs(oracle[key] - finest[key]) / abs(finest[key]) + 1e-300)))
+        rows.append(_row("C1", f"{label} converged (significant digits vs {int(finest['nodes'])} nodes)", np.nan,
+                         min(got, 16.0), np.nan, np.nan, f"at least {digits:g} digits",
+                         REPRODUCED if got >= digits else NOT_REPRODUCED))
+    return claims_frame(rows)
+
+
+def oce_claims(table: pd.DataFrame, *, tolerance: float) -> pd.DataFrame:
+    """C5: paper 1, Lemma 4.2 holds at every (m, τ) of the table, to ``tolerance`` (relative)."""
+    relative = (table["abs_diff"] / np.maximum(1.0, table["lhs"].abs())).max()
+    return claims_frame([_row("C5", f"OCE identity (Lemma 4.2), worst relative gap over {len(table)} (m, τ) settings",
+                              0.0, float(relative), 0.0, float(relative), f"at most {tolerance:g}",
+                              REPRODUCED if relative <= tolerance else NOT_REPRODUCED)])

@@ -57,3 +57,40 @@ rule tsybakov:
     threads: 1
     script:
         "../scripts/tsybakov.py"
+
+
+rule oracle:
+    input:
+        library("oracle"),
+    output:
+        oracle=f"{RESULTS}/consistency/oracle.json",
+        convergence=f"{RESULTS}/consistency/oracle_convergence.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        oracle=config["consistency"]["oracle"],
+    log:
+        f"{RESULTS}/logs/oracle.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/oracle.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/oracle.py"
+
+
+rule oce_identity:
+    input:
+        library("oce_identity"),
+    output:
+        f"{RESULTS}/consistency/oce_identity.csv",
+    params:
+        oce=config["consistency"]["oce"],
+    log:
+        f"{RESULTS}/logs/oce_identity.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/oce_identity.py"

@@ -78,6 +78,8 @@ def all_targets():
         f"{RESULTS}/figures/lcgm.png",
         f"{RESULTS}/approximation/tsybakov.csv",
         f"{RESULTS}/figures/tsybakov.png",
+        f"{RESULTS}/consistency/oracle.json",
+        f"{RESULTS}/consistency/oce_identity.csv",
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/summary.md",
     ]
@@ -85,4 +87,4 @@ def all_targets():
 
 def claim_tables():
     """One claims table per experiment; later experiments add theirs here."""
-    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4")]
+    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C5")]

@@ -95,3 +95,39 @@ rule claims_a4:
     threads: 1
     script:
         "../scripts/claims_a4.py"
+
+
+rule claims_c1:
+    input:
+        library("claims_c1"),
+        oracle=rules.oracle.output.oracle,
+        convergence=rules.oracle.output.convergence,
+    output:
+        f"{RESULTS}/claims/C1.csv",
+    params:
+        standard_errors=config["consistency"]["oracle"]["standard_errors"],
+        digits=config["consistency"]["oracle"]["digits"],
+    log:
+        f"{RESULTS}/logs/claims_c1.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_c1.py"
+
+
+rule claims_c5:
+    input:
+        library("claims_c5"),
+        table=rules.oce_identity.output[0],
+    output:
+        f"{RESULTS}/claims/C5.csv",
+    params:
+        tolerance=config["consistency"]["oce"]["tolerance"],
+    log:
+        f"{RESULTS}/logs/claims_c5.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_c5.py"

@@ -1,0 +1,15 @@
+"""C1 claims: the quadrature oracles against Monte Carlo, and their convergence."""
+
+import json
+
+import pandas as pd
+
+from crlrepro.pipeline import ScriptRun
+from crlrepro.summary import oracle_claims
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+with open(snakemake.input.oracle) as handle:  # noqa: F821
+    oracle = json.load(handle)
+claims = oracle_claims(oracle, pd.read_csv(snakemake.input.convergence),  # noqa: F821
+                       standard_errors=run.params["standard_errors"], digits=run.params["digits"])
+run.write_table(claims, snakemake.output[0])  # noqa: F821

@@ -1,0 +1,8 @@
+"""C5: both sides of paper 1's Lemma 4.2 (OCE rewrite of log-mean-exp) for random Δ at every (m, τ)."""
+
+from crlrepro.bounds import oce_identity_table
+from crlrepro.pipeline import ScriptRun
+
+run = ScriptRun(snakemake, seed=snakemake.params.oce["seed"])  # noqa: F821 (injected by Snakemake)
+c = run.params["oce"]
+run.write_table(oce_identity_table(c["ms"], c["taus"], c["delta_scale"], c["seed"]), snakemake.output[0])  # noqa: F821
