@@ -27,8 +27,7 @@ def log_mean_exp(deltas, tau: float) -> float:
 def oce_objective(mu: float, deltas, tau: float) -> float:
     """(τ/m) Σ_j exp((Δ_j − μ)/τ) + μ, strictly convex in μ (evaluated in log space)."""
     deltas, tau = _check(deltas, tau)
-    with np.errstate(over="ignore"):  # far from the minimiser the objective is +inf in floating point
-        return float(tau * np.exp(logsumexp((deltas - mu) / tau) - np.log(deltas.size)) + mu)
+    return float(tau * np.exp(logsumexp((deltas - mu) / tau) - np.log(deltas.size)) + mu)
 
 
 def oce_log_mean_exp(deltas, tau: float) -> tuple[float, float]:
@@ -36,12 +35,15 @@ def oce_log_mean_exp(deltas, tau: float) -> tuple[float, float]:
 
         τ log (1/m) Σ_j exp(Δ_j/τ) = min_μ [ (τ/m) Σ_j exp((Δ_j − μ)/τ) + μ ] − τ,
 
-    computed by minimising over μ numerically (bounded Brent search on [min Δ, max Δ], where the
-    minimiser lies), not by substituting the closed form. Returns (value, argmin μ*)."""
+    computed by minimising over μ numerically, not by substituting the closed form. The bounded
+    Brent search runs on [max Δ − τ log m, max Δ], which holds the minimiser (the objective's
+    derivative 1 − (1/m) Σ_j e^{(Δ_j − μ)/τ} is ≤ 0 at the left end and ≥ 0 at the right) and on
+    which every exponent is at most log m, so the objective stays finite. Returns (value, μ*)."""
     deltas, tau = _check(deltas, tau)
-    lo, hi = float(deltas.min()), float(deltas.max())
-    if hi - lo < 1e-300:
-        return oce_objective(lo, deltas, tau) - tau, lo
+    hi = float(deltas.max())
+    lo = hi - tau * np.log(deltas.size)
+    if hi - lo < 1e-300:  # m = 1: the minimiser is Δ_1 itself
+        return oce_objective(hi, deltas, tau) - tau, hi
     scale = max(hi - lo, tau)
     result = minimize_scalar(oce_objective, bounds=(lo, hi), args=(deltas, tau), method="bounded",
                              options={"xatol": 1e-12 * scale, "maxiter": 500})
