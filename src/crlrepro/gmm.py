@@ -107,6 +107,11 @@ class LatentClassGMM:
         b = self.log_posterior_y(y)
         return logsumexp(a[:, None, :] + b[None, :, :] - np.log(self.weights)[None, None, :], axis=2)
 
+    def pmi_pairs(self, x, y) -> np.ndarray:
+        """PMI(x_i, y_i) for aligned pairs, shape (n,): the diagonal of :meth:`pmi` without the matrix."""
+        a = self.log_posterior_x(x) - np.log(self.weights)[None, :]
+        return logsumexp(a + self.log_posterior_y(y), axis=1)
+
     # -- sampling and integration --------------------------------------------------------------
     def sample(self, n: int, rng: np.random.Generator):
         """Draw n pairs (x, y) from p(x, y) with their latent classes z."""

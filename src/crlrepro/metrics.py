@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
+import torch
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
+
+from crlrepro.losses import log_mean_exp_loss
 
 
 def linear_probe_r2(train_features, train_targets, test_features, test_targets) -> float:
@@ -17,13 +19,11 @@ def linear_probe_r2(train_features, train_targets, test_features, test_targets) 
 
 def in_batch_contrastive_loss(scores: np.ndarray, tau: float) -> float:
     """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S of n held-out pairs
-    (pair i on the diagonal, the other n − 1 positives as negatives; NumPy twin of
-    crlrepro.losses.info_nce_in_batch)."""
-    scores = np.asarray(scores, dtype=float)
-    n = scores.shape[0]
-    logits = (scores - np.diag(scores)[:, None]) / tau
-    np.fill_diagonal(logits, -np.inf)
-    return float(tau * np.mean(logsumexp(logits, axis=1) - np.log(n - 1)))
+    (pair i on the diagonal, the other n − 1 positives as negatives), computed by
+    crlrepro.losses.log_mean_exp_loss in float64."""
+    scores = torch.as_tensor(np.asarray(scores, dtype=np.float64))
+    off_diagonal = ~torch.eye(scores.shape[0], dtype=torch.bool)
+    return float(log_mean_exp_loss(scores.diagonal(), scores, tau, mask=off_diagonal))
 
 
 def held_out_excess_risk(scores: np.ndarray, bayes_scores: np.ndarray, tau: float) -> float:

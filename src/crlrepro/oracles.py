@@ -135,9 +135,7 @@ def monte_carlo_oracles(gmm, tau: float, samples: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     x, y, _ = gmm.sample(samples, rng)
     _, y_neg, _ = gmm.sample(samples, rng)
-    log_px = gmm.log_posterior_x(x) - np.log(gmm.weights)[None, :]
-    pmi_pos = logsumexp(log_px + gmm.log_posterior_y(y), axis=1)
-    pmi_neg = logsumexp(log_px + gmm.log_posterior_y(y_neg), axis=1)
+    pmi_pos, pmi_neg = gmm.pmi_pairs(x, y), gmm.pmi_pairs(x, y_neg)
     wins = (pmi_pos > pmi_neg) + 0.5 * (pmi_pos == pmi_neg)
     root_n = np.sqrt(samples)
     return {

@@ -138,17 +138,17 @@ def truncation_table(gmm: LatentClassGMM, tau: float, dims, nodes: int) -> pd.Da
     return truncation_on_grid(gmm.grid(nodes), gmm.pmi, tau, dims)
 
 
+def _truncations(grid: PopulationGrid, pmi: Kernel, tau: float, dims):
+    """The singular system on ``grid`` and (D, s_D) for every D, from one SVD of the PMI operator."""
+    system = operator_svd(pmi, grid.x, grid.y)
+    return system, [(int(d), truncated_score(system, int(d), tau)) for d in dims]
+
+
 def truncation_on_grid(grid: PopulationGrid, pmi: Kernel, tau: float, dims) -> pd.DataFrame:
     """:func:`truncation_table` on a given quadrature grid (any rule for P_X ⊗ P_Y)."""
-    system = operator_svd(pmi, grid.x, grid.y)
-    rows = [
-        {
-            "D": int(d),
-            "tail_sum": system.tail_sum(int(d)),
-            "trunc_excess_risk": excess_contrastive_risk(truncated_score(system, int(d), tau), grid, tau),
-        }
-        for d in dims
-    ]
+    system, truncations = _truncations(grid, pmi, tau, dims)
+    rows = [{"D": d, "tail_sum": system.tail_sum(d), "trunc_excess_risk": excess_contrastive_risk(s_d, grid, tau)}
+            for d, s_d in truncations]
     return pd.DataFrame(rows, columns=["D", "tail_sum", "trunc_excess_risk"])
 
 
@@ -180,10 +180,6 @@ def truncation_metrics(gmm: LatentClassGMM, dims, tau: float, nodes: int) -> pd.
     """Per D, the population excess risk and the shift-removed L2 distance to τ·PMI of the spectral
     truncation s_D: the like-for-like reference for a learned D-dimensional score (A2)."""
     grid = gmm.grid(nodes)
-    system = operator_svd(gmm.pmi, grid.x, grid.y)
-    rows = []
-    for d in dims:
-        s_d = truncated_score(system, int(d), tau)
-        rows.append({"D": int(d), "spectral_excess_risk": excess_contrastive_risk(s_d, grid, tau),
-                     "spectral_l2_distance": l2_distance_to_bayes_score(s_d, grid, tau)})
-    return pd.DataFrame(rows)
+    _, truncations = _truncations(grid, gmm.pmi, tau, dims)
+    return pd.DataFrame([{"D": d, "spectral_excess_risk": excess_contrastive_risk(s_d, grid, tau),
+                          "spectral_l2_distance": l2_distance_to_bayes_score(s_d, grid, tau)} for d, s_d in truncations])

@@ -49,18 +49,8 @@ def truncation_claims(truncation: pd.DataFrame, convergence: pd.DataFrame, refer
             error = abs(measured - finest.loc[d, quantity])
             paper = paper_column.get(int(d), np.nan)
             verdict = relative_verdict(measured, paper, rtol) if comparable else NOT_COMPARABLE
-            rows.append(
-                {
-                    "experiment": "A1",
-                    "claim": f"{label}, D={d}",
-                    "paper_value": paper,
-                    "measured": measured,
-                    "ci_low": measured - error,
-                    "ci_high": measured + error,
-                    "tolerance": f"relative {rtol:g}" if comparable else "config differs from the paper's setting",
-                    "verdict": verdict,
-                }
-            )
+            tolerance = f"relative {rtol:g}" if comparable else "config differs from the paper's setting"
+            rows.append(_row("A1", f"{label}, D={d}", paper, measured, measured - error, measured + error, tolerance, verdict))
     return claims_frame(rows)
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from crlrepro.gmm import LatentClassGMM
 
@@ -33,12 +32,7 @@ def density_ratio_gaps(gmm: LatentClassGMM, samples: int, rng: np.random.Generat
     """|r(x, y) − r(x, y')| for ``samples`` draws (x, y) ~ p, y' ~ P_Y, r = e^{PMI}."""
     x, y, _ = gmm.sample(samples, rng)
     _, y_neg, _ = gmm.sample(samples, rng)
-    log_px = gmm.log_posterior_x(x) - np.log(gmm.weights)[None, :]
-
-    def ratio(t):
-        return np.exp(logsumexp(log_px + gmm.log_posterior_y(t), axis=1))
-
-    return np.abs(ratio(y) - ratio(y_neg))
+    return np.abs(np.exp(gmm.pmi_pairs(x, y)) - np.exp(gmm.pmi_pairs(x, y_neg)))
 
 
 def _log_grid(window, points: int) -> np.ndarray:
