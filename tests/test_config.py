@@ -64,6 +64,14 @@ BAD_VALUES = [
     ("consistency.oce.taus", [-1.0], "consistency.oce.taus[0]"),
     ("consistency.oracle.convergence_nodes", [100, 200], "consistency.oracle.convergence_nodes"),
     ("consistency.oracul", {}, "oracul"),
+    ("consistency.budget.ms", [1, 3, 16], "consistency.budget.ms[1]"),
+    ("consistency.budget.ms", [0, 4, 16], "consistency.budget.ms[0]"),
+    ("consistency.scaling.m_sweep.ms", [0, 4], "consistency.scaling.m_sweep.ms[0]"),
+    ("consistency.scaling.n_sweep.ns", [64], "consistency.scaling.n_sweep.ns"),
+    ("consistency.scaling.regimes", ["scrl", "moco"], "consistency.scaling.regimes[1]"),
+    ("consistency.scaling.seeds", [0], "consistency.scaling.seeds"),
+    ("consistency.scaling.score_bound", 0.0, "consistency.scaling.score_bound"),
+    ("consistency.calibration.dims", [1, 2.0], "consistency.calibration.dims[1]"),
 ]
 
 

@@ -120,13 +120,46 @@ def test_smoke_training_experiments(smoke_run):
     assert first["ci_low"] < first["mu_hat"] < first["ci_high"] and 0.5 < first["rate"] < 1.0
 
     summary = pd.read_csv(results / "summary.csv")
-    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C5"}
+    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5"}
     assert (summary.loc[summary["experiment"].isin(["C1", "C5"]), "verdict"] == "reproduced").all()
     oracle = json.loads((results / "consistency" / "oracle.json").read_text())
     assert {"mutual_information", "L_star", "E_star"} <= set(oracle)
     assert oracle["L_star"] == pytest.approx(-0.5 * oracle["mutual_information"], rel=1e-12)
     assert 0.5 < oracle["E_star"] < 1.0
     assert summary.loc[summary["claim"].str.startswith("elbow"), "verdict"].tolist() == ["reproduced"]
+
+
+def test_smoke_consistency_experiments(smoke_run):
+    results = smoke_run / "results"
+    calibration = pd.read_csv(results / "consistency" / "calibration.csv")
+    assert {"model", "checkpoint", "excess_loss", "excess_auc", "bound"} <= set(calibration.columns)
+    assert set(calibration["checkpoint"]) == {0, 1, 2, 3, 4} and calibration["model"].nunique() == 2
+    assert (calibration["excess_loss"] > 0).all()
+    np.testing.assert_allclose(calibration["bound"], np.sqrt(2 / 0.5 * calibration["excess_loss"]), rtol=1e-12)
+    fit = json.loads((results / "consistency" / "calibration_fit.json").read_text())
+    assert fit["violations"] == int(calibration["violates"].sum())
+
+    scaling = pd.read_csv(results / "consistency" / "scaling.csv")
+    columns = {"regime", "n", "m", "seed", "empirical_loss", "population_loss", "gap", "excess_risk", "auc", "recall_at_1"}
+    assert columns <= set(scaling.columns) and set(scaling["regime"]) == {"scrl", "sscrl"}
+    assert len(scaling) == 2 * 2 * (3 + 3)  # regimes × seeds × (m sweep + n sweep)
+    np.testing.assert_allclose(scaling["gap"], scaling["population_loss"] - scaling["empirical_loss"], rtol=1e-12)
+    oracle = json.loads((results / "consistency" / "oracle.json").read_text())
+    # No trained score beats the oracles (up to the quadrature of the evaluation: 100 nodes here).
+    assert (scaling["excess_risk"] > 0).all() and (scaling["auc"] < oracle["E_star"] + 1e-3).all()
+    assert (scaling["population_loss"] > oracle["L_star"]).all()
+    slopes = pd.read_csv(results / "consistency" / "scaling_slopes.csv")
+    assert (slopes["low"] <= slopes["slope"]).all() and (slopes["slope"] <= slopes["high"]).all()
+
+    budget = pd.read_csv(results / "consistency" / "budget.csv")
+    assert {"regime", "n", "m", "seed", "auc", "excess_risk"} <= set(budget.columns)
+    assert (budget["n"] * budget["m"] == 1024).all()
+    summary = pd.read_csv(results / "summary.csv")
+    for experiment in ("C2", "C3", "C4"):
+        assert (summary["experiment"] == experiment).sum() >= 2
+    for name in ("calibration", "scaling", "budget"):
+        image = matplotlib.image.imread(results / "figures" / f"{name}.png")
+        assert image.shape[0] > 200 and image.std() > 0.01
 
 
 def test_second_clean_run_gives_byte_identical_tables(smoke_run, tmp_path):
@@ -154,7 +187,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
     # checksum must change).
     edit(smoke_run / "src" / "crlrepro" / "plots.py")
-    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov"}
+    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
+                                               "figure_calibration", "figure_scaling", "figure_budget"}
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     # Editing the population oracles reruns every evaluation that uses them, and no training.
     edit(smoke_run / "src" / "crlrepro" / "oracles.py")
@@ -162,7 +196,16 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
         "oracle", "claims_c1", "summary",
+        "calibration_run", "calibration", "figure_calibration", "claims_c2",
+        "negative_sampling", "scaling", "budget", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
     }
+    # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
+    snakemake(smoke_run, "--cores", "2", *SMOKE)
+    budget = smoke_run / "budget.yaml"
+    budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 2048}}}))
+    out = snakemake(smoke_run, "-n", "--cores", "1", *SMOKE, str(budget)).stdout
+    assert "runs/budget_scrl_seed0.csv" in out and "runs/m_scrl_seed0.csv" not in out
+    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary"}
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     edit(smoke_run / "src" / "crlrepro" / "train.py")
@@ -185,6 +228,9 @@ BAD_CONFIGS = {
     "device": {"device": "tpu"},
     "temperature": {"temperature": 0.5},
     "gmm.mean_x[0]": {"gmm": {"mean_x": ["one", -1.2]}},
+    "consistency.budget.ms[1]": {"consistency": {"budget": {"total": 1024, "ms": [2, 3, 16]}}},
+    "consistency.scaling.regimes[0]": {"consistency": {"scaling": {"regimes": ["moco"]}}},
+    "consistency.scaling.m_sweep.ms[0]": {"consistency": {"scaling": {"m_sweep": {"ms": [0, 2]}}}},
 }
 
 

@@ -27,14 +27,16 @@ def in_batch_info_nce(tau: float):
 
 
 def train_two_tower(x: np.ndarray, y: np.ndarray, dim: int, tau: float, settings: TrainSettings, *,
-                    hidden: int = 128, layers: int = 3, checkpoint=None, fingerprint: str = "") -> tuple[TwoTower, list]:
+                    hidden: int = 128, layers: int = 3, checkpoint=None, fingerprint: str = "",
+                    on_epoch=None) -> tuple[TwoTower, list]:
     """Fit a two-tower MLP (f, g: ``layers`` ReLU layers, width ``hidden``, output D) with in-batch
-    InfoNCE at temperature τ on the pairs (x_i, y_i)."""
+    InfoNCE at temperature τ on the pairs (x_i, y_i); ``on_epoch`` as in :func:`crlrepro.train.train`."""
     x = torch.as_tensor(np.asarray(x, np.float32).reshape(len(x), -1))
     y = torch.as_tensor(np.asarray(y, np.float32).reshape(len(y), -1))
     seed_everything(settings.seed)
     model = TwoTower(x.shape[1], y.shape[1], dim, hidden=hidden, layers=layers)
-    history = train(model, in_batch_info_nce(tau), [x, y], settings, checkpoint=checkpoint, fingerprint=fingerprint)
+    history = train(model, in_batch_info_nce(tau), [x, y], settings, checkpoint=checkpoint, fingerprint=fingerprint,
+                    on_epoch=on_epoch)
     return model.cpu(), history
 
 

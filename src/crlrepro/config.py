@@ -88,7 +88,40 @@ def _check_cross_fields(config: dict) -> list[str]:
     oracle = config.get("consistency", {}).get("oracle", {})
     if oracle.get("convergence_nodes") and oracle.get("nodes") and max(oracle["convergence_nodes"]) <= oracle["nodes"]:
         problems.append(f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})")
+    budget = config.get("consistency", {}).get("budget", {})
+    total = budget.get("total")
+    for i, m in enumerate(budget.get("ms", [])):
+        if total and isinstance(m, int) and m >= 1 and total % m:
+            problems.append(f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)")
+    scaling = config.get("consistency", {}).get("scaling", {})
+    for key, values in (("consistency.scaling.seeds", scaling.get("seeds", [])),
+                        ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),
+                        ("consistency.scaling.n_sweep.ns", scaling.get("n_sweep", {}).get("ns", [])),
+                        ("consistency.budget.ms", budget.get("ms", [])),
+                        ("consistency.calibration.dims", config.get("consistency", {}).get("calibration", {}).get("dims", []))):
+        for i, d in enumerate(values):
+            if not isinstance(d, int) or isinstance(d, bool):
+                problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
     return problems
+
+
+SWEEPS = ("m", "n", "budget")
+
+
+def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
+    """The (n, m) of one paper-1 sweep of the config's ``consistency`` block: ``m`` (scaling.m_sweep:
+    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m) or ``budget`` (n = total / m)."""
+    scaling, budget = consistency["scaling"], consistency["budget"]
+    if sweep == "m":
+        return [(int(scaling["m_sweep"]["n"]), int(m)) for m in sorted(scaling["m_sweep"]["ms"])]
+    if sweep == "n":
+        return [(int(n), int(scaling["n_sweep"]["m"])) for n in sorted(scaling["n_sweep"]["ns"])]
+    if sweep == "budget":
+        total = int(budget["total"])
+        if any(total % int(m) for m in budget["ms"]):
+            raise ValueError(f"consistency.budget.ms: every m must divide consistency.budget.total = {total}, got {budget['ms']}")
+        return [(total // int(m), int(m)) for m in sorted(budget["ms"])]
+    raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
 
 
 def validate_config(config: dict, schema_path: str | Path) -> dict:

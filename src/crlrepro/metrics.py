@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from sklearn.linear_model import LinearRegression
-from sklearn.metrics import r2_score
 
 from crlrepro.losses import log_mean_exp_loss
 
@@ -13,6 +11,9 @@ from crlrepro.losses import log_mean_exp_loss
 def linear_probe_r2(train_features, train_targets, test_features, test_targets) -> float:
     """R² on held-out data of the least-squares affine map features → targets, averaged uniformly
     over the target's columns: 1 − Σ‖t − t̂‖² / Σ‖t − t̄‖² per column."""
+    from sklearn.linear_model import LinearRegression  # imported here: a second of start-up for every job otherwise
+    from sklearn.metrics import r2_score
+
     probe = LinearRegression().fit(train_features, train_targets)
     return float(r2_score(test_targets, probe.predict(test_features), multioutput="uniform_average"))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import torch
@@ -13,15 +14,25 @@ class TwoTower(nn.Module):
     """Anchor encoder f: R^{d_x} → R^D and target encoder g: R^{d_y} → R^D, each a ``layers``-layer
     ReLU MLP of width ``hidden`` (linear layers with ReLU between them), with score s(x, y) = f(x)ᵀ g(y).
 
+    With ``score_bound`` B the embeddings are normalised to norm √B, so s(x, y) = B·cos(f, g) and
+    |s| ≤ B: the bounded inner-product class of paper 1 (Assumption 4.1), needed where the empirical
+    objective is unbounded below otherwise (e.g. one negative per anchor, or a small shared pool).
+
     The towers are independent; only their storage is shared: the weights of layers 2..L, which
     have the same shape in both towers, are stacked as [2, in, out] so that a training step runs both
     towers as one batched matmul per layer (half the kernel launches of two nn.Sequential)."""
 
-    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3):
+    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3,
+                 score_bound: float | None = None):
         super().__init__()
         if layers < 1:
             raise ValueError(f"an MLP needs at least one layer, got {layers}")
+        if score_bound is not None and not (math.isfinite(score_bound) and score_bound > 0):
+            raise ValueError(f"score_bound must be a finite number > 0 (or None), got {score_bound!r}")
         self.architecture = {"dim_x": dim_x, "dim_y": dim_y, "dim": dim, "hidden": hidden, "layers": layers}
+        if score_bound is not None:
+            self.architecture["score_bound"] = float(score_bound)
+        self.score_bound = score_bound
         widths = [hidden] * (layers - 1) + [dim]
         self.input_x = nn.Linear(dim_x, widths[0])
         self.input_y = nn.Linear(dim_y, widths[0])
@@ -35,7 +46,12 @@ class TwoTower(nn.Module):
     def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
         for weight, bias in zip(self.weights, self.biases):
             h = torch.addmm(bias[k], torch.relu(h), weight[k])
-        return h
+        return self._bounded(h)
+
+    def _bounded(self, h: torch.Tensor) -> torch.Tensor:
+        if self.score_bound is None:
+            return h
+        return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
 
     def f(self, x: torch.Tensor) -> torch.Tensor:
         """The anchor encoder f(x)."""
@@ -52,7 +68,7 @@ class TwoTower(nn.Module):
         h = torch.stack([self.input_x(x), self.input_y(y)])
         for weight, bias in zip(self.weights, self.biases):
             h = torch.baddbmm(bias, torch.relu(h), weight)
-        return h[0], h[1]
+        return self._bounded(h[0]), self._bounded(h[1])
 
     def score_matrix(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """s(x_a, y_b) = f(x_a)ᵀ g(y_b) for all pairs, shape (len(x), len(y))."""

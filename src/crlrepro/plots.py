@@ -47,6 +47,14 @@ def _overlay_reference(ax, reference: dict | None, key: str, color: str, label: 
                linewidths=1.5, label=label, zorder=3)
 
 
+def _log_ticks_at(ax, values):
+    """A log x axis labelled at the sweep's own values (no crowded minor labels)."""
+    values = sorted(int(v) for v in values)
+    ax.set_xscale("log")
+    ax.set_xticks(values, labels=[str(v) for v in values])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 def _log2_dims_axis(ax, dims):
     ax.set_xscale("log", base=2)
     dims = sorted(dims)
@@ -116,4 +124,84 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
     ax_mu.invert_yaxis()
     ax_mu.set(xlabel=r"$\hat\mu$ (95% bootstrap interval)", ylabel="fit window", title=r"(b) $\hat\mu$ depends on the window")
     ax_mu.legend(fontsize=8)
+    return fig
+
+
+def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None):
+    """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
+    sized by epoch; the bound √(2/τ·(L − L*)) as a line; the fitted power law over the points used."""
+    _style()
+    fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
+    shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
+    sns.scatterplot(data=shown, x="excess_loss", y="excess_auc", hue="model", size="checkpoint", sizes=(15, 70),
+                    ax=ax, palette="viridis", legend="brief")
+    x = np.geomspace(table["excess_loss"][table["excess_loss"] > 0].min() / 2, table["excess_loss"].max() * 2, 200)
+    ax.plot(x, np.sqrt(2.0 / tau * x), color="C3", linewidth=2, label=r"bound $\sqrt{2(L-L^*)/\tau}$ (Thm 3.4)")
+    ax.plot(x, np.exp(fit["log_constant"]) * x ** fit["exponent"], color="k", linestyle="--",
+            label=rf"fit: exponent {fit['exponent']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
+    if tsybakov_rate is not None:
+        anchor = np.exp(fit["log_constant"]) * np.median(x) ** fit["exponent"]
+        ax.plot(x, anchor * (x / np.median(x)) ** tsybakov_rate, color="C1", linestyle=":",
+                label=rf"slope $(\hat\mu+1)/(\hat\mu+2)$ = {tsybakov_rate:.3f} (A4)")
+    ax.axhline(fit["floor"], color="0.6", linewidth=0.8, linestyle="-.", label="regret floor of the fit")
+    ax.set(xscale="log", yscale="log", xlabel=r"excess contrastive risk $L(s)-L^*$",
+           ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$", title="Calibration along training (C2)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1)
+    return fig
+
+
+def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame):
+    """C3: mean |gap| over seeds (bars: min–max) against m at fixed n and against n at fixed m, both
+    regimes, log-log, with reference lines of the predicted slopes through the first point."""
+    _style()
+    fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.8), constrained_layout=True)
+    colors = {"scrl": "C0", "sscrl": "C1"}
+    for ax, axis in zip(axes[:2], ("m", "n")):
+        for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
+            gap = runs.assign(abs_gap=runs["gap"].abs()).groupby(axis)["abs_gap"]
+            mean, lo, hi = gap.mean(), gap.min(), gap.max()
+            fit = slopes[(slopes["regime"] == regime) & (slopes["axis"] == axis) & (slopes["quantity"] == "gap")].iloc[0]
+            ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3,
+                        label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
+            ref = mean.iloc[0] * (mean.index / mean.index[0]) ** fit["predicted"]
+            ax.plot(mean.index, ref, color=colors[regime], linestyle=":", label=f"predicted slope {fit['predicted']:g}")
+        fixed = "n" if axis == "m" else "m"
+        value = int(table[table["sweep"] == axis][fixed].iloc[0])
+        ax.set(yscale="log", xlabel=axis, ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
+               title=f"({'a' if axis == 'm' else 'b'}) gap vs {axis} ({fixed} = {value})")
+        _log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
+        ax.legend(fontsize=7)
+    m_runs = table[table["sweep"] == "m"]
+    sns.lineplot(data=m_runs, x="m", y="auc", hue="regime", marker="o", errorbar=("pi", 100), ax=axes[2],
+                 palette=colors)
+    axes[2].set(xlabel="m", ylabel=r"retrieval AUC $\mathcal{E}(\hat w)$", title="(c) downstream AUC vs m")
+    _log_ticks_at(axes[2], m_runs["m"].unique())
+    return fig
+
+
+def plot_budget(table: pd.DataFrame, summary: pd.DataFrame):
+    """C4: excess risk and AUC per split m (n = N/m) of the fixed budget, both regimes (mean over
+    seeds, bars: min–max), with the fitted a + b/m + c/√n and its recommended m*."""
+    _style()
+    fig, (ax_risk, ax_auc) = plt.subplots(1, 2, figsize=(9.5, 3.8), constrained_layout=True)
+    colors = {"scrl": "C0", "sscrl": "C1"}
+    for regime, runs in table.groupby("regime", sort=True):
+        s = summary[summary["regime"] == regime].iloc[0]
+        risk = runs.groupby("m")["excess_risk"]
+        mean = risk.mean()
+        ax_risk.errorbar(mean.index, mean, yerr=[mean - risk.min(), risk.max() - mean], fmt="o", color=colors[regime],
+                         capsize=3, label=f"{regime.upper()} measured")
+        m = np.geomspace(mean.index.min(), mean.index.max(), 200)
+        ax_risk.plot(m, s["a"] + s["b"] / m + s["c"] / np.sqrt(s["total"] / m), color=colors[regime], linestyle="--",
+                     label=f"fit, m* = {s['recommended_m']:.3g}")
+        if np.isfinite(s["recommended_m"]):
+            ax_risk.axvline(s["recommended_m"], color=colors[regime], linestyle=":", linewidth=1)
+    sns.lineplot(data=table, x="m", y="auc", hue="regime", marker="o", errorbar=("pi", 100), ax=ax_auc, palette=colors)
+    total = int(summary["total"].iloc[0])
+    ax_risk.set(yscale="log", xlabel=f"negatives per anchor m (n = {total}/m)", ylabel=r"excess risk $L(\hat w)-L^*$",
+                title=f"(a) fixed budget N = n·m = {total}")
+    ax_risk.legend(fontsize=7)
+    ax_auc.set(xlabel="m", ylabel=r"retrieval AUC $\mathcal{E}(\hat w)$", title="(b) downstream AUC per split")
+    for ax in (ax_risk, ax_auc):
+        _log_ticks_at(ax, table["m"].unique())
     return fig

@@ -100,7 +100,8 @@ def train(
     of them (the last incomplete batch of an epoch is dropped, so in-batch negatives always number
     batch_size − 1). ``fingerprint`` identifies everything that shapes the run besides
     ``settings`` (e.g. a hash of the experiment's parameters): a checkpoint made under another one is
-    not resumed. ``on_epoch(epoch, model)`` runs after each epoch (e.g. to evaluate checkpoints).
+    not resumed. ``on_epoch(epoch, model)`` runs after each epoch, and with epoch 0 on the initial
+    model when a run starts afresh (e.g. to evaluate checkpoints along the training).
     """
     device = settings.device
     n = data[0].shape[0]
@@ -131,6 +132,8 @@ def train(
         unit="sample", unit_scale=True, desc=f"{settings.name} seed {settings.seed}",
         file=sys.stderr, mininterval=2.0, dynamic_ncols=False, ncols=100,
     )
+    if on_epoch is not None and start == 0:
+        on_epoch(0, model)
     model.train()
     for epoch in range(start, settings.epochs):
         rng = epoch_generator(settings.seed, epoch, device)

@@ -94,3 +94,60 @@ rule oce_identity:
     threads: 1
     script:
         "../scripts/oce_identity.py"
+
+
+rule calibration:
+    input:
+        library("calibration"),
+        points=calibration_points(),
+    output:
+        table=f"{RESULTS}/consistency/calibration.csv",
+        fit=f"{RESULTS}/consistency/calibration_fit.json",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        calibration=config["consistency"]["calibration"],
+    log:
+        f"{RESULTS}/logs/calibration.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/calibration.py"
+
+
+rule scaling:
+    input:
+        library("scaling"),
+        runs=negative_sampling_runs(["m", "n"]),
+        paper_values=PAPER_VALUES,
+    output:
+        table=f"{RESULTS}/consistency/scaling.csv",
+        slopes=f"{RESULTS}/consistency/scaling_slopes.csv",
+    params:
+        bootstrap=config["consistency"]["scaling"]["bootstrap"],
+    log:
+        f"{RESULTS}/logs/scaling.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/scaling.py"
+
+
+rule budget:
+    input:
+        library("budget"),
+        runs=negative_sampling_runs(["budget"]),
+    output:
+        table=f"{RESULTS}/consistency/budget.csv",
+        fit=f"{RESULTS}/consistency/budget_fit.csv",
+    params:
+        total=config["consistency"]["budget"]["total"],
+    log:
+        f"{RESULTS}/logs/budget.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/budget.py"

@@ -11,7 +11,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 
 from snakemake.exceptions import WorkflowError
 
-from crlrepro.config import ConfigError, validate_config
+from crlrepro.config import ConfigError, sweep_points, validate_config
 from crlrepro.pipeline import imported_library_files
 
 try:
@@ -80,6 +80,12 @@ def all_targets():
         f"{RESULTS}/figures/tsybakov.png",
         f"{RESULTS}/consistency/oracle.json",
         f"{RESULTS}/consistency/oce_identity.csv",
+        f"{RESULTS}/consistency/calibration.csv",
+        f"{RESULTS}/figures/calibration.png",
+        f"{RESULTS}/consistency/scaling.csv",
+        f"{RESULTS}/figures/scaling.png",
+        f"{RESULTS}/consistency/budget.csv",
+        f"{RESULTS}/figures/budget.png",
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/summary.md",
     ]
@@ -87,4 +93,26 @@ def all_targets():
 
 def claim_tables():
     """One claims table per experiment; later experiments add theirs here."""
-    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C5")]
+    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5")]
+
+
+wildcard_constraints:
+    sweep="m|n|budget",
+    regime="scrl|sscrl",
+
+
+def calibration_points():
+    c = config["consistency"]["calibration"]
+    return expand(f"{RESULTS}/consistency/calibration/D{{D}}_seed{{seed}}.csv", D=c["dims"], seed=config["seeds"])
+
+
+def negative_sampling_runs(sweeps):
+    s = config["consistency"]["scaling"]
+    return expand(f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}_seed{{seed}}.csv",
+                  sweep=sweeps, regime=s["regimes"], seed=s["seeds"])
+
+
+def scaling_model():
+    """The consistency.scaling keys that shape one trained model (not the sweeps, seeds or fits)."""
+    skip = {"regimes", "seeds", "m_sweep", "n_sweep", "bootstrap", "slope_tolerance"}
+    return {k: v for k, v in config["consistency"]["scaling"].items() if k not in skip}

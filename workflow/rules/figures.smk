@@ -81,3 +81,57 @@ rule figure_tsybakov:
     threads: 1
     script:
         "../scripts/figure_tsybakov.py"
+
+
+rule figure_calibration:
+    input:
+        library("figure_calibration"),
+        table=rules.calibration.output.table,
+        fit=rules.calibration.output.fit,
+        tsybakov=rules.tsybakov.output.table,
+    output:
+        png=report(f"{RESULTS}/figures/calibration.png", caption="../report/calibration.rst", category="Paper 1"),
+        pdf=f"{RESULTS}/figures/calibration.pdf",
+    params:
+        tau=config["tau"],
+    log:
+        f"{RESULTS}/logs/figure_calibration.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/figure_calibration.py"
+
+
+rule figure_scaling:
+    input:
+        library("figure_scaling"),
+        table=rules.scaling.output.table,
+        slopes=rules.scaling.output.slopes,
+    output:
+        png=report(f"{RESULTS}/figures/scaling.png", caption="../report/scaling.rst", category="Paper 1"),
+        pdf=f"{RESULTS}/figures/scaling.pdf",
+    log:
+        f"{RESULTS}/logs/figure_scaling.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/figure_scaling.py"
+
+
+rule figure_budget:
+    input:
+        library("figure_budget"),
+        table=rules.budget.output.table,
+        fit=rules.budget.output.fit,
+    output:
+        png=report(f"{RESULTS}/figures/budget.png", caption="../report/budget.rst", category="Paper 1"),
+        pdf=f"{RESULTS}/figures/budget.pdf",
+    log:
+        f"{RESULTS}/logs/figure_budget.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/figure_budget.py"

@@ -131,3 +131,54 @@ rule claims_c5:
     threads: 1
     script:
         "../scripts/claims_c5.py"
+
+
+rule claims_c2:
+    input:
+        library("claims_c2"),
+        table=rules.calibration.output.table,
+        fit=rules.calibration.output.fit,
+        tsybakov=rules.tsybakov.output.table,
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/claims/C2.csv",
+    log:
+        f"{RESULTS}/logs/claims_c2.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_c2.py"
+
+
+rule claims_c3:
+    input:
+        library("claims_c3"),
+        table=rules.scaling.output.table,
+        slopes=rules.scaling.output.slopes,
+    output:
+        f"{RESULTS}/claims/C3.csv",
+    params:
+        tolerance=config["consistency"]["scaling"]["slope_tolerance"],
+    log:
+        f"{RESULTS}/logs/claims_c3.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_c3.py"
+
+
+rule claims_c4:
+    input:
+        library("claims_c4"),
+        fit=rules.budget.output.fit,
+    output:
+        f"{RESULTS}/claims/C4.csv",
+    log:
+        f"{RESULTS}/logs/claims_c4.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/claims_c4.py"

@@ -50,3 +50,51 @@ rule lcgm_train:
     threads: 1
     script:
         "../scripts/lcgm_train.py"
+
+
+rule calibration_run:
+    input:
+        library("calibration_run"),
+    output:
+        f"{RESULTS}/consistency/calibration/D{{D}}_seed{{seed}}.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        calibration=config["consistency"]["calibration"],
+        training=config["training"],
+        device=config["device"],
+    resources:
+        gpu=gpu_request(),
+    log:
+        f"{RESULTS}/logs/calibration_run/D{{D}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/calibration_run/D{{D}}_seed{{seed}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/calibration_run.py"
+
+
+rule negative_sampling:
+    input:
+        library("negative_sampling"),
+    output:
+        f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}_seed{{seed}}.csv",
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
+        model=scaling_model(),
+        device=config["device"],
+    resources:
+        gpu=gpu_request(),
+    log:
+        f"{RESULTS}/logs/negative_sampling/{{sweep}}_{{regime}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/negative_sampling/{{sweep}}_{{regime}}_seed{{seed}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/negative_sampling.py"

@@ -1,0 +1,252 @@
+"""Paper 1, C2–C4: samplers and objectives of SCRL/SSCRL, training on a sample, slopes, the budget
+fit, the calibration table and exponent, and their claims."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from crlrepro.bounds import calibration_bound
+from crlrepro.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
+from crlrepro.config import sweep_points
+from crlrepro.generalization import (
+    NegativeSample,
+    budget_summary,
+    draw_negative_sample,
+    empirical_contrastive_loss,
+    fit_budget_model,
+    gallery_recall,
+    recommended_split,
+    sample_objective,
+    scaling_slope,
+    scaling_slopes,
+    train_on_sample,
+)
+from crlrepro.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
+from crlrepro.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
+from crlrepro.summary import budget_claims, calibration_claims, scaling_claims
+from crlrepro.train import TrainSettings, train
+
+
+def loop_objective(score, x, y, negatives, regime, tau):
+    """L̂_S transcribed anchor by anchor, negative by negative."""
+    total = 0.0
+    for i in range(len(x)):
+        pool = negatives[i] if regime == "scrl" else negatives
+        terms = [np.exp((score(x[i : i + 1], pool[j : j + 1])[0, 0] - score(x[i : i + 1], y[i : i + 1])[0, 0]) / tau)
+                 for j in range(len(pool))]
+        total += tau * np.log(np.mean(terms))
+    return total / len(x)
+
+
+@pytest.mark.parametrize("regime", ["scrl", "sscrl"])
+def test_samplers_have_the_regimes_shapes(skewed_gmm, regime):
+    sample = draw_negative_sample(skewed_gmm, regime, 7, 5, np.random.default_rng(0))
+    assert sample.n == 7 and sample.m == 5
+    assert sample.negatives.shape == ((7, 5, 1) if regime == "scrl" else (5, 1))
+    # negatives are drawn from P_Y: their mean over many draws is the mixture mean of y
+    big = draw_negative_sample(skewed_gmm, regime, 400 if regime == "scrl" else 1, 500 if regime == "scrl" else 200_000,
+                               np.random.default_rng(1))
+    assert big.negatives.mean() == pytest.approx(float(skewed_gmm.weights @ skewed_gmm.mean_y), abs=0.03)
+
+
+def test_samplers_reject_bad_input(paper_gmm):
+    with pytest.raises(ValueError, match="regime 'moco'"):
+        draw_negative_sample(paper_gmm, "moco", 4, 4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="m=0"):
+        draw_negative_sample(paper_gmm, "scrl", 4, 0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("regime, tau", [("scrl", 0.5), ("sscrl", 0.5), ("scrl", 0.07), ("sscrl", 3.0)])
+def test_empirical_objective_matches_a_loop(skewed_gmm, regime, tau):
+    torch.manual_seed(0)
+    model = TwoTower(1, 1, 3, hidden=8, layers=2, score_bound=1.5)
+    sample = draw_negative_sample(skewed_gmm, regime, 6, 4, np.random.default_rng(2))
+    expected = loop_objective(numpy_score(model), sample.x, sample.y, sample.negatives, regime, tau)
+    assert empirical_contrastive_loss(model, sample, tau) == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    # in chunks of anchors (here 1 or 2 anchors at a time): the same number
+    assert empirical_contrastive_loss(model, sample, tau, chunk_pairs=9) == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    as_t = lambda a: torch.as_tensor(a, dtype=torch.float64)  # noqa: E731
+    got = sample_objective(model.double(), as_t(sample.x), as_t(sample.y), as_t(sample.negatives), regime, tau)
+    assert float(got.detach()) == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+def test_bounded_scores_stay_within_the_bound_and_survive_saving(tmp_path):
+    torch.manual_seed(0)
+    model = TwoTower(1, 1, 4, hidden=16, layers=3, score_bound=2.5)
+    x = np.linspace(-50, 50, 101)
+    s = numpy_score(model)(x, x)
+    assert np.abs(s).max() <= 2.5 + 1e-12 and np.abs(s).max() > 1.0
+    save_two_tower(model, tmp_path / "m.pt")
+    loaded, _ = load_two_tower(tmp_path / "m.pt")
+    np.testing.assert_array_equal(numpy_score(loaded)(x, x), s)
+    with pytest.raises(ValueError, match="score_bound"):
+        TwoTower(1, 1, 4, score_bound=-1.0)
+
+
+@pytest.mark.parametrize("regime", ["scrl", "sscrl"])
+def test_training_on_a_sample_lowers_its_objective_deterministically(skewed_gmm, regime):
+    sample = draw_negative_sample(skewed_gmm, regime, 256, 8, np.random.default_rng(3))
+    settings = TrainSettings(epochs=1, batch_size=64, learning_rate=3e-3, weight_decay=0.0, seed=5)
+    kwargs = dict(dim=2, hidden=16, layers=2, score_bound=2.0, steps=40)
+    torch.manual_seed(5)
+    start = empirical_contrastive_loss(TwoTower(1, 1, 2, hidden=16, layers=2, score_bound=2.0), sample, 0.5)
+    model, history = train_on_sample(sample, 0.5, settings, **kwargs)
+    again, _ = train_on_sample(sample, 0.5, settings, **kwargs)
+    assert len(history) == 10  # 40 steps at 4 steps per epoch
+    end = empirical_contrastive_loss(model, sample, 0.5)
+    assert end < start - 0.01
+    assert end == empirical_contrastive_loss(again, sample, 0.5)
+
+
+def test_on_epoch_sees_the_initial_model_then_every_epoch():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    seen = []
+    data = [torch.randn(32, 2), torch.randn(32, 1)]
+    settings = TrainSettings(epochs=3, batch_size=8, learning_rate=1e-2, weight_decay=0.0, seed=0)
+    train(model, lambda m, b, rng: ((m(b[0]) - b[1]) ** 2).mean(), data, settings,
+          on_epoch=lambda e, m: seen.append((e, m.weight.detach().clone())))
+    assert [e for e, _ in seen] == [0, 1, 2, 3]
+    assert not torch.equal(seen[0][1], seen[-1][1])
+
+
+def test_gallery_recall_of_the_bayes_score_beats_chance(skewed_gmm):
+    rng = np.random.default_rng(0)
+    bayes = gallery_recall(skewed_gmm.pmi, skewed_gmm, 8, 400, rng)
+    constant = gallery_recall(lambda x, y: np.zeros((len(x), len(y))), skewed_gmm, 8, 400, rng)
+    assert constant == 0.0  # ties count against the query
+    assert bayes > 1 / 8 + 0.05
+
+
+def _power_law_runs(rng, slope, axis="m", seeds=4, noise=0.05):
+    rows = []
+    for value in (2, 4, 8, 16, 32, 64):
+        for seed in range(seeds):
+            gap = 0.3 * value**slope * np.exp(noise * rng.standard_normal())
+            rows.append({"regime": "scrl", "sweep": axis, "n": 1000 if axis == "m" else value, "m": value if axis == "m" else 16,
+                         "seed": seed, "gap": gap * rng.choice([-1, 1]) if axis == "n" else gap, "excess_risk": gap / 2})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("slope", [-1.0, -0.5, -0.37])
+def test_scaling_slope_recovers_a_power_law(slope):
+    rng = np.random.default_rng(0)
+    runs = _power_law_runs(rng, slope)
+    fit = scaling_slope(runs, "m", "gap", 500, rng)
+    assert fit["slope"] == pytest.approx(slope, abs=0.03)
+    assert fit["low"] < fit["slope"] < fit["high"] and fit["high"] - fit["low"] < 0.2
+    # signs do not matter: |gap| is what the theorem bounds
+    signed = scaling_slope(_power_law_runs(np.random.default_rng(0), slope, axis="n"), "n", "gap", 500, rng)
+    assert signed["slope"] == pytest.approx(slope, abs=0.03)
+    with pytest.raises(ValueError, match="at least two"):
+        scaling_slope(runs[runs["m"] == 2], "m", "gap", 10, rng)
+
+
+def test_scaling_slopes_table_and_claims():
+    rng = np.random.default_rng(1)
+    table = pd.concat([_power_law_runs(rng, -1.0), _power_law_runs(rng, -0.2, axis="n")], ignore_index=True)
+    slopes = scaling_slopes(table.assign(auc=0.6), {"m": {"scrl": -1.0}, "n": {"scrl": -0.5}}, 300, seed=0)
+    assert set(zip(slopes["axis"], slopes["quantity"])) == {("m", "gap"), ("m", "excess_risk"), ("n", "gap"), ("n", "excess_risk")}
+    table["auc"] = 0.6 + 0.001 * np.log(table["m"])
+    claims = scaling_claims(slopes, table, tolerance=0.1)
+
+    def verdict(text):
+        (found,) = claims.loc[claims["claim"].str.contains(text, regex=False), "verdict"]
+        return found
+
+    assert verdict("∝ m^-1 (") == "reproduced"
+    assert verdict("∝ n^-0.5 (") == "not reproduced"  # the data say −0.2
+    assert verdict("higher at m=64 than at m=2") == "reproduced"
+
+
+def test_budget_fit_is_exact_on_its_own_model_and_the_split_is_the_minimum():
+    total = 4096
+    ms = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    a, b, c = 0.013, 0.21, 0.8
+    excess = a + b / ms + c / np.sqrt(total / ms)
+    fit = fit_budget_model(ms, total / ms, excess)
+    assert (fit["a"], fit["b"], fit["c"]) == pytest.approx((a, b, c), rel=1e-7)
+    # a fit never returns a negative term, and ignores nothing because it is small
+    no_floor = fit_budget_model(ms, total / ms, b / ms + c / np.sqrt(total / ms) - 1e-4)
+    assert min(no_floor["a"], no_floor["b"], no_floor["c"]) >= 0.0
+    assert fit["relative_rms"] < 1e-9
+    grid = np.geomspace(1, total, 200_001)
+    brute = grid[np.argmin(b / grid + c / np.sqrt(total / grid))]
+    assert recommended_split(b, c, total) == pytest.approx(brute, rel=1e-3)
+    assert recommended_split(-0.1, c, total) == 1.0
+    assert recommended_split(b, -0.1, total) == total
+    assert np.isnan(recommended_split(-1.0, -1.0, total))
+
+
+def test_budget_summary_and_claims():
+    rows = [{"regime": r, "n": 1024 // m, "m": m, "seed": s, "auc": 0.6 - (np.log2(m) - 3) ** 2 * 1e-3 * (r == "scrl"),
+             "excess_risk": 0.01 + 0.2 / m + 0.5 / np.sqrt(1024 / m)}
+            for r in ("scrl", "sscrl") for m in (1, 4, 8, 16, 64) for s in (0, 1)]
+    summary = budget_summary(pd.DataFrame(rows), 1024).set_index("regime")
+    assert summary.loc["scrl", "best_m_auc"] == 8
+    assert summary.loc["scrl", "b"] == pytest.approx(0.2) and summary.loc["scrl", "c"] == pytest.approx(0.5)
+    claims = budget_claims(summary.reset_index())
+    assert claims["verdict"].tolist() == ["reproduced", "not comparable", "not reproduced", "not comparable"]
+
+
+def test_sweep_points_and_their_errors():
+    consistency = {"scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 4, "ns": [10, 30]}},
+                   "budget": {"total": 64, "ms": [16, 1]}}
+    assert sweep_points("m", consistency) == [(100, 2), (100, 8)]
+    assert sweep_points("n", consistency) == [(10, 4), (30, 4)]
+    assert sweep_points("budget", consistency) == [(64, 1), (4, 16)]
+    consistency["budget"]["ms"] = [3]
+    with pytest.raises(ValueError, match="consistency.budget.ms"):
+        sweep_points("budget", consistency)
+    with pytest.raises(ValueError, match="unknown sweep 'k'"):
+        sweep_points("k", consistency)
+
+
+def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_gmm):
+    """Thm 3.4 on a K=3 mixture at several τ: scores τ·PMI + ε·h for smooth random h."""
+    rng = np.random.default_rng(0)
+    grid = skewed_gmm.grid(120)
+    e_star = bayes_auc(skewed_gmm, 120, 600)
+    for tau in (0.1, 0.5, 2.0):
+        for eps in (0.02, 0.3, 2.0):
+            c = rng.standard_normal(4)
+            score = lambda x, y, c=c, eps=eps, tau=tau: (tau * skewed_gmm.pmi(x, y)  # noqa: E731
+                                                        + eps * np.sin(c[0] * x[:, None] + c[1] * y[None, :]) * np.cos(c[2] * y[None, :] + c[3]))
+            regret = e_star - retrieval_auc(score, skewed_gmm, 120, 600)
+            excess = excess_contrastive_risk(score, grid, tau)
+            assert regret <= float(calibration_bound(excess, tau)) + 1e-4
+            assert excess > 0
+
+
+def test_calibration_table_flags_violations_without_clipping(paper_gmm):
+    points = pd.DataFrame({"model": ["a", "a", "b"], "D": 1, "seed": 0, "checkpoint": [0, 1, 0],
+                           "excess_loss": [0.5, 1e-6, 0.01], "auc": [0.5, 0.6, 0.67]})
+    table = calibration_table(points, paper_gmm, 0.5, nodes=100, inner_nodes=500)
+    assert table["violates"].tolist() == [False, True, False]
+    assert table.loc[1, "excess_auc"] == pytest.approx(table.loc[1, "E_star"] - 0.6)
+    assert table.loc[1, "ratio"] > 10
+    fit = {"exponent": 0.7, "low": 0.6, "high": 0.8, "points_used": 3, "points_excluded": 0, "floor": 0.0}
+    claims = calibration_claims(table, fit, {"exponent": 0.5}, tsybakov_rate=(0.9, 0.85, 0.95))
+    assert claims["verdict"].tolist() == ["not reproduced", "reproduced", "not reproduced"]
+    assert "VIOLATED at 1 of 3" in claims.loc[0, "claim"] and "a@1" in claims.loc[0, "claim"]
+
+
+def test_calibration_exponent_recovers_a_power_law():
+    rng = np.random.default_rng(0)
+    loss = np.geomspace(1e-4, 1e-1, 30)
+    regret = 0.3 * loss**0.8 * np.exp(0.05 * rng.standard_normal(30))
+    regret[:3] = 1e-9  # below the floor: left out
+    fit = fit_calibration_exponent(loss, regret, 500, rng, floor=1e-6)
+    assert fit["exponent"] == pytest.approx(0.8, abs=0.03) and fit["points_excluded"] == 3
+    assert fit["low"] < 0.8 < fit["high"]
+    with pytest.raises(ValueError, match="at least 3"):
+        fit_calibration_exponent(loss[:2], regret[:2], 10, rng)
+
+
+def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
+    settings = TrainSettings(epochs=2, batch_size=64, learning_rate=1e-3, weight_decay=0.0, seed=0)
+    points = calibration_trajectory(paper_gmm, 2, 0, 0.5, 256, settings, hidden=16, layers=2, nodes=60, inner_nodes=200)
+    assert points["checkpoint"].tolist() == [0, 1, 2]
+    assert (points["excess_loss"] > 0).all() and points["model"].eq("D2_seed0").all()
+    assert points["excess_loss"].iloc[-1] < points["excess_loss"].iloc[0]

@@ -1,0 +1,11 @@
+"""C4 figure: excess risk and AUC per split of the fixed budget, with the fitted model and m*."""
+
+import pandas as pd
+
+from crlrepro.artifacts import save_figure
+from crlrepro.pipeline import ScriptRun
+from crlrepro.plots import plot_budget
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+fig = plot_budget(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.fit))  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821

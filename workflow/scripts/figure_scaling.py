@@ -1,0 +1,11 @@
+"""C3 figure: the gap against m and n for both regimes, with the predicted slopes; AUC against m."""
+
+import pandas as pd
+
+from crlrepro.artifacts import save_figure
+from crlrepro.pipeline import ScriptRun
+from crlrepro.plots import plot_scaling
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+fig = plot_scaling(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.slopes))  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821

@@ -1,0 +1,16 @@
+"""C3: every m- and n-sweep run in one table, and the log-log slopes of the gap beside Thm 4.5."""
+
+import pandas as pd
+
+from crlrepro.generalization import scaling_slopes
+from crlrepro.pipeline import ScriptRun
+from crlrepro.reference import paper_values
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+table = pd.concat([pd.read_csv(path) for path in snakemake.input.runs], ignore_index=True)  # noqa: F821
+table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
+reference = paper_values("C3", snakemake.input.paper_values)  # noqa: F821
+slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],
+                        seed=int(table["seed"].min()))
+run.write_table(table, snakemake.output.table)  # noqa: F821
+run.write_table(slopes, snakemake.output.slopes)  # noqa: F821
