@@ -22,6 +22,7 @@ include: "workflow/rules/spectral.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/bounds.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/supervised.smk"
 include: "workflow/rules/report.smk"
 
 

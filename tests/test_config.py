@@ -72,10 +72,20 @@ BAD_VALUES = [
     ("consistency.scaling.seeds", [0], "consistency.scaling.seeds"),
     ("consistency.scaling.score_bound", 0.0, "consistency.scaling.score_bound"),
     ("consistency.calibration.dims", [1, 2.0], "consistency.calibration.dims[1]"),
+    ("supervised_view.similarities", ["cosine", "l1"], "supervised_view.similarities[1]"),
+    ("supervised_view.augmentations", ["base", "crop"], "supervised_view.augmentations[1]"),
+    ("supervised_view.ratios", [0.0, 1.0], "supervised_view.ratios[0]"),
+    ("supervised_view.ratios", [-1.0, 1.0], "supervised_view.ratios[0]"),
+    ("supervised_view.ratios", [0.5, 2.0], "supervised_view.ratios"),
+    ("supervised_view.similarities", ["dot", "neg_euclidean"], "supervised_view.similarities"),
+    ("supervised_view.balance.imbalance_ratio", 0.5, "supervised_view.balance.imbalance_ratio"),
+    ("supervised_view.data", {"name": "cifar10", "root": "/nonexistent/cifar"}, "/nonexistent/cifar/cifar-10-batches-py"),
+    ("supervised_view.data.name", "imagenet", "supervised_view.data.name"),
+    ("supervised_view.encoder", "vit", "supervised_view.encoder"),
 ]
 
 
-def test_default_and_scale_configs_are_valid():
+def test_default_and_scale_configs_are_valid(tmp_path):
     for path in (REPO / "config.yaml",):
         assert load_config(path, SCHEMA)["tau"] == 0.5
     for scale in ("smoke", "paper"):
@@ -83,6 +93,12 @@ def test_default_and_scale_configs_are_valid():
         override = yaml.safe_load((REPO / "configs" / f"{scale}.yaml").read_text())
         for key, value in override.items():
             merged[key] = {**merged[key], **value} if isinstance(value, dict) else value
+        if scale == "paper":
+            # the paper scale reads CIFAR-10 from supervised_view.data.root: without it, a clear error
+            merged["supervised_view"]["data"]["root"] = str(tmp_path)
+            with pytest.raises(ConfigError, match="supervised_view.data.root"):
+                validate_config(copy.deepcopy(merged), SCHEMA)
+            (tmp_path / "cifar-10-batches-py").mkdir()
         validate_config(merged, SCHEMA)
 
 

@@ -120,7 +120,7 @@ def test_smoke_training_experiments(smoke_run):
     assert first["ci_low"] < first["mu_hat"] < first["ci_high"] and 0.5 < first["rate"] < 1.0
 
     summary = pd.read_csv(results / "summary.csv")
-    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5"}
+    assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", "S1", "S2", "S3", "S4"}
     assert (summary.loc[summary["experiment"].isin(["C1", "C5"]), "verdict"] == "reproduced").all()
     oracle = json.loads((results / "consistency" / "oracle.json").read_text())
     assert {"mutual_information", "L_star", "E_star"} <= set(oracle)
@@ -162,6 +162,33 @@ def test_smoke_consistency_experiments(smoke_run):
         assert image.shape[0] > 200 and image.std() > 0.01
 
 
+def test_smoke_supervised_view_experiments(smoke_run):
+    results = smoke_run / "results"
+    columns = {"experiment", "balance", "augmentation", "similarity", "ratio", "seed", "train_size", "diverged",
+               "knn_top1", "linear_top1", "prototype_bias"}
+    tables = {e: pd.read_csv(results / "supervised_view" / f"{e}.csv") for e in ("S1", "S2", "S3", "S4")}
+    for experiment, table in tables.items():
+        assert columns <= set(table.columns), experiment
+        assert sorted(set(table["seed"])) == [0]
+        done = table[~table["diverged"]]
+        assert done["linear_top1"].between(0.3, 1.0).all() and done["knn_top1"].between(0.3, 1.0).all()
+    assert sorted(tables["S1"]["ratio"].unique()) == [0.5, 1.0]
+    assert set(tables["S2"]["similarity"]) == {"cosine", "dot"}
+    s3 = tables["S3"]
+    assert set(s3["balance"]) == {"uniform", "long_tailed"} and (s3["train_size"] == 120).all()
+    assert set(tables["S4"]["augmentation"]) == {"base", "no_blur"}
+    assert (tables["S4"]["prototype_bias"] > 0).all()
+    # the reference run (full, base, cosine, λ/ν = 1) is trained once and shared by S1, S2 and S4
+    reference = [t[(t["balance"] == "full") & (t["augmentation"] == "base") & (t["similarity"] == "cosine") & (t["ratio"] == 1.0)]
+                 for t in (tables["S1"], tables["S2"], tables["S4"])]
+    for other in reference[1:]:
+        np.testing.assert_array_equal(other["linear_top1"].to_numpy(), reference[0]["linear_top1"].to_numpy())
+    assert len(list((results / "models" / "ssl").glob("*.pt"))) == 6
+    for experiment in ("S1", "S2", "S3", "S4"):
+        image = matplotlib.image.imread(results / "figures" / f"{experiment}.png")
+        assert image.shape[0] > 200 and image.std() > 0.01
+
+
 def test_second_clean_run_gives_byte_identical_tables(smoke_run, tmp_path):
     second = copy_repo(tmp_path / "repo")
     snakemake(second, "--cores", "1", *SMOKE)
@@ -188,7 +215,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # checksum must change).
     edit(smoke_run / "src" / "crlrepro" / "plots.py")
     assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
-                                               "figure_calibration", "figure_scaling", "figure_budget"}
+                                               "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     # Editing the population oracles reruns every evaluation that uses them, and no training.
     edit(smoke_run / "src" / "crlrepro" / "oracles.py")
@@ -204,7 +231,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     budget = smoke_run / "budget.yaml"
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 2048}}}))
     out = snakemake(smoke_run, "-n", "--cores", "1", *SMOKE, str(budget)).stdout
-    assert "runs/budget_scrl_seed0.csv" in out and "runs/m_scrl_seed0.csv" not in out
+    assert "runs/budget_scrl.csv" in out and "runs/m_scrl.csv" not in out
     assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary"}
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
@@ -231,6 +258,8 @@ BAD_CONFIGS = {
     "consistency.budget.ms[1]": {"consistency": {"budget": {"total": 1024, "ms": [2, 3, 16]}}},
     "consistency.scaling.regimes[0]": {"consistency": {"scaling": {"regimes": ["moco"]}}},
     "consistency.scaling.m_sweep.ms[0]": {"consistency": {"scaling": {"m_sweep": {"ms": [0, 2]}}}},
+    "supervised_view.similarities[1]": {"supervised_view": {"similarities": ["cosine", "manhattan"]}},
+    "supervised_view.data.root": {"supervised_view": {"data": {"name": "cifar10", "root": "no/such/dir"}}},
 }
 
 

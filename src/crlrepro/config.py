@@ -102,6 +102,20 @@ def _check_cross_fields(config: dict) -> list[str]:
         for i, d in enumerate(values):
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
+    view = config.get("supervised_view", {})
+    ratios = view.get("ratios", [])
+    if ratios and 1.0 not in [float(r) for r in ratios if isinstance(r, (int, float))]:
+        problems.append(f"supervised_view.ratios: must contain 1 (InfoNCE, the reference of S1), got {ratios}")
+    for key, first in (("similarities", "cosine"), ("augmentations", "base")):
+        values = view.get(key, [])
+        if values and first not in values:
+            problems.append(f"supervised_view.{key}: must contain {first!r} (the reference), got {values}")
+    data = view.get("data", {})
+    if data.get("name") == "cifar10" and not data.get("download", False):
+        root = Path(data.get("root", "data")).expanduser()
+        if not (root / "cifar-10-batches-py").is_dir():
+            problems.append(f"supervised_view.data.root: no CIFAR-10 at {root / 'cifar-10-batches-py'}; extract "
+                            "cifar-10-python.tar.gz (https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true")
     return problems
 
 
@@ -122,6 +136,25 @@ def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
             raise ValueError(f"consistency.budget.ms: every m must divide consistency.budget.total = {total}, got {budget['ms']}")
         return [(total // int(m), int(m)) for m in sorted(budget["ms"])]
     raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
+
+
+SSL_EXPERIMENTS = ("S1", "S2", "S3", "S4")
+
+
+def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, str, str]]:
+    """(balance, augmentation, similarity, λ/ν as text) of every paper-3 run of one experiment, from
+    the config's ``supervised_view`` block. The reference run (full data, base augmentation, cosine,
+    λ/ν = 1) is shared by S1, S2 and S4, so it is trained once."""
+    ratio = lambda r: f"{float(r):g}"  # noqa: E731
+    if experiment == "S1":
+        return [("full", "base", "cosine", ratio(r)) for r in sorted(view["ratios"])]
+    if experiment == "S2":
+        return [("full", "base", s, "1") for s in view["similarities"]]
+    if experiment == "S3":
+        return [("uniform", "base", "cosine", "1"), ("long_tailed", "base", "cosine", "1")]
+    if experiment == "S4":
+        return [("full", a, "cosine", "1") for a in view["augmentations"]]
+    raise ValueError(f"unknown paper-3 experiment {experiment!r}; expected one of {', '.join(SSL_EXPERIMENTS)}")
 
 
 def validate_config(config: dict, schema_path: str | Path) -> dict:

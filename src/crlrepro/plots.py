@@ -205,3 +205,46 @@ def plot_budget(table: pd.DataFrame, summary: pd.DataFrame):
     for ax in (ax_risk, ax_auc):
         _log_ticks_at(ax, table["m"].unique())
     return fig
+
+
+SSL_COLUMN = {"S1": "ratio", "S2": "similarity", "S3": "balance", "S4": "augmentation"}
+SSL_TITLE = {"S1": "S1: balanced loss, accuracy vs λ/ν", "S2": "S2: similarity", "S3": "S3: training-data balance",
+             "S4": "S4: augmentations and prototype bias"}
+
+
+def plot_ssl(experiment: str, table: pd.DataFrame):
+    """Paper 3: linear-probe and k-NN top-1 per setting of the experiment (points: seeds; bars or line:
+    mean; diverged runs marked), and for S4 the prototype bias against accuracy."""
+    _style()
+    column = SSL_COLUMN[experiment]
+    long = table.melt(id_vars=[column, "seed", "diverged"], value_vars=["linear_top1", "knn_top1"], var_name="evaluation",
+                      value_name="top-1")
+    long["evaluation"] = long["evaluation"].map({"linear_top1": "linear probe", "knn_top1": "k-NN"})
+    panels = 2 if experiment == "S4" else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.8), constrained_layout=True, squeeze=False)
+    ax = axes[0, 0]
+    if experiment == "S1":
+        sns.lineplot(data=long, x=column, y="top-1", hue="evaluation", marker="o", errorbar=("pi", 100), ax=ax)
+        ax.axvline(1.0, color="0.5", linestyle=":", label="InfoNCE (λ/ν = 1)")
+        ax.set_xlabel("λ/ν")
+    else:
+        order = list(dict.fromkeys(table[column]))
+        sns.pointplot(data=long, x=column, y="top-1", hue="evaluation", order=order, errorbar=("pi", 100), dodge=0.3,
+                      linestyles="none", capsize=0.1, ax=ax)
+        sns.stripplot(data=long, x=column, y="top-1", hue="evaluation", order=order, dodge=True, ax=ax, palette="dark:0.4",
+                      legend=False, size=3, alpha=0.6)
+        ax.set_xlabel(column)
+    finite = long["top-1"].dropna()
+    low, high = (max(0.0, finite.min() - 0.02), min(1.0, finite.max() + 0.01)) if len(finite) else (0.0, 1.0)
+    for i, value in enumerate(list(dict.fromkeys(table[column]))):
+        diverged = int(table.loc[table[column] == value, "diverged"].sum())
+        if diverged and experiment != "S1":
+            ax.annotate(f"diverged: {diverged}/{(table[column] == value).sum()}", (i, low + 0.1 * (high - low)), ha="center",
+                        fontsize=8, color="C3")
+    ax.set(ylim=(low, high), title=SSL_TITLE[experiment] + " (axis zoomed to the data)")
+    ax.legend(fontsize=8)
+    if experiment == "S4":
+        done = table[~table["diverged"]]
+        sns.scatterplot(data=done, x="prototype_bias", y="linear_top1", hue="augmentation", ax=axes[0, 1], s=50)
+        axes[0, 1].set(xlabel="prototype representation bias", ylabel="linear top-1", title="bias vs accuracy (each point a run)")
+    return fig

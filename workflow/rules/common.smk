@@ -11,7 +11,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 
 from snakemake.exceptions import WorkflowError
 
-from crlrepro.config import ConfigError, sweep_points, validate_config
+from crlrepro.config import SSL_EXPERIMENTS, ConfigError, ssl_experiment_specs, sweep_points, validate_config
 from crlrepro.pipeline import imported_library_files
 
 try:
@@ -86,6 +86,8 @@ def all_targets():
         f"{RESULTS}/figures/scaling.png",
         f"{RESULTS}/consistency/budget.csv",
         f"{RESULTS}/figures/budget.png",
+        *[f"{RESULTS}/supervised_view/{e}.csv" for e in SSL_EXPERIMENTS],
+        *[f"{RESULTS}/figures/{e}.png" for e in SSL_EXPERIMENTS],
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/summary.md",
     ]
@@ -93,7 +95,7 @@ def all_targets():
 
 def claim_tables():
     """One claims table per experiment; later experiments add theirs here."""
-    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5")]
+    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", *SSL_EXPERIMENTS)]
 
 
 wildcard_constraints:
@@ -108,11 +110,38 @@ def calibration_points():
 
 def negative_sampling_runs(sweeps):
     s = config["consistency"]["scaling"]
-    return expand(f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}_seed{{seed}}.csv",
-                  sweep=sweeps, regime=s["regimes"], seed=s["seeds"])
+    return expand(f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv", sweep=sweeps, regime=s["regimes"])
 
 
 def scaling_model():
     """The consistency.scaling keys that shape one trained model (not the sweeps, seeds or fits)."""
     skip = {"regimes", "seeds", "m_sweep", "n_sweep", "bootstrap", "slope_tolerance"}
     return {k: v for k, v in config["consistency"]["scaling"].items() if k not in skip}
+
+
+def ssl_specs(experiment):
+    """(balance, augmentation, similarity, λ/ν) of every run of a paper-3 experiment (S1–S4)."""
+    return ssl_experiment_specs(experiment, config["supervised_view"])
+
+
+def ssl_models(experiment):
+    return [f"{RESULTS}/models/ssl/{b}_{a}_{s}_r{r}_seed{seed}.pt"
+            for b, a, s, r in ssl_specs(experiment) for seed in config["supervised_view"]["seeds"]]
+
+
+def ssl_views(experiment):
+    return sorted({f"{RESULTS}/supervised_view/views/{a}.pt" for _, a, _, _ in ssl_specs(experiment)})
+
+
+def ssl_all_models():
+    return sorted({path for e in SSL_EXPERIMENTS for path in ssl_models(e)})
+
+
+def ssl_all_views():
+    return sorted({path for e in SSL_EXPERIMENTS for path in ssl_views(e)})
+
+
+def ssl_training():
+    """The supervised_view keys that shape a training (not the sweeps, seeds or evaluation)."""
+    keep = ("encoder", "projection_dim", "epochs", "batch_size", "learning_rate", "weight_decay", "temperature")
+    return {k: config["supervised_view"][k] for k in keep}

@@ -80,19 +80,20 @@ rule negative_sampling:
     input:
         library("negative_sampling"),
     output:
-        f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}_seed{{seed}}.csv",
+        f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv",
     params:
         gmm=gmm_params(),
         tau=config["tau"],
         points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
+        seeds=config["consistency"]["scaling"]["seeds"],
         model=scaling_model(),
         device=config["device"],
     resources:
         gpu=gpu_request(),
     log:
-        f"{RESULTS}/logs/negative_sampling/{{sweep}}_{{regime}}_seed{{seed}}.log",
+        f"{RESULTS}/logs/negative_sampling/{{sweep}}_{{regime}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/negative_sampling/{{sweep}}_{{regime}}_seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/negative_sampling/{{sweep}}_{{regime}}.tsv"
     conda:
         CONDA_ENV
     threads: 1

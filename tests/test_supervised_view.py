@@ -1,0 +1,231 @@
+"""Paper 3: the balanced loss, similarities, data (digits, CIFAR-10 loader, long-tailed subsets),
+augmentations and view banks, the prototype bias, the frozen-feature evaluations, and the claims."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from crlrepro.images import (
+    ImageSplit,
+    augmentation,
+    class_subset,
+    load_cifar10,
+    load_digits_split,
+    pareto_class_sizes,
+    training_subset,
+    view_bank,
+)
+from crlrepro.summary import ssl_claims
+from crlrepro.supervised_view import (
+    ContrastiveModel,
+    balanced_contrastive_loss,
+    knn_top1,
+    linear_probe_top1,
+    prototype_bias,
+    similarity_matrix,
+    two_view_batch,
+)
+
+
+def loop_balanced_loss(z1, z2, alpha, ratio, sim):
+    """The paper's per-anchor formula, literally: (1/α)[−log e^{α s⁺} / (Σ_x' e^{α s(z, z_x')})^{λ/ν}]."""
+    def s(a, b):
+        if sim == "cosine":
+            return float(a @ b / (a.norm() * b.norm()))
+        if sim == "dot":
+            return float(a @ b)
+        return -float((a - b).norm())
+
+    total = 0.0
+    for first, second in ((z1, z2), (z2, z1)):
+        for i in range(len(first)):
+            denominator = sum(np.exp(alpha * s(first[i], second[j])) for j in range(len(second)))
+            total += (1 / alpha) * -np.log(np.exp(alpha * s(first[i], second[i])) / denominator**ratio)
+    return total / (2 * len(z1))
+
+
+@pytest.mark.parametrize("sim", ["cosine", "dot", "neg_euclidean"])
+@pytest.mark.parametrize("alpha, ratio", [(5.0, 1.0), (2.0, 0.5), (0.7, 1.6)])
+def test_balanced_loss_matches_the_formula(sim, alpha, ratio):
+    gen = torch.Generator().manual_seed(1)
+    z1, z2 = torch.randn(6, 3, generator=gen, dtype=torch.float64), torch.randn(6, 3, generator=gen, dtype=torch.float64)
+    got = float(balanced_contrastive_loss(z1, z2, alpha, ratio, sim))
+    assert got == pytest.approx(loop_balanced_loss(z1, z2, alpha, ratio, sim), rel=1e-10)
+
+
+def test_ratio_one_is_info_nce():
+    """λ/ν = 1: (1/α) × the cross-entropy of the logits α·S with the diagonal as targets (NT-Xent with
+    cross-view negatives), averaged over both directions."""
+    gen = torch.Generator().manual_seed(2)
+    z1, z2 = torch.randn(16, 8, generator=gen), torch.randn(16, 8, generator=gen)
+    alpha = 1 / 0.2
+    s = similarity_matrix(z1, z2, "cosine")
+    target = torch.arange(16)
+    info_nce = (torch.nn.functional.cross_entropy(alpha * s, target) + torch.nn.functional.cross_entropy(alpha * s.T, target)) / (2 * alpha)
+    assert float(balanced_contrastive_loss(z1, z2, alpha, 1.0)) == pytest.approx(float(info_nce), rel=1e-6)
+    # stable where a naive exp would overflow
+    assert torch.isfinite(balanced_contrastive_loss(1e3 * z1, 1e3 * z2, 50.0, 1.0, "dot"))
+    with pytest.raises(ValueError, match="lambda/nu"):
+        balanced_contrastive_loss(z1, z2, alpha, 0.0)
+    with pytest.raises(ValueError, match="unknown similarity 'l1'"):
+        balanced_contrastive_loss(z1, z2, alpha, 1.0, "l1")
+
+
+def test_similarities():
+    a, b = torch.randn(5, 4, dtype=torch.float64), torch.randn(7, 4, dtype=torch.float64)
+    torch.testing.assert_close(similarity_matrix(a, b, "neg_euclidean"), -torch.cdist(a, b))
+    cos = similarity_matrix(3 * a, b, "cosine")
+    torch.testing.assert_close(cos, similarity_matrix(a, 2 * b, "cosine"))
+    assert cos.abs().max() <= 1 + 1e-12
+
+
+def test_pareto_profile():
+    sizes = pareto_class_sizes(10, 300, 10.0)
+    assert sizes.sum() == 300 and np.all(np.diff(sizes) <= 0)
+    assert sizes[0] / sizes[-1] == pytest.approx(10.0, rel=0.1)
+    assert pareto_class_sizes(4, 100, 1.0).tolist() == [25, 25, 25, 25]
+    assert pareto_class_sizes(7, 1000, 50.0).sum() == 1000
+    with pytest.raises(ValueError, match="imbalance_ratio"):
+        pareto_class_sizes(10, 300, 0.5)
+
+
+def test_subsets_have_equal_size_and_the_profile():
+    train, _ = load_digits_split(0.25, 0)
+    uniform = training_subset(train, "uniform", 30, 10.0, seed=0)
+    tail = training_subset(train, "long_tailed", 30, 10.0, seed=0)
+    assert len(uniform.labels) == len(tail.labels) == 300
+    assert uniform.labels.bincount().tolist() == [30] * 10
+    assert tail.labels.bincount().tolist() == pareto_class_sizes(10, 300, 10.0).tolist()
+    with pytest.raises(ValueError, match="class 0 has"):
+        class_subset(train.labels, [10_000] + [1] * 9, seed=0)
+
+
+def test_digits_split_is_real_stratified_and_fixed():
+    train, test = load_digits_split(0.25, 0)
+    again, _ = load_digits_split(0.25, 0)
+    assert train.images.shape[1:] == (1, 8, 8) and len(train.labels) + len(test.labels) == 1797
+    assert 0.0 <= float(train.images.min()) and float(train.images.max()) <= 1.0
+    assert torch.equal(train.images, again.images)
+    assert (test.labels.bincount() >= 40).all()
+
+
+def write_tiny_cifar(root, per_batch=4):
+    folder = root / "cifar-10-batches-py"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        batch = {"data": rng.integers(0, 256, size=(per_batch, 3072), dtype=np.uint8),
+                 "labels": rng.integers(0, 10, size=per_batch).tolist()}
+        with open(folder / name, "wb") as handle:
+            pickle.dump(batch, handle)
+    with open(folder / "batches.meta", "wb") as handle:
+        pickle.dump({"label_names": [f"c{i}" for i in range(10)]}, handle)
+    return folder
+
+
+def test_cifar10_loader_reads_the_torchvision_format(tmp_path, monkeypatch):
+    import torchvision.datasets.cifar
+
+    folder = write_tiny_cifar(tmp_path)
+    # the tiny files are not the published ones: skip torchvision's md5 check, keep everything else
+    monkeypatch.setattr(torchvision.datasets.cifar, "check_integrity", lambda *args, **kwargs: True)
+    train, test = load_cifar10(tmp_path)
+    assert train.images.shape == (20, 3, 32, 32) and test.images.shape == (4, 3, 32, 32)
+    with open(folder / "data_batch_1", "rb") as handle:
+        first = pickle.load(handle)
+    expected = torch.from_numpy(first["data"][0].reshape(3, 32, 32).astype(np.float32) / 255.0)
+    torch.testing.assert_close(train.images[0], expected)
+    assert train.labels[:4].tolist() == first["labels"]
+
+
+def test_cifar10_missing_root_names_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match=str(tmp_path / "nowhere" / "cifar-10-batches-py")) as error:
+        load_cifar10(tmp_path / "nowhere")
+    assert "download: true" in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["base", "no_blur", "plus_rotation"])
+def test_augmentations_make_valid_distinct_deterministic_views(name):
+    train, _ = load_digits_split(0.25, 0)
+    images = train.images[:6]
+    transform = augmentation(name, 8, 1, flip=False)
+    bank = view_bank(images, transform, 5, seed=3)
+    assert bank.shape == (6, 5, 1, 8, 8) and bank.min() >= 0 and bank.max() <= 1
+    assert not torch.equal(bank[:, 0], bank[:, 1])
+    assert torch.equal(bank, view_bank(images, transform, 5, seed=3))
+    colour = augmentation(name, 32, 3, flip=True)(torch.rand(3, 32, 32))
+    assert colour.shape == (3, 32, 32)
+    with pytest.raises(ValueError, match="unknown augmentation 'crop'"):
+        augmentation("crop", 8, 1, flip=False)
+
+
+def test_two_views_are_distinct():
+    bank = torch.arange(50 * 4).reshape(50, 4, 1, 1, 1).float()
+    v1, v2 = two_view_batch(bank, torch.Generator().manual_seed(0))
+    assert (v1 != v2).all()
+
+
+def test_prototype_bias_known_values():
+    labels = torch.tensor([0, 0, 1, 1])
+    # every view of every image of a class maps to the same direction: no bias
+    same = torch.tensor([1.0, 0.0]).repeat(4, 3, 1)
+    same[2:] = torch.tensor([0.0, 1.0])
+    assert prototype_bias(same, labels) == pytest.approx(0.0)
+    # class 0 images at e1 and e2 (all views alike): surrogates e1, e2, prototype (e1 + e2)/2, bias √2/2 for both
+    split = same.clone()
+    split[1] = torch.tensor([0.0, 1.0])
+    assert prototype_bias(split, labels) == pytest.approx((2 * (np.sqrt(2) / 2) + 0.0) / 4)
+    # scale does not matter (cosine representation)
+    assert prototype_bias(5.0 * split, labels) == pytest.approx(prototype_bias(split, labels))
+
+
+def test_frozen_feature_evaluations():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(3, 5)) * 5
+    labels = np.repeat(np.arange(3), 30)
+    features = centres[labels] + rng.normal(size=(90, 5))
+    assert knn_top1(features[::2], torch.as_tensor(labels[::2]), features[1::2], torch.as_tensor(labels[1::2]), 5) == 1.0
+    assert linear_probe_top1(features[::2], labels[::2], features[1::2], labels[1::2]) == 1.0
+    noise = rng.normal(size=(90, 5))
+    assert knn_top1(noise[::2], torch.as_tensor(labels[::2]), noise[1::2], torch.as_tensor(labels[1::2]), 5) < 0.7
+
+
+def test_models_output_shapes():
+    for encoder, channels, size in (("small_cnn", 1, 8), ("resnet18", 3, 32)):
+        model = ContrastiveModel(encoder, channels, projection_dim=16).eval()
+        x = torch.rand(2, channels, size, size)
+        assert model(x).shape == (2, 16)
+    with pytest.raises(ValueError, match="unknown encoder 'vit'"):
+        ContrastiveModel("vit", 1)
+
+
+def _ssl_table(column, values, accuracy, diverged=None):
+    rows = []
+    for value, acc in zip(values, accuracy):
+        for seed in range(3):
+            rows.append({"balance": "full", "augmentation": "base", "similarity": "cosine", "ratio": 1.0, column: value,
+                         "seed": seed, "train_size": 100, "num_classes": 10, "diverged": bool(diverged and value in diverged),
+                         "knn_top1": acc + 0.01 * seed, "linear_top1": acc + 0.01 * seed, "prototype_bias": 1.0 - acc + 0.001 * seed})
+    table = pd.DataFrame(rows)
+    table.loc[table["diverged"], ["knn_top1", "linear_top1", "prototype_bias"]] = np.nan
+    return table
+
+
+def test_ssl_claims_directions_and_divergence():
+    s2 = ssl_claims("S2", _ssl_table("similarity", ["cosine", "dot", "neg_euclidean"], [0.9, 0.5, 0.95], diverged={"dot"}),
+                    {"linear_top1": {"cosine": 0.6598, "dot": 0.0043, "neg_euclidean": 0.1063}})
+    direction = s2[s2["claim"].str.contains("beats") & s2["claim"].str.contains("linear")]
+    assert direction["verdict"].tolist() == ["reproduced", "not reproduced"]
+    assert s2["claim"].str.contains("k-NN top-1 of cosine minus dot").any()
+    assert "dot 3/3 seeds" in direction["claim"].iloc[0]
+    assert direction["measured"].iloc[0] == pytest.approx(0.9 + 0.01 - 0.1)  # dot at chance 1/K
+    assert (s2.loc[~s2["claim"].str.contains("beats"), "verdict"] == "not comparable").all()
+    s1 = ssl_claims("S1", _ssl_table("ratio", [0.5, 1.0, 1.5], [0.8, 0.85, 0.9]), None)
+    assert s1["verdict"].iloc[-1] == "reproduced" and "here 1.5" in s1["claim"].iloc[-1] and "k-NN" in s1["claim"].iloc[-1]
+    s4 = ssl_claims("S4", _ssl_table("augmentation", ["base", "no_blur", "plus_rotation"], [0.9, 0.85, 0.8]), None)
+    linear = s4[s4["claim"].str.contains("Spearman ρ\\(bias, linear")].iloc[0]
+    assert linear["measured"] < -0.5 and linear["ci_low"] <= linear["measured"] <= linear["ci_high"]
+    assert linear["verdict"] == ("reproduced" if linear["ci_high"] < 0 else "not reproduced")

@@ -1,0 +1,12 @@
+"""Paper 3 figures, one per experiment (S1–S4)."""
+
+import pandas as pd
+
+from crlrepro.artifacts import save_figure
+from crlrepro.pipeline import ScriptRun
+from crlrepro.plots import plot_ssl
+
+run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,  # noqa: F821
+                                       snakemake.output.pdf):  # noqa: F821
+    save_figure(plot_ssl(experiment, pd.read_csv(table)), [png, pdf])

@@ -1,0 +1,22 @@
+"""Paper 3: evaluate every trained run once (k-NN and linear-probe top-1, prototype bias) and write
+one table per experiment (S1–S4) with the runs it compares."""
+
+import torch
+
+from crlrepro.images import load_views
+from crlrepro.pipeline import ScriptRun
+from crlrepro.supervised_view import evaluation_table
+
+run = ScriptRun(snakemake, device=snakemake.params.device)  # noqa: F821 (injected by Snakemake)
+views = {}
+for path in snakemake.input.views:  # noqa: F821
+    payload = load_views(path)
+    views[payload["augmentation"]] = payload
+paths = list(snakemake.input.models)  # noqa: F821
+records = [torch.load(path, map_location="cpu", weights_only=False) for path in paths]
+table = evaluation_table(records, views, run.params["knn_k"], run.device)
+table["path"] = paths
+for (experiment, models), output in zip(run.params["experiments"].items(), snakemake.output):  # noqa: F821
+    rows = table.set_index("path").loc[models].reset_index(drop=True)
+    rows.insert(0, "experiment", experiment)
+    run.write_table(rows, output)
