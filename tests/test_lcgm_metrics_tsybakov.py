@@ -85,3 +85,13 @@ def test_noise_exponent_needs_enough_gaps_below_the_window():
 def test_calibration_exponent():
     assert calibration_exponent(0.0) == 0.5
     assert calibration_exponent(1.0) == pytest.approx(2 / 3)
+
+
+def test_loglog_slope_single_and_stacked():
+    from crlrepro.metrics import loglog_slope
+
+    x = np.geomspace(1e-3, 10.0, 9)
+    assert loglog_slope(x, 3.0 * x**-0.7) == pytest.approx(-0.7, rel=1e-12)
+    stacked = np.stack([2.0 * x**0.5, x**1.5])
+    np.testing.assert_allclose(loglog_slope(x, stacked), [0.5, 1.5], rtol=1e-12)
+    np.testing.assert_allclose(loglog_slope(np.stack([x, 2 * x]), stacked), [0.5, 1.5], rtol=1e-12)

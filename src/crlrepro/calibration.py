@@ -17,6 +17,7 @@ import pandas as pd
 from crlrepro.approximation import train_gmm_two_tower
 from crlrepro.bounds import calibration_bound
 from crlrepro.gmm import LatentClassGMM
+from crlrepro.metrics import loglog_slope
 from crlrepro.networks import numpy_score
 from crlrepro.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 from crlrepro.train import TrainSettings
@@ -64,13 +65,12 @@ def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.ra
     used = (loss > floor) & (regret > floor)
     if used.sum() < 3:
         raise ValueError(f"need at least 3 checkpoints with both excesses above {floor:g} to fit an exponent, got {used.sum()}")
-    lx, ly = np.log(loss[used]), np.log(regret[used])
-    slope, intercept = np.polyfit(lx, ly, 1)
-    picks = rng.integers(0, lx.size, size=(bootstrap, lx.size))
-    bx, by = lx[picks], ly[picks]
-    bx_c = bx - bx.mean(axis=1, keepdims=True)
+    x, y = loss[used], regret[used]
+    slope = float(loglog_slope(x, y))
+    intercept = float(np.mean(np.log(y)) - slope * np.mean(np.log(x)))
+    picks = rng.integers(0, x.size, size=(bootstrap, x.size))
     with np.errstate(divide="ignore", invalid="ignore"):
-        slopes = np.sum(bx_c * (by - by.mean(axis=1, keepdims=True)), axis=1) / np.sum(bx_c**2, axis=1)
+        slopes = loglog_slope(x[picks], y[picks])  # a resample of one repeated point has no slope
     slopes = slopes[np.isfinite(slopes)]
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
     return {"exponent": float(slope), "log_constant": float(intercept), "low": float(low), "high": float(high),

@@ -26,7 +26,7 @@ import torch
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.losses import info_nce_independent, info_nce_shared, log_mean_exp_loss
-from crlrepro.metrics import recall_at_k
+from crlrepro.metrics import loglog_slope, recall_at_k
 from crlrepro.networks import TwoTower, numpy_score
 from crlrepro.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.train import TrainSettings, seed_everything, train
@@ -177,12 +177,6 @@ def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seed
     return row
 
 
-def loglog_slope(x, y) -> float:
-    """Least-squares slope β of log y = α + β log x."""
-    x, y = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
-    return float(np.polyfit(x, y, 1)[0])
-
-
 def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Generator, level: float = 0.95) -> dict:
     """The log-log slope of mean_seeds |value| against ``axis`` (n or m), with a percentile bootstrap
     interval that resamples the seeds at every point of the sweep (|·|: the theorem bounds |L − L̂_S|)."""
@@ -190,13 +184,11 @@ def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Ge
     if len(groups) < 2:
         raise ValueError(f"a slope in {axis} needs at least two values of {axis}, got {len(groups)}")
     xs = np.array([k for k, _ in groups])
-    point = loglog_slope(xs, [v.mean() for _, v in groups])
+    point = float(loglog_slope(xs, [v.mean() for _, v in groups]))
     draws = np.stack([
         np.mean(v[rng.integers(0, v.size, size=(bootstrap, v.size))], axis=1) for _, v in groups
     ], axis=1)  # (bootstrap, points)
-    logs = np.log(np.maximum(draws, np.finfo(float).tiny))
-    lx = np.log(xs) - np.log(xs).mean()
-    slopes = (logs - logs.mean(axis=1, keepdims=True)) @ lx / (lx @ lx)
+    slopes = loglog_slope(xs, np.maximum(draws, np.finfo(float).tiny))
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
     return {"slope": point, "low": float(low), "high": float(high), "points": len(groups)}
 

@@ -8,6 +8,18 @@ import torch
 from crlrepro.losses import log_mean_exp_loss
 
 
+def loglog_slope(x, y) -> np.ndarray:
+    """Least-squares slope β of log y = α + β log x along the last axis,
+
+        β = Σ_k (u_k − ū)(v_k − v̄) / Σ_k (u_k − ū)²,   u = log x, v = log y,
+
+    for one curve or a stack of them (leading axes broadcast, e.g. bootstrap resamples)."""
+    u, v = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    u = u - u.mean(axis=-1, keepdims=True)
+    v = v - v.mean(axis=-1, keepdims=True)
+    return np.sum(u * v, axis=-1) / np.sum(u * u, axis=-1)
+
+
 def linear_probe_r2(train_features, train_targets, test_features, test_targets) -> float:
     """R² on held-out data of the least-squares affine map features → targets, averaged uniformly
     over the target's columns: 1 − Σ‖t − t̂‖² / Σ‖t − t̄‖² per column."""

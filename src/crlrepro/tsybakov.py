@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.gmm import LatentClassGMM
+from crlrepro.metrics import loglog_slope
 
 
 def calibration_exponent(mu):
@@ -46,13 +47,6 @@ def _intercept(t: np.ndarray, cdf: np.ndarray, slope: float) -> float:
     return float(np.mean(np.log(cdf)) - slope * np.mean(np.log(t)))
 
 
-def _slope(t: np.ndarray, cdf: np.ndarray) -> np.ndarray:
-    """Least-squares slope of log cdf on log t; cdf may have a leading batch axis."""
-    u = np.log(t) - np.log(t).mean()
-    v = np.log(cdf)
-    return (v - v.mean(axis=-1, keepdims=True)) @ u / (u @ u)
-
-
 def fit_noise_exponent(gaps: np.ndarray, window, points: int, bootstrap: int, rng: np.random.Generator, level: float = 0.95) -> dict:
     """μ̂ over ``window`` (fit log F̂(t) ≈ log c + μ log t) with a percentile bootstrap interval, and
     the implied rate (μ+1)/(μ+2)."""
@@ -63,12 +57,12 @@ def fit_noise_exponent(gaps: np.ndarray, window, points: int, bootstrap: int, rn
         raise ValueError(
             f"only {counts[0]} of {n} gaps fall below t_min = {t[0]:g}: raise tsybakov.samples or t_min"
         )
-    mu = float(_slope(t, counts / n))
+    mu = float(loglog_slope(t, counts / n))
     bins = np.diff(np.concatenate([[0], counts, [n]]))  # gaps in (t_{j-1}, t_j], and above t_max
     resampled = rng.multinomial(n, bins / n, size=bootstrap)
     cdf = np.cumsum(resampled[:, :-1], axis=1) / n
     valid = (cdf > 0).all(axis=1)
-    mus = _slope(t, cdf[valid])
+    mus = loglog_slope(t, cdf[valid])
     lo, hi = np.quantile(mus, [(1 - level) / 2, (1 + level) / 2])
     return {
         "t_min": float(t[0]), "t_max": float(t[-1]), "mu_hat": mu, "log_c": _intercept(t, counts / n, mu), "ci_low": float(lo), "ci_high": float(hi),
