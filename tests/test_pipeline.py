@@ -277,3 +277,12 @@ def test_lint_is_clean(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     proc = snakemake(workdir, "--lint", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_report_builds_with_every_figure_and_clean_captions(smoke_run, tmp_path):
+    report = tmp_path / "report.html"
+    proc = snakemake(smoke_run, "--report", str(report), *SMOKE)
+    assert "ERROR" not in proc.stdout + proc.stderr  # e.g. a |x| in a caption is an RST substitution
+    html = report.read_text(errors="ignore")
+    for figure in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "S1", "S2", "S3", "S4"):
+        assert f"{figure}.png" in html, figure
