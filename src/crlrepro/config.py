@@ -51,6 +51,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{_key(error.absolute_path)}: {message}"
 
 
+CIFAR10_FOLDER = "cifar-10-batches-py"  # what torchvision's CIFAR10 reads under its root
+
+
 def _check_cross_fields(config: dict) -> list[str]:
     problems = []
     gmm = config.get("gmm", {})
@@ -113,8 +116,8 @@ def _check_cross_fields(config: dict) -> list[str]:
     data = view.get("data", {})
     if data.get("name") == "cifar10" and not data.get("download", False):
         root = Path(data.get("root", "data")).expanduser()
-        if not (root / "cifar-10-batches-py").is_dir():
-            problems.append(f"supervised_view.data.root: no CIFAR-10 at {root / 'cifar-10-batches-py'}; extract "
+        if not (root / CIFAR10_FOLDER).is_dir():
+            problems.append(f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract "
                             "cifar-10-python.tar.gz (https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true")
     return problems
 

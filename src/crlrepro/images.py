@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from crlrepro.config import CIFAR10_FOLDER
+
 DATASETS = ("digits", "cifar10")
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
 
@@ -40,9 +42,6 @@ def load_digits_split(test_fraction: float, seed: int) -> tuple[ImageSplit, Imag
     train, test = train_test_split(np.arange(len(labels)), test_size=test_fraction, random_state=seed,
                                    stratify=digits.target)
     return ImageSplit(images[train], labels[train], 10), ImageSplit(images[test], labels[test], 10)
-
-
-CIFAR10_FOLDER = "cifar-10-batches-py"
 
 
 def load_cifar10(root: str | Path, download: bool = False) -> tuple[ImageSplit, ImageSplit]:

@@ -61,7 +61,7 @@ rule calibration_run:
         gmm=gmm_params(),
         tau=config["tau"],
         calibration=config["consistency"]["calibration"],
-        training=config["training"],
+        training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
         device=config["device"],
     resources:
         gpu=gpu_request(),
