@@ -29,3 +29,16 @@ def test_table_and_provenance(tmp_path):
     assert sidecar["packages"]["numpy"] and sidecar["packages"]["python"]
     artifacts.write_table(table, tmp_path / "t.csv", prov)
     assert (tmp_path / "t.csv").read_bytes() == first
+
+def test_save_torch_is_atomic_and_byte_reproducible(tmp_path):
+    import torch
+
+    from crlrepro.artifacts import save_torch
+
+    payload = {"weights": torch.arange(6.0).reshape(2, 3), "note": "x"}
+    save_torch(payload, tmp_path / "a.pt")
+    save_torch(payload, tmp_path / "sub" / "b.pt")
+    assert (tmp_path / "a.pt").read_bytes() == (tmp_path / "sub" / "b.pt").read_bytes()
+    assert torch.equal(torch.load(tmp_path / "a.pt")["weights"], payload["weights"])
+    assert not list(tmp_path.glob(".*.tmp"))
+

@@ -29,3 +29,107 @@ def test_configure_threads_limits_torch_and_blas():
         torch.set_num_threads(before)
         if limiter is not None:
             limiter.restore_original_limits()
+
+
+# --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
+
+import multiprocessing
+import os
+import time
+from types import SimpleNamespace
+
+from crlrepro.device import GpuSlots, assign_gpus, physical_gpus
+
+
+def test_physical_gpus_reads_the_pool_without_cuda():
+    assert physical_gpus({"CUDA_VISIBLE_DEVICES": "2,5"}) == ["2", "5"]
+    assert physical_gpus({"CUDA_VISIBLE_DEVICES": ""}) == []
+    assert physical_gpus({"CRLREPRO_GPU_COUNT": "3"}) == ["0", "1", "2"]
+    with pytest.raises(ValueError, match="CRLREPRO_GPU_COUNT"):
+        physical_gpus({"CRLREPRO_GPU_COUNT": "-1"})
+
+
+def test_slots_are_distinct_and_freed_by_release(tmp_path):
+    first, second, third = (GpuSlots(["0", "1", "2"], lock_dir=tmp_path, poll_seconds=0.01) for _ in range(3))
+    assert first.acquire(2) == ["0", "1"]
+    assert second.acquire(1) == ["2"]
+    with pytest.raises(TimeoutError, match="--resources gpu=3"):
+        third.acquire(1, timeout=0.05)
+    first.release()
+    assert third.acquire(2) == ["0", "1"]
+    with pytest.raises(ValueError, match="asks for 4 GPU"):
+        GpuSlots(["0", "1", "2"], lock_dir=tmp_path).acquire(4)
+
+
+def _hold_one_gpu(lock_dir, held):
+    slots = GpuSlots(["0", "1", "2", "3"], lock_dir=lock_dir, poll_seconds=0.01)
+    held.put(slots.acquire(1)[0])
+    time.sleep(60)  # hold the slot until the test ends this process
+
+
+def _take_one_gpu(lock_dir, result):
+    result.put(GpuSlots(["0", "1", "2", "3"], lock_dir=lock_dir, poll_seconds=0.01).acquire(1, timeout=30)[0])
+
+
+def test_concurrent_jobs_get_distinct_gpus_and_a_dead_job_frees_its_own(tmp_path):
+    context = multiprocessing.get_context("fork")  # the children only lock files
+    held = context.Queue()
+    holders = [context.Process(target=_hold_one_gpu, args=(tmp_path, held)) for _ in range(4)]
+    for process in holders:
+        process.start()
+    taken = sorted(held.get(timeout=60) for _ in holders)
+    assert taken == ["0", "1", "2", "3"]
+    # A fifth job waits until one holder dies (killed, not released): the kernel frees its slot.
+    result = context.Queue()
+    waiter = context.Process(target=_take_one_gpu, args=(tmp_path, result))
+    waiter.start()
+    time.sleep(0.5)
+    assert result.empty()
+    holders[2].kill()
+    holders[2].join()
+    freed = result.get(timeout=30)
+    assert freed in taken
+    waiter.join(30)
+    for process in holders:
+        process.terminate()
+        process.join(30)
+
+
+def test_assign_gpus_sets_cuda_visible_devices_before_cuda(tmp_path):
+    environ = {"CRLREPRO_GPU_COUNT": "2"}
+    first = assign_gpus(1, environ=environ, lock_dir=tmp_path)
+    assert environ["CUDA_VISIBLE_DEVICES"] == "0"
+    other = {"CRLREPRO_GPU_COUNT": "2"}
+    second = assign_gpus(1, environ=other, lock_dir=tmp_path)
+    assert other["CUDA_VISIBLE_DEVICES"] == "1"
+    # An existing CUDA_VISIBLE_DEVICES is the pool: jobs share its GPUs, one each.
+    pool = {"CUDA_VISIBLE_DEVICES": "4,7"}
+    third = assign_gpus(1, environ=pool, lock_dir=tmp_path)
+    assert pool["CUDA_VISIBLE_DEVICES"] == "4"
+    # Nothing to assign: no GPU asked for, none on the machine, or SLURM assigned them already.
+    for environ in ({"CRLREPRO_GPU_COUNT": "2"}, {"CRLREPRO_GPU_COUNT": "0"}):
+        n = 0 if environ["CRLREPRO_GPU_COUNT"] == "2" else 1
+        assert assign_gpus(n, environ=environ, lock_dir=tmp_path) is None
+        assert "CUDA_VISIBLE_DEVICES" not in environ
+    slurm = {"SLURM_JOB_ID": "7", "CUDA_VISIBLE_DEVICES": "0"}
+    assert assign_gpus(1, environ=slurm, lock_dir=tmp_path) is None and slurm["CUDA_VISIBLE_DEVICES"] == "0"
+    for slots in (first, second, third):
+        slots.release()
+
+
+def test_script_run_takes_a_gpu_for_a_rule_that_declares_one(tmp_path, monkeypatch):
+    from crlrepro.pipeline import ScriptRun
+
+    # A private copy of the environment: the CUDA_VISIBLE_DEVICES set here must not outlive the test.
+    environ = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID")}
+    environ.update(CRLREPRO_GPU_COUNT="3", CRLREPRO_GPU_LOCK_DIR=str(tmp_path))
+    monkeypatch.setattr(os, "environ", environ)
+    fake = SimpleNamespace(params={}, log=[], rule="ssl_train", wildcards={}, threads=1,
+                           resources={"gpu": 1}, config={})
+    held = GpuSlots(["0"], lock_dir=tmp_path)
+    held.acquire(1)  # another job already has GPU 0
+    run = ScriptRun(fake, device="cpu")
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "1"
+    assert run.gpu_slots is not None
+    run.gpu_slots.release()
+    held.release()

@@ -74,13 +74,10 @@ TRAINING_SCRIPT = textwrap.dedent(
 
     slow = len(sys.argv) > 3
     if slow:  # pause after every epoch so that the test can kill the process mid-training
-        original = train_module.atomic_path
-        class Pausing:
-            def __init__(self, path): self.inner = original(path)
-            def __enter__(self): return self.inner.__enter__()
-            def __exit__(self, *a):
-                out = self.inner.__exit__(*a); time.sleep(1.0); return out
-        train_module.atomic_path = Pausing
+        original = train_module.save_torch
+        def pausing(payload, path):
+            original(payload, path); time.sleep(1.0)
+        train_module.save_torch = pausing
     gmm = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
     settings = TrainSettings(epochs=6, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=3, name="resume")
     model, history = train_gmm_two_tower(gmm, 2, 3, 0.5, 4096, settings, hidden=32, checkpoint=sys.argv[1])

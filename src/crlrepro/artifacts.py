@@ -56,6 +56,16 @@ def write_csv(table: pd.DataFrame, path: str | Path) -> None:
         table.to_csv(tmp, index=False)
 
 
+def save_torch(payload, path: str | Path) -> None:
+    """``torch.save`` atomically and reproducibly: written through an open file, so the archive's
+    internal folder name is torch's constant default rather than the temporary file's random name
+    (the same payload gives the same bytes in every run)."""
+    import torch
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        torch.save(payload, handle)
+
+
 def save_figure(fig, paths) -> None:
     """Save a matplotlib figure to each path (format from the suffix), atomically, without
     timestamps in the metadata so that reruns give identical files."""

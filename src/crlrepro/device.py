@@ -1,8 +1,16 @@
-"""The one place that picks the compute device and the thread count."""
+"""The one place that picks the compute device, the thread count and, for local jobs that ask for
+GPUs, which GPUs."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
@@ -31,3 +39,122 @@ def configure_threads(threads: int):
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
     return limiter
+
+
+# --- GPUs shared by local jobs -------------------------------------------------------------------
+#
+# Snakemake's local executor counts a `gpu` resource against `--resources gpu=N` but does not say
+# which GPU a job should use: without help every job would open device 0. A job that declares GPUs
+# takes distinct ones from a machine-wide pool of slots, one lock file per GPU, and sets
+# CUDA_VISIBLE_DEVICES to them before CUDA is initialised. A slot is held by an exclusive flock on
+# its file for the life of the process, so the kernel frees it however the job ends (success,
+# error, kill): no slot can leak.
+
+GPU_COUNT_ENV = "CRLREPRO_GPU_COUNT"        # overrides the detected count (tests simulate GPUs with it)
+GPU_LOCK_DIR_ENV = "CRLREPRO_GPU_LOCK_DIR"  # where the slot files live (default: <tmp>/crlrepro-gpu-slots)
+
+
+def physical_gpus(environ=None) -> list[str]:
+    """The GPU ids local jobs share, found without initialising CUDA (CUDA reads
+    CUDA_VISIBLE_DEVICES once, at initialisation; a job must choose its GPU before that).
+
+    An existing CUDA_VISIBLE_DEVICES is the pool (its entries, in order); otherwise
+    ``CRLREPRO_GPU_COUNT`` when set; otherwise NVML's device count (through torch, which does not
+    initialise CUDA to read it), or ``nvidia-smi -L``; ``[]`` when there is no GPU."""
+    environ = os.environ if environ is None else environ
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [entry.strip() for entry in visible.split(",") if entry.strip() and entry.strip() != "-1"]
+    if environ.get(GPU_COUNT_ENV):
+        count = int(environ[GPU_COUNT_ENV])
+        if count < 0:
+            raise ValueError(f"{GPU_COUNT_ENV} must be a non-negative integer; got {count}")
+        return [str(i) for i in range(count)]
+    count = -1
+    try:
+        import torch
+
+        count = torch.cuda._raw_device_count_nvml()
+    except Exception:  # noqa: BLE001 - private API, absent or failing on some builds
+        count = -1
+    if count < 0 and shutil.which("nvidia-smi"):
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, check=False)
+        count = sum(line.startswith("GPU ") for line in listing.stdout.splitlines())
+    return [str(i) for i in range(max(count, 0))]
+
+
+class GpuSlots:
+    """A lock-protected allocator of GPUs among the concurrent jobs of one machine.
+
+    ``acquire(n)`` takes ``n`` free GPUs of ``gpus`` (an exclusive, non-blocking ``flock`` on
+    ``lock_dir/gpu-<id>.lock`` each), waiting while fewer than ``n`` are free; ``release()`` (or the
+    process's exit) frees them."""
+
+    def __init__(self, gpus, lock_dir=None, poll_seconds: float = 0.5):
+        self.gpus = [str(gpu) for gpu in gpus]
+        self.lock_dir = Path(lock_dir or os.environ.get(GPU_LOCK_DIR_ENV)
+                             or Path(tempfile.gettempdir()) / "crlrepro-gpu-slots")
+        self.poll_seconds = poll_seconds
+        self._held: dict[str, int] = {}
+
+    def _try_lock(self, gpu: str) -> int | None:
+        fd = os.open(self.lock_dir / f"gpu-{gpu}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+
+    def acquire(self, n: int = 1, timeout: float | None = None, log=None) -> list[str]:
+        """``n`` distinct GPU ids, held until ``release()``; waits (logging every minute) while
+        fewer than ``n`` are free, and raises TimeoutError after ``timeout`` seconds (None: wait)."""
+        if n < 1 or n > len(self.gpus):
+            raise ValueError(f"a job asks for {n} GPU(s) but this machine has {len(self.gpus)} "
+                             f"({', '.join(self.gpus) or 'none'})")
+        if self._held:
+            raise RuntimeError(f"this allocator already holds GPUs {sorted(self._held)}")
+        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        start = last_log = time.monotonic()
+        while True:
+            for gpu in self.gpus:
+                fd = self._try_lock(gpu)
+                if fd is not None:
+                    self._held[gpu] = fd
+                    if len(self._held) == n:
+                        return list(self._held)
+            self.release()
+            now = time.monotonic()
+            if timeout is not None and now - start >= timeout:
+                raise TimeoutError(f"no {n} of the {len(self.gpus)} GPUs freed within {timeout:g} s "
+                                   f"(slots in {self.lock_dir}); cap concurrent GPU jobs with "
+                                   f"--resources gpu={len(self.gpus)}")
+            if log is not None and now - last_log >= 60:
+                log.info("waiting for %d free GPU(s) of %d; cap concurrent GPU jobs with "
+                         "--resources gpu=%d", n, len(self.gpus), len(self.gpus))
+                last_log = now
+            time.sleep(self.poll_seconds)
+
+    def release(self) -> None:
+        for fd in self._held.values():
+            os.close(fd)  # closing the descriptor drops its flock
+        self._held.clear()
+
+
+def assign_gpus(n: int, environ=None, lock_dir=None, timeout: float | None = None, log=None):
+    """Give this job ``n`` GPUs of its own before CUDA starts: sets CUDA_VISIBLE_DEVICES to them
+    and returns the holding ``GpuSlots`` (keep it alive for the job's life), or None when nothing
+    is to be assigned: ``n`` = 0, no GPU on the machine, or a SLURM job (SLURM already gave it its
+    GPUs and set CUDA_VISIBLE_DEVICES; slot files shared between SLURM jobs would be wrong where
+    every job sees its own GPU as 0)."""
+    environ = os.environ if environ is None else environ
+    if n <= 0 or environ.get("SLURM_JOB_ID"):
+        return None
+    gpus = physical_gpus(environ)
+    if not gpus:
+        return None
+    slots = GpuSlots(gpus, lock_dir=lock_dir)
+    environ["CUDA_VISIBLE_DEVICES"] = ",".join(slots.acquire(n, timeout=timeout, log=log))
+    return slots

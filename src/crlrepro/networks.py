@@ -108,11 +108,9 @@ def embed(model: TwoTower, tower: str, inputs: np.ndarray, batch_size: int = 819
 
 def save_two_tower(model: TwoTower, path, **extra) -> None:
     """Save a trained two-tower model with what is needed to rebuild it (atomically)."""
-    from crlrepro.artifacts import atomic_path
+    from crlrepro.artifacts import save_torch
 
-    payload = {"state_dict": model.state_dict(), "architecture": model.architecture, **extra}
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
+    save_torch({"state_dict": model.state_dict(), "architecture": model.architecture, **extra}, path)
 
 
 def load_two_tower(path) -> tuple[TwoTower, dict]:

@@ -10,14 +10,16 @@ Workflow scripts stay thin::
 from __future__ import annotations
 
 import ast
+import functools
 import logging
+import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from crlrepro import artifacts
-from crlrepro.device import configure_threads, select_device
+from crlrepro.device import assign_gpus, configure_threads, select_device
 
 
 class ScriptRun:
@@ -30,9 +32,13 @@ class ScriptRun:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
         self.log = logging.getLogger(snakemake.rule)
         configure_threads(snakemake.threads)
+        # GPUs of its own for a local job that declares `gpu` resources, before CUDA starts.
+        self.gpu_slots = assign_gpus(int(snakemake.resources.get("gpu", 0) or 0), log=self.log)
         self.device = select_device(device)
-        self.log.info("rule %s, wildcards %s, threads %d, device %s, params %s", snakemake.rule,
-                      dict(snakemake.wildcards.items()), snakemake.threads, self.device, self.params)
+        self.log.info("rule %s, wildcards %s, threads %d, device %s%s, params %s", snakemake.rule,
+                      dict(snakemake.wildcards.items()), snakemake.threads, self.device,
+                      f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})"
+                      if self.device == "cuda" else "", self.params)
 
     def provenance(self) -> dict:
         return artifacts.provenance(
@@ -52,28 +58,39 @@ class ScriptRun:
 def imported_library_files(script: str | Path, package_dir: str | Path) -> list[str]:
     """The files of this package that ``script`` imports, directly or through other modules of the
     package (its import closure, read from the source with ``ast``, nothing is executed). Declared as
-    a rule's inputs, they make editing a module rerun exactly the rules whose scripts use it."""
+    a rule's inputs, they make editing a module rerun exactly the rules whose scripts use it.
+
+    Each file is parsed once per process (the Snakefile asks for every rule's closure, and every
+    job parses the Snakefile again)."""
     package_dir = Path(package_dir)
-    package = package_dir.name
     found: set[Path] = set()
     pending = [Path(script)]
     while pending:
-        tree = ast.parse(pending.pop().read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            for name in names:
-                parts = name.split(".")
-                if parts[0] != package:
-                    continue
-                candidates = [package_dir / "__init__.py"]
-                if len(parts) > 1:
-                    candidates.append(package_dir.joinpath(*parts[1:]).with_suffix(".py"))
-                for path in candidates:
-                    if path.exists() and path not in found:
-                        found.add(path)
-                        pending.append(path)
+        for path in _package_imports(pending.pop(), package_dir):
+            if path not in found:
+                found.add(path)
+                pending.append(path)
     return sorted(str(p) for p in found)
+
+
+@functools.lru_cache(maxsize=None)
+def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
+    """The files of the package at ``package_dir`` that ``source`` imports directly."""
+    package = package_dir.name
+    tree = ast.parse(source.read_text())
+    files: list[Path] = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] != package:
+                continue
+            candidates = [package_dir / "__init__.py"]
+            if len(parts) > 1:
+                candidates.append(package_dir.joinpath(*parts[1:]).with_suffix(".py"))
+            files.extend(path for path in candidates if path.exists() and path not in files)
+    return tuple(files)

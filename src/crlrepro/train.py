@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import torch
 from tqdm import tqdm
 
-from crlrepro.artifacts import atomic_path
+from crlrepro.artifacts import save_torch
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +166,7 @@ def train(
         if checkpoint is not None:
             payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": history,
                        "model": model.state_dict(), "optimizer": optimizer.state_dict()}
-            with atomic_path(checkpoint) as tmp:
-                torch.save(payload, tmp)
+            save_torch(payload, checkpoint)
     bar.close()
     model.eval()
     return history

@@ -3,9 +3,7 @@ the divergence (a NaN/inf loss) when the run diverges."""
 
 from pathlib import Path
 
-import torch
-
-from crlrepro.artifacts import atomic_path
+from crlrepro.artifacts import save_torch
 from crlrepro.config import config_hash
 from crlrepro.images import ImageSplit, load_views, training_subset
 from crlrepro.pipeline import ScriptRun
@@ -34,5 +32,4 @@ try:
 except NonFiniteLossError as error:
     run.log.error("run diverged: %s", error)
     record |= {"state_dict": None, "history": None, "diverged": str(error)}
-with atomic_path(snakemake.output[0]) as tmp:  # noqa: F821
-    torch.save(record, tmp)
+save_torch(record, snakemake.output[0])  # noqa: F821
