@@ -32,6 +32,7 @@ include: "workflow/rules/report.smk"
 localrules:
     all,
     summary,
+    report_captions,
     claims_a1, claims_a2, claims_a3, claims_a4,
     claims_c1, claims_c2, claims_c3, claims_c4, claims_c5,
     claims_ssl,

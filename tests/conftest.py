@@ -1,3 +1,7 @@
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,3 +22,104 @@ def paper_gmm():
 def skewed_gmm():
     """An unbalanced, asymmetric K=3 mixture with unequal variances (a setting the paper never used)."""
     return LatentClassGMM([0.2, 0.5, 0.3], [2.0, -1.0, 0.3], [0.5, 1.5, 1.0], [-1.0, 0.4, 3.0], [2.0, 0.7, 1.2])
+
+
+# --- end to end: snakemake in temporary copies of the repository ----------------------------------
+
+SMOKE = ["--configfile", "configs/smoke.yaml"]  # further config files are appended to this one flag
+# What a run writes that legitimately differs between two runs: logs (times, hosts) and benchmarks.
+VOLATILE = ("logs", "benchmarks")
+
+
+def copy_repo(dst):
+    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
+    shutil.copytree(REPO, dst, ignore=ignore)
+    return dst
+
+
+def snakemake(workdir, *args, check=True, timeout=600):
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args], cwd=workdir, capture_output=True, text=True, timeout=timeout
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(workdir, *args):
+    """Rules a dry run would execute (the 'all' target excluded)."""
+    out = snakemake(workdir, "-n", "--cores", "1", "--quiet", "rules", *args).stdout
+    jobs = set()
+    in_table = False
+    for line in out.splitlines():
+        if line.startswith("job "):
+            in_table = True
+        elif in_table and line.startswith("total"):
+            break
+        elif in_table and line.strip() and not line.startswith("-"):
+            jobs.add(line.split()[0])
+    return jobs - {"all"}
+
+
+def edit(path):
+    with open(path, "a") as handle:
+        handle.write("\n# edited by a test\n")
+
+
+def artifacts(workdir) -> dict[str, bytes]:
+    """Every file a run wrote under results/ (tables, figures, models, provenance), by relative
+    path, except the volatile logs and benchmarks."""
+    results = Path(workdir) / "results"
+    return {
+        str(path.relative_to(workdir)): path.read_bytes()
+        for path in sorted(results.rglob("*"))
+        if path.is_file() and path.relative_to(results).parts[0] not in VOLATILE
+    }
+
+
+# The files that decide what a run computes: a given smoke run must have been made with these.
+CODE = ("Snakefile", "config.yaml", "configs", "src/crlrepro", "workflow")
+
+
+def _code_differences(other: Path) -> list[str]:
+    differences = []
+    for entry in CODE:
+        root = REPO / entry
+        files = [root] if root.is_file() else [p for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+        for path in files:
+            twin = other / path.relative_to(REPO)
+            if not twin.is_file() or twin.read_bytes() != path.read_bytes():
+                differences.append(str(path.relative_to(REPO)))
+    return differences
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """A checkout that has run the smoke pipeline from clean (tests may change it afterwards).
+
+    Runs it on 2 cores, or, where CRLREPRO_SMOKE_RUN names a checkout of this same code that has
+    just done so (as .ci/run does, to not run it twice), copies that one; it must be up to date."""
+    workdir = tmp_path_factory.mktemp("run1") / "repo"
+    given = os.environ.get("CRLREPRO_SMOKE_RUN")
+    if given:
+        differences = _code_differences(Path(given))
+        if differences:
+            pytest.fail(f"CRLREPRO_SMOKE_RUN={given} was made with other code: {differences[:5]}")
+        shutil.copytree(given, workdir, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        planned = planned_jobs(workdir, *SMOKE)
+        if planned:
+            pytest.fail(f"CRLREPRO_SMOKE_RUN={given} is not a finished smoke run: it would still run {sorted(planned)}")
+    else:
+        copy_repo(workdir)
+        snakemake(workdir, "--cores", "2", *SMOKE)
+    _SMOKE_ARTIFACTS[workdir] = artifacts(workdir)
+    return workdir
+
+
+_SMOKE_ARTIFACTS: dict[Path, dict[str, bytes]] = {}
+
+
+@pytest.fixture(scope="session")
+def smoke_artifacts(smoke_run):
+    """What the smoke run wrote, read as soon as it finished (before any test changed the checkout)."""
+    return _SMOKE_ARTIFACTS[smoke_run]

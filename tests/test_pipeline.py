@@ -1,8 +1,8 @@
 """End to end: snakemake on the smoke config in temporary copies of the repository."""
 
 import json
-import shutil
-import subprocess
+import os
+import re
 import sys
 
 import matplotlib.image
@@ -13,54 +13,9 @@ import yaml
 
 from crlrepro.reference import paper_values
 
-from conftest import REPO
+from conftest import REPO, SMOKE, copy_repo, edit, planned_jobs, snakemake
 
 pytestmark = pytest.mark.pipeline
-SMOKE = ["--configfile", "configs/smoke.yaml"]  # further config files are appended to this one flag
-
-
-def copy_repo(dst):
-    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
-    shutil.copytree(REPO, dst, ignore=ignore)
-    return dst
-
-
-def snakemake(workdir, *args, check=True):
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", *args], cwd=workdir, capture_output=True, text=True, timeout=600
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def planned_jobs(workdir, *args):
-    """Rules a dry run would execute (the 'all' target excluded)."""
-    out = snakemake(workdir, "-n", "--cores", "1", "--quiet", "rules", *args).stdout
-    jobs = set()
-    in_table = False
-    for line in out.splitlines():
-        if line.startswith("job "):
-            in_table = True
-        elif in_table and line.startswith("total"):
-            break
-        elif in_table and line.strip() and not line.startswith("-"):
-            jobs.add(line.split()[0])
-    return jobs - {"all"}
-
-
-def edit(path):
-    with open(path, "a") as handle:
-        handle.write("\n# edited by a test\n")
-
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    workdir = copy_repo(tmp_path_factory.mktemp("run1") / "repo")
-    snakemake(workdir, "--cores", "2", *SMOKE)
-    return workdir
-
-
 def test_smoke_tables_have_the_right_values(smoke_run):
     results = smoke_run / "results"
     reference = paper_values("A1")
@@ -189,27 +144,18 @@ def test_smoke_supervised_view_experiments(smoke_run):
         assert image.shape[0] > 200 and image.std() > 0.01
 
 
-def test_second_clean_run_gives_byte_identical_tables(smoke_run, tmp_path):
-    second = copy_repo(tmp_path / "repo")
-    snakemake(second, "--cores", "1", *SMOKE)
-    tables = sorted(p.relative_to(smoke_run) for p in (smoke_run / "results").rglob("*.csv"))
-    assert len(tables) >= 5
-    for rel in tables:
-        assert (second / rel).read_bytes() == (smoke_run / rel).read_bytes(), rel
-
-
 def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == set()
 
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
     tolerance.write_text(yaml.safe_dump({"approximation": {"relative_tolerance": 1e-4}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_a1", "summary"}
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_a1", "summary", "report_captions"}
 
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
     ladder = smoke_run / "ladder.yaml"
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary"}
+    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "report_captions"}
 
     # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
     # checksum must change).
@@ -222,7 +168,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
-        "oracle", "claims_c1", "summary",
+        "oracle", "claims_c1", "summary", "report_captions",
         "calibration_run", "calibration", "figure_calibration", "claims_c2",
         "negative_sampling", "scaling", "budget", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
     }
@@ -232,7 +178,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 2048}}}))
     out = snakemake(smoke_run, "-n", "--cores", "1", *SMOKE, str(budget)).stdout
     assert "runs/budget_scrl.csv" in out and "runs/m_scrl.csv" not in out
-    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary"}
+    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary", "report_captions"}
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     edit(smoke_run / "src" / "crlrepro" / "train.py")
@@ -284,5 +230,35 @@ def test_report_builds_with_every_figure_and_clean_captions(smoke_run, tmp_path)
     proc = snakemake(smoke_run, "--report", str(report), *SMOKE)
     assert "ERROR" not in proc.stdout + proc.stderr  # e.g. a |x| in a caption is an RST substitution
     html = report.read_text(errors="ignore")
-    for figure in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "S1", "S2", "S3", "S4"):
+    for figure in FIGURES:
         assert f"{figure}.png" in html, figure
+    # Each caption says what this run measured and the verdicts; the summary's gives the provenance.
+    captions = smoke_run / "results" / "report" / "captions"
+    for figure in FIGURES:
+        text = (captions / f"{figure}.rst").read_text()
+        assert "**This run:**" in text and "measured" in text and re.search(r"\*\*(not )?reproduced\*\*|\*\*not comparable\*\*", text), figure
+    assert "**Provenance:** config" in (captions / "summary.rst").read_text()
+
+
+FIGURES = ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "S1", "S2", "S3", "S4")
+
+
+@pytest.mark.browser
+def test_report_renders_in_headless_chromium(smoke_run, tmp_path):
+    """The report opens in Chromium without page errors and shows every figure and the summary."""
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    from render_report import chromium_path, main
+
+    required = os.environ.get("CRLREPRO_REQUIRE_BROWSER") == "1"
+    missing = None if chromium_path() else "no Chromium (Debian's chromium)"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        missing = "Playwright is not installed"
+    if missing:
+        (pytest.fail if required else pytest.skip)(missing)
+    report = tmp_path / "report.html"
+    snakemake(smoke_run, "--report", str(report), *SMOKE)
+    assert main([str(report), "--out", str(tmp_path / "shots"), "--expect-figures", str(len(FIGURES))]) == 0
+    for figure in FIGURES:
+        assert (tmp_path / "shots" / f"{figure}.png.png").stat().st_size > 10_000

@@ -53,3 +53,25 @@ def test_unknown_experiment_is_rejected():
     bad = pd.DataFrame([{c: "x" for c in CLAIM_COLUMNS}])
     with pytest.raises(ValueError, match="unknown experiment"):
         collect_summary([bad])
+
+
+def test_report_captions_and_html_summary_escape_and_count():
+    from crlrepro.summary import claims_caption, rst_text, summary_html
+
+    table = pd.DataFrame([
+        {"experiment": "A1", "claim": "tail |x|_2 *sum* `a`", "paper_value": 0.5, "measured": 0.49, "ci_low": 0.48,
+         "ci_high": 0.5, "tolerance": "relative 0.1", "verdict": "reproduced"},
+        {"experiment": "A1", "claim": "<b>slope</b>", "paper_value": np.nan, "measured": 2.0, "ci_low": np.nan,
+         "ci_high": np.nan, "tolerance": "exact", "verdict": "not reproduced"},
+    ])
+    assert rst_text("a|b*c_") == "a\\|b\\*c\\_"
+    text = claims_caption("**Figure.** What the paper claims.", table, {"config_hash": "abc", "git_commit": "f00",
+                                                                     "device": "cpu", "packages": {"torch": "2"}})
+    assert text.startswith("**Figure.** What the paper claims.")
+    assert "1 reproduced, 1 not reproduced, 0 not comparable (of 2 claims)" in text
+    assert "tail \\|x\\|\\_2 \\*sum\\* \\`a\\`" in text and "**not reproduced**" in text
+    assert "paper 0.5" in text and "**Provenance:** config abc, commit f00, device cpu; torch 2." in text
+    assert "{% raw %}" in text and text.rstrip().endswith("{% endraw %}")
+    assert "tail" not in claims_caption("d", table, list_claims=False)
+    page = summary_html(table)
+    assert page.count("<tr class=") == 2 and "&lt;b&gt;slope&lt;/b&gt;" in page and "<b>slope" not in page

@@ -89,6 +89,62 @@ def summary_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rst_text(text: str) -> str:
+    """``text`` as literal reStructuredText (inline markup characters escaped)."""
+    for char in "\\*`|_[]":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | None = None,
+                   list_claims: bool = True) -> str:
+    """A report caption: ``description`` (the figure and what the paper claims), the verdict count,
+    then (``list_claims``) claim by claim what this run measured (interval in brackets), the paper's
+    value, the tolerance and the verdict, then the run's ``provenance`` when given.
+    reStructuredText, wrapped so that the report's Jinja pass leaves it as it is."""
+    counts = claims["verdict"].value_counts()
+    lines = [description.rstrip(), "", "{% raw %}"]
+    if len(claims):
+        lines += [f"**This run:** {', '.join(f'{counts.get(v, 0)} {v}' for v in VERDICTS)} "
+                  f"(of {len(claims)} claims).", ""]
+    for row in claims.itertuples(index=False) if list_claims else ():
+        paper = "" if not np.isfinite(row.paper_value) else f"; paper {_fmt(row.paper_value)}"
+        lines.append(f"- {row.experiment}, {rst_text(row.claim)}: measured {_fmt(row.measured)} "
+                     f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]{paper}; tolerance {rst_text(str(row.tolerance))}: "
+                     f"**{row.verdict}**")
+    if provenance:
+        packages = provenance.get("packages", {})
+        lines += ["", f"**Provenance:** config {provenance.get('config_hash')}, commit "
+                      f"{rst_text(str(provenance.get('git_commit')))}, device {provenance.get('device')}; "
+                  + ", ".join(f"{name} {version}" for name, version in sorted(packages.items())) + "."]
+    lines.append("{% endraw %}")
+    return "\n".join(lines) + "\n"
+
+
+def summary_html(table: pd.DataFrame) -> str:
+    """The summary as a self-contained HTML page (for the report): the verdict count, then one
+    table row per claim, with the same columns and number format as :func:`summary_markdown`."""
+    import html
+
+    counts = table["verdict"].value_counts()
+    head = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) + f" (of {len(table)} claims)."
+    columns = ["experiment", "claim", "paper", "measured", "interval", "tolerance", "verdict"]
+    rows = []
+    for row in table.itertuples(index=False):
+        cells = [row.experiment, row.claim, _fmt(row.paper_value), _fmt(row.measured),
+                 f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]", row.tolerance, row.verdict]
+        verdict_class = str(row.verdict).replace(" ", "-")
+        rows.append(f'<tr class="{verdict_class}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    return "\n".join([
+        "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>crlrepro summary</title>',
+        "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.reproduced td:last-child{color:#15803d}"
+        ".not-reproduced td:last-child{color:#b91c1c}.not-comparable td:last-child{color:#6b7280}</style>",
+        "</head><body>", "<h1>crlrepro: claim-by-claim summary</h1>", f"<p>{html.escape(head)}</p>",
+        "<table><thead><tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr></thead><tbody>",
+        *rows, "</tbody></table></body></html>", ""])
+
+
 def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     """Mean over seeds and its Student-t interval, mean ± t_{(1+level)/2, n−1} · sd/√n (a single seed
     gives the degenerate interval [mean, mean])."""

@@ -28,14 +28,44 @@ wildcard_constraints:
     seed=r"\d+",
 
 
+def workdir_relative(path):
+    """A path under the working directory as a relative one: Snakemake records each job's input
+    paths, so a checkout copied or moved together with its results/ and .snakemake/ stays up to
+    date instead of rerunning everything."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
 def library(script):
     """The library files that workflow/scripts/<script>.py imports (its import closure): declared as
     inputs, editing a module reruns exactly the rules whose scripts use it."""
-    return imported_library_files(Path(workflow.basedir) / "workflow" / "scripts" / f"{script}.py", SRC / "crlrepro")
+    scripts = Path(workflow.basedir) / "workflow" / "scripts"
+    return [workdir_relative(path) for path in imported_library_files(scripts / f"{script}.py", SRC / "crlrepro")]
 
 
 CONDA_ENV = "../../envs/crlrepro.yaml"
-PAPER_VALUES = str(SRC / "crlrepro" / "paper_values.yaml")
+PAPER_VALUES = workdir_relative(SRC / "crlrepro" / "paper_values.yaml")
+
+
+# Report captions: each figure's description (workflow/report/<template>.rst) and the experiments
+# whose claims it shows; rule report_captions completes them with what the run measured.
+REPORT_CAPTIONS = {
+    "gmm_spectrum": {"template": "gmm_spectrum", "experiments": ["A1"]},
+    "gmm_mlp": {"template": "gmm_mlp", "experiments": ["A2"]},
+    "lcgm": {"template": "lcgm", "experiments": ["A3"]},
+    "tsybakov": {"template": "tsybakov", "experiments": ["A4"]},
+    "calibration": {"template": "calibration", "experiments": ["C2"]},
+    "scaling": {"template": "scaling", "experiments": ["C3"]},
+    "budget": {"template": "budget", "experiments": ["C4"]},
+    **{e: {"template": "supervised_view", "experiments": [e]} for e in SSL_EXPERIMENTS},
+    "summary": {"template": "summary", "experiments": "all"},
+}
+
+
+def caption(name):
+    """The caption of report item ``name``: written by rule report_captions (so it can say what was
+    measured), found by `snakemake --report` under this run's results/."""
+    return os.path.abspath(f"{RESULTS}/report/captions/{name}.rst")
 
 
 def gmm_params():
@@ -90,6 +120,8 @@ def all_targets():
         *[f"{RESULTS}/figures/{e}.png" for e in SSL_EXPERIMENTS],
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/summary.md",
+        f"{RESULTS}/summary.html",
+        *[f"{RESULTS}/report/captions/{name}.rst" for name in REPORT_CAPTIONS],
     ]
 
 

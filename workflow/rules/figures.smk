@@ -10,7 +10,7 @@ rule figure_gmm_spectrum:
     output:
         png=report(
             f"{RESULTS}/figures/gmm_spectrum.png",
-            caption="../report/gmm_spectrum.rst",
+            caption=caption("gmm_spectrum"),
             category="Paper 2: approximation",
         ),
         pdf=f"{RESULTS}/figures/gmm_spectrum.pdf",
@@ -32,7 +32,7 @@ rule figure_gmm_mlp:
         table=rules.gmm_mlp_table.output[0],
         paper_values=PAPER_VALUES,
     output:
-        png=report(f"{RESULTS}/figures/gmm_mlp.png", caption="../report/gmm_mlp.rst", category="Paper 2: approximation"),
+        png=report(f"{RESULTS}/figures/gmm_mlp.png", caption=caption("gmm_mlp"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/gmm_mlp.pdf",
     params:
         gmm=gmm_params(),
@@ -52,7 +52,7 @@ rule figure_lcgm:
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
     output:
-        png=report(f"{RESULTS}/figures/lcgm.png", caption="../report/lcgm.rst", category="Paper 2: approximation"),
+        png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",
     log:
         f"{RESULTS}/logs/figure_lcgm.log",
@@ -70,7 +70,7 @@ rule figure_tsybakov:
         cdf=rules.tsybakov.output.cdf,
         paper_values=PAPER_VALUES,
     output:
-        png=report(f"{RESULTS}/figures/tsybakov.png", caption="../report/tsybakov.rst", category="Paper 2: approximation"),
+        png=report(f"{RESULTS}/figures/tsybakov.png", caption=caption("tsybakov"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/tsybakov.pdf",
     params:
         gmm=gmm_params(),
@@ -90,7 +90,7 @@ rule figure_calibration:
         fit=rules.calibration.output.fit,
         tsybakov=rules.tsybakov.output.table,
     output:
-        png=report(f"{RESULTS}/figures/calibration.png", caption="../report/calibration.rst", category="Paper 1"),
+        png=report(f"{RESULTS}/figures/calibration.png", caption=caption("calibration"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/calibration.pdf",
     params:
         tau=config["tau"],
@@ -109,7 +109,7 @@ rule figure_scaling:
         table=rules.scaling.output.table,
         slopes=rules.scaling.output.slopes,
     output:
-        png=report(f"{RESULTS}/figures/scaling.png", caption="../report/scaling.rst", category="Paper 1"),
+        png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",
     log:
         f"{RESULTS}/logs/figure_scaling.log",
@@ -126,7 +126,7 @@ rule figure_budget:
         table=rules.budget.output.table,
         fit=rules.budget.output.fit,
     output:
-        png=report(f"{RESULTS}/figures/budget.png", caption="../report/budget.rst", category="Paper 1"),
+        png=report(f"{RESULTS}/figures/budget.png", caption=caption("budget"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/budget.pdf",
     log:
         f"{RESULTS}/logs/figure_budget.log",

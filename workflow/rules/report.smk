@@ -27,8 +27,9 @@ rule summary:
         library("summary"),
         claims=claim_tables(),
     output:
-        csv=report(f"{RESULTS}/summary.csv", caption="../report/summary.rst", category="Summary"),
+        csv=f"{RESULTS}/summary.csv",
         md=f"{RESULTS}/summary.md",
+        html=report(f"{RESULTS}/summary.html", caption=caption("summary"), category="Summary"),
     log:
         f"{RESULTS}/logs/summary.log",
     conda:
@@ -182,3 +183,22 @@ rule claims_c4:
     threads: 1
     script:
         "../scripts/claims_c4.py"
+
+
+rule report_captions:
+    input:
+        library("report_captions"),
+        summary=rules.summary.output.csv,
+        templates=[workdir_relative(Path(workflow.basedir) / "workflow" / "report" / f"{spec['template']}.rst")
+                   for spec in REPORT_CAPTIONS.values()],
+    output:
+        [f"{RESULTS}/report/captions/{name}.rst" for name in REPORT_CAPTIONS],
+    params:
+        captions=REPORT_CAPTIONS,
+    log:
+        f"{RESULTS}/logs/report_captions.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    script:
+        "../scripts/report_captions.py"

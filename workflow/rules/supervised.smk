@@ -81,7 +81,7 @@ rule figure_ssl:
         library("figure_ssl"),
         tables=rules.ssl_tables.output,
     output:
-        png=[report(f"{RESULTS}/figures/{e}.png", caption="../report/supervised_view.rst", category="Paper 3") for e in SSL_EXPERIMENTS],
+        png=[report(f"{RESULTS}/figures/{e}.png", caption=caption(e), category="Paper 3") for e in SSL_EXPERIMENTS],
         pdf=[f"{RESULTS}/figures/{e}.pdf" for e in SSL_EXPERIMENTS],
     params:
         experiments=list(SSL_EXPERIMENTS),
