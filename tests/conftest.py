@@ -119,6 +119,18 @@ def smoke_run(tmp_path_factory):
 _SMOKE_ARTIFACTS: dict[Path, dict[str, bytes]] = {}
 
 
+def fresh_checkout(dst):
+    """A checkout without results, made like the one ``smoke_run`` ran in, so that a second run
+    can be compared with it byte for byte (provenance records the git commit, or None outside git):
+    a copy of CRLREPRO_SMOKE_RUN's checkout with its .git when that is given, else of this one."""
+    given = os.environ.get("CRLREPRO_SMOKE_RUN")
+    if not given:
+        return copy_repo(dst)
+    ignore = shutil.ignore_patterns("results", ".snakemake", "__pycache__", ".pytest_cache", ".hypothesis")
+    shutil.copytree(given, dst, symlinks=True, ignore=ignore)
+    return dst
+
+
 @pytest.fixture(scope="session")
 def smoke_artifacts(smoke_run):
     """What the smoke run wrote, read as soon as it finished (before any test changed the checkout)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SMOKE, artifacts, copy_repo
+from conftest import REPO, SMOKE, artifacts, fresh_checkout
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slurm]
 
@@ -85,7 +85,7 @@ def _submitted_rules(output: str) -> list[str]:
 
 
 def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
-    workdir = copy_repo(tmp_path / "repo")
+    workdir = fresh_checkout(tmp_path / "repo")
 
     # First run: one job is cancelled on the cluster; --keep-going lets everything else finish.
     first = subprocess.Popen(_slurm_snakemake(workdir, "--keep-going"), cwd=workdir, stdout=subprocess.PIPE,
