@@ -105,7 +105,8 @@ def smoke_run(tmp_path_factory):
         differences = _code_differences(Path(given))
         if differences:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} was made with other code: {differences[:5]}")
-        shutil.copytree(given, workdir, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        shutil.copytree(given, workdir, symlinks=True, ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"))
         planned = planned_jobs(workdir, *SMOKE)
         if planned:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} is not a finished smoke run: it would still run {sorted(planned)}")
@@ -126,7 +127,7 @@ def fresh_checkout(dst):
     given = os.environ.get("CRLREPRO_SMOKE_RUN")
     if not given:
         return copy_repo(dst)
-    ignore = shutil.ignore_patterns("results", ".snakemake", "__pycache__", ".pytest_cache", ".hypothesis")
+    ignore = shutil.ignore_patterns("results", ".snakemake", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
     shutil.copytree(given, dst, symlinks=True, ignore=ignore)
     return dst
 

@@ -1,0 +1,67 @@
+"""Benchmark: A2's paper-scale training (two-tower MLPs, width 128, 3 layers, batch 512, AdamW, in-batch
+InfoNCE at τ = 0.5, D = 8) on CUDA against the CPU, through the project's trainer.
+
+    python benchmarks/gpu.py [--samples 1048576] [--epochs 2] [--threads 16]
+
+Prints samples/second on each device (an epoch of warm-up first, then --epochs timed epochs) and the
+ratio; without CUDA it measures the CPU and says that no GPU was found. Ready to run as is on a GPU
+machine (nothing to download; about a minute on one GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from crlrepro.approximation import in_batch_info_nce
+from crlrepro.device import configure_threads
+from crlrepro.gmm import LatentClassGMM
+from crlrepro.networks import TwoTower
+from crlrepro.train import TrainSettings, train
+
+PAPER_GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
+
+
+def samples_per_second(device: str, x: torch.Tensor, y: torch.Tensor, epochs: int) -> float:
+    settings = TrainSettings(epochs=1, batch_size=512, learning_rate=1e-3, weight_decay=1e-2, seed=0, name=f"A2 on {device}",
+                             device=device)
+    torch.manual_seed(0)
+    model = TwoTower(1, 1, 8, hidden=128, layers=3)
+    train(model, in_batch_info_nce(0.5), [x, y], settings)  # warm-up: kernels, allocator, fused AdamW
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    train(model, in_batch_info_nce(0.5), [x, y], replace(settings, epochs=epochs))
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return epochs * (len(x) // 512) * 512 / (time.perf_counter() - start)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=1 << 20)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="CPU threads")
+    args = parser.parse_args(argv)
+    configure_threads(args.threads)
+    xs, ys, _ = PAPER_GMM.sample(args.samples, np.random.default_rng(0))
+    x = torch.tensor(xs, dtype=torch.float32)[:, None]
+    y = torch.tensor(ys, dtype=torch.float32)[:, None]
+    rates = {"cpu": samples_per_second("cpu", x, y, args.epochs)}
+    print(f"cpu ({args.threads} threads): {rates['cpu']:,.0f} samples/s")
+    if not torch.cuda.is_available():
+        print("no CUDA device: GPU not measured")
+        return 0
+    rates["cuda"] = samples_per_second("cuda", x, y, args.epochs)
+    print(f"cuda ({torch.cuda.get_device_name(0)}): {rates['cuda']:,.0f} samples/s")
+    print(f"speed-up cuda / cpu: {rates['cuda'] / rates['cpu']:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
