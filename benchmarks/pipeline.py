@@ -61,7 +61,8 @@ def rule_times(workdir: Path) -> pd.DataFrame:
     rows = []
     for path in sorted((workdir / "results" / "benchmarks").rglob("*.tsv")):
         record = pd.read_csv(path, sep="\t").iloc[0]
-        rule = path.relative_to(workdir / "results" / "benchmarks").parts[0]
+        parts = path.relative_to(workdir / "results" / "benchmarks").parts
+        rule = parts[0] if len(parts) > 1 else path.stem  # results/benchmarks/<rule>/<job>.tsv or <rule>.tsv
         rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]),
                      "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
     return pd.DataFrame(rows)
@@ -73,6 +74,8 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 def _fmt(value) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
