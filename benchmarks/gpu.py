@@ -18,6 +18,8 @@ from dataclasses import replace
 import numpy as np
 import torch
 
+from common import markdown, row, table
+
 from crlrepro.approximation import in_batch_info_nce
 from crlrepro.device import configure_threads
 from crlrepro.gmm import LatentClassGMM
@@ -42,24 +44,33 @@ def samples_per_second(device: str, x: torch.Tensor, y: torch.Tensor, epochs: in
     return epochs * (len(x) // 512) * 512 / (time.perf_counter() - start)
 
 
+def measure(samples: int = 1 << 20, epochs: int = 2, threads: int | None = None) -> list[dict]:
+    """CUDA vs CPU samples/s (value and baseline); without CUDA the CPU alone, the GPU 'not measured'."""
+    threads = threads or torch.get_num_threads()
+    configure_threads(threads)
+    xs, ys, _ = PAPER_GMM.sample(samples, np.random.default_rng(0))
+    x = torch.tensor(xs, dtype=torch.float32)[:, None]
+    y = torch.tensor(ys, dtype=torch.float32)[:, None]
+    cpu = samples_per_second("cpu", x, y, epochs)
+    print(f"cpu ({threads} threads): {cpu:,.0f} samples/s", flush=True)
+    if not torch.cuda.is_available():
+        print("no CUDA device: GPU not measured", flush=True)
+        return [row("gpu", f"A2 paper-scale training (samples/s): no CUDA device here, CPU ({threads} threads) as baseline",
+                    None, cpu, None, "measured where a GPU is lent", None)]
+    cuda = samples_per_second("cuda", x, y, epochs)
+    name = torch.cuda.get_device_name(0)
+    print(f"cuda ({name}): {cuda:,.0f} samples/s; speed-up {cuda / cpu:.1f}x", flush=True)
+    return [row("gpu", f"A2 paper-scale training (samples/s) on {name}, CPU ({threads} threads) as baseline", cuda, cpu,
+                cuda / cpu, "measured where a GPU is lent", True)]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1 << 20)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="CPU threads")
     args = parser.parse_args(argv)
-    configure_threads(args.threads)
-    xs, ys, _ = PAPER_GMM.sample(args.samples, np.random.default_rng(0))
-    x = torch.tensor(xs, dtype=torch.float32)[:, None]
-    y = torch.tensor(ys, dtype=torch.float32)[:, None]
-    rates = {"cpu": samples_per_second("cpu", x, y, args.epochs)}
-    print(f"cpu ({args.threads} threads): {rates['cpu']:,.0f} samples/s")
-    if not torch.cuda.is_available():
-        print("no CUDA device: GPU not measured")
-        return 0
-    rates["cuda"] = samples_per_second("cuda", x, y, args.epochs)
-    print(f"cuda ({torch.cuda.get_device_name(0)}): {rates['cuda']:,.0f} samples/s")
-    print(f"speed-up cuda / cpu: {rates['cuda'] / rates['cpu']:.1f}x")
+    print(markdown(table(measure(args.samples, args.epochs, args.threads))))
     return 0
 
 

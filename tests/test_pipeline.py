@@ -147,6 +147,15 @@ def test_smoke_supervised_view_experiments(smoke_run):
 def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == set()
 
+    # A figure's style reruns that figure's rule only; the shared style, every figure and nothing else.
+    one = smoke_run / "style_one.yaml"
+    one.write_text(yaml.safe_dump({"figures": {"overrides": {"tsybakov": {"font_scale": 1.4}}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(one)) == {"figure_tsybakov"}
+    shared = smoke_run / "style_all.yaml"
+    shared.write_text(yaml.safe_dump({"figures": {"style": {"dpi": 150}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(shared)) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
+                                                            "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
+
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
     tolerance.write_text(yaml.safe_dump({"approximation": {"relative_tolerance": 1e-4}}))
@@ -198,6 +207,9 @@ BAD_CONFIGS = {
     "lcgm.classes": {"lcgm": {"classes": 1}},
     "lcgm.noise_x": {"lcgm": {"noise_x": -0.1}},
     "seeds": {"seeds": []},
+    "figures.style.context": {"figures": {"style": {"context": "huge"}}},
+    "figures.overrides.tsybakov.dpi": {"figures": {"overrides": {"tsybakov": {"dpi": 0}}}},
+    "figures.overrides": {"figures": {"overrides": {"tsybakoff": {"dpi": 100}}}},
     "device": {"device": "tpu"},
     "temperature": {"temperature": 0.5},
     "gmm.mean_x[0]": {"gmm": {"mean_x": ["one", -1.2]}},

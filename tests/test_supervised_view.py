@@ -202,6 +202,30 @@ def test_models_output_shapes():
         ContrastiveModel("vit", 1)
 
 
+@pytest.mark.parametrize("encoder,channels,size", [("small_cnn", 1, 8), ("small_cnn", 3, 12), ("resnet18", 3, 16)])
+def test_channels_last_encoder_is_the_same_function(encoder, channels, size):
+    """The encoder runs in channels-last layout (a speed choice): same parameter names, same outputs and
+    gradients as the plain NCHW computation with the same weights, and a state dict that loads anywhere."""
+    torch.manual_seed(0)
+    model = ContrastiveModel(encoder, channels, projection_dim=8)
+    conv = next(m for m in model.encoder.modules() if isinstance(m, torch.nn.Conv2d) and m.in_channels > 1)
+    assert conv.weight.is_contiguous(memory_format=torch.channels_last)
+    plain = ContrastiveModel(encoder, channels, projection_dim=8)
+    plain.encoder._forward_pre_hooks.clear()
+    plain.encoder.to(memory_format=torch.contiguous_format)
+    plain.load_state_dict(model.state_dict())
+    assert list(plain.state_dict()) == list(model.state_dict())
+    x = torch.rand(6, channels, size, size)
+    out, ref = model(x), plain(x)
+    torch.testing.assert_close(out, ref, rtol=1e-4, atol=1e-5)
+    out.square().sum().backward()
+    ref.square().sum().backward()
+    name = next(n for n, p in model.named_parameters() if p is conv.weight)
+    grad, ref_grad = conv.weight.grad, dict(plain.named_parameters())[name].grad
+    # float32 sums in another order: equal up to rounding relative to the gradient's scale
+    assert (grad - ref_grad).abs().max() <= 1e-3 * ref_grad.abs().max()
+
+
 def _ssl_table(column, values, accuracy, diverged=None):
     rows = []
     for value, acc in zip(values, accuracy):

@@ -66,15 +66,15 @@ def save_torch(payload, path: str | Path) -> None:
         torch.save(payload, handle)
 
 
-def save_figure(fig, paths) -> None:
-    """Save a matplotlib figure to each path (format from the suffix), atomically, without
-    timestamps in the metadata so that reruns give identical files."""
+def save_figure(fig, paths, dpi: int = 200) -> None:
+    """Save a matplotlib figure to each path (format from the suffix; raster ones at ``dpi``),
+    atomically, without timestamps in the metadata so that reruns give identical files."""
     for path in paths:
         path = Path(path)
         fmt = path.suffix.lstrip(".")
         metadata_ = {"CreationDate": None} if fmt == "pdf" else {}
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=200, bbox_inches="tight", metadata=metadata_)
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata_)
 
 
 def package_versions() -> dict:

@@ -3,6 +3,8 @@ beyond reshaping tables, so restyling never recomputes anything."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import matplotlib
 import matplotlib.ticker
 
@@ -13,14 +15,43 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 
-def _style():
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+CONTEXTS = ("paper", "notebook", "talk", "poster")
+THEMES = ("white", "whitegrid", "dark", "darkgrid", "ticks")
+PALETTES = ("deep", "muted", "bright", "pastel", "dark", "colorblind")
 
 
-def plot_gmm_spectrum(spectrum: pd.DataFrame, truncation: pd.DataFrame, reference: dict | None = None):
+@dataclass(frozen=True)
+class FigureStyle:
+    """How a figure looks, never what it shows: seaborn's context (paper, notebook, talk, poster), its
+    theme, the font scale, the colour palette, and the resolution of raster output (dots per inch).
+    The defaults are the pipeline's (config.yaml ``figures.style``)."""
+
+    context: str = "paper"
+    theme: str = "whitegrid"
+    font_scale: float = 1.1
+    palette: str = "deep"
+    dpi: int = 200
+
+    def __post_init__(self):
+        for name, value, allowed in (("context", self.context, CONTEXTS), ("theme", self.theme, THEMES),
+                                     ("palette", self.palette, PALETTES)):
+            if value not in allowed:
+                raise ValueError(f"figure style {name} {value!r} is not one of {', '.join(allowed)}")
+        if not self.font_scale > 0 or not self.dpi > 0:
+            raise ValueError(f"figure style needs font_scale > 0 and dpi > 0, got {self.font_scale!r} and {self.dpi!r}")
+
+    def apply(self) -> None:
+        sns.set_theme(context=self.context, style=self.theme, font_scale=self.font_scale, palette=self.palette)
+
+
+def _style(style: FigureStyle | None):
+    (style or FigureStyle()).apply()
+
+
+def plot_gmm_spectrum(spectrum: pd.DataFrame, truncation: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
     """A1: (a) eigenvalue decay λ_i of the PMI operator; (b) tail sum Σ_{i>D} λ_i and excess risk
     L(s_D) − L* of the truncation vs D, with the paper's Table 1 values overlaid when given."""
-    _style()
+    _style(style)
     fig, (ax_spec, ax_trunc) = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
 
     positive = spectrum[spectrum["eigenvalue"] > 0]
@@ -62,11 +93,11 @@ def _log2_dims_axis(ax, dims):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None):
+def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
     """A2: population excess risk and shift-removed L2 distance to τ·PMI vs D, for the two-tower
     MLP (mean over seeds, bars: min–max) and for the spectral truncation s_D; paper 2 Table 1
     columns 3–4 overlaid when comparable."""
-    _style()
+    _style(style)
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
     panels = (("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$", "(a) excess contrastive risk"),
               ("l2_distance", "spectral_l2_distance", r"$\min_c\|s+c(x)-\tau\,\mathrm{PMI}\|_{L_2}$", "(b) distance to the Bayes score"))
@@ -81,10 +112,10 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None):
     return fig
 
 
-def plot_lcgm(table: pd.DataFrame, elbow: dict):
+def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None):
     """A3: linear-probe R² of f(x) → p(z|x) and g(y) → log p(z|y)/π_k, and the held-out excess risk,
     vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked."""
-    _style()
+    _style(style)
     fig, (ax_r2, ax_risk) = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
     long = table.melt(id_vars=["D", "seed"], value_vars=["r2_f", "r2_g"], var_name="probe", value_name="R2")
     long["probe"] = long["probe"].map({"r2_f": r"$f(x)\to p(z|x)$", "r2_g": r"$g(y)\to\log p(z|y)/\pi_k$"})
@@ -101,10 +132,10 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict):
     return fig
 
 
-def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None):
+def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
     """A4: (a) empirical P(|r(x,y) − r(x,y')| ≤ t) on log-log axes with the fitted c·t^μ̂ over the
     configured window; (b) μ̂ and its bootstrap interval for every window, paper's μ̂ as a line."""
-    _style()
+    _style(style)
     fig, (ax_cdf, ax_mu) = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
     sns.lineplot(data=cdf, x="t", y="cdf", ax=ax_cdf, color="C0", label=r"$\hat F(t)$")
     fit = table.iloc[0]
@@ -127,10 +158,10 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
     return fig
 
 
-def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None):
+def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None, style: FigureStyle | None = None):
     """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
     sized by epoch; the bound √(2/τ·(L − L*)) as a line; the fitted power law over the points used."""
-    _style()
+    _style(style)
     fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
     sns.scatterplot(data=shown, x="excess_loss", y="excess_auc", hue="model", size="checkpoint", sizes=(15, 70),
@@ -150,10 +181,10 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     return fig
 
 
-def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame):
+def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, style: FigureStyle | None = None):
     """C3: mean |gap| over seeds (bars: min–max) against m at fixed n and against n at fixed m, both
     regimes, log-log, with reference lines of the predicted slopes through the first point."""
-    _style()
+    _style(style)
     fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.8), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1"}
     for ax, axis in zip(axes[:2], ("m", "n")):
@@ -179,10 +210,10 @@ def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame):
     return fig
 
 
-def plot_budget(table: pd.DataFrame, summary: pd.DataFrame):
+def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle | None = None):
     """C4: excess risk and AUC per split m (n = N/m) of the fixed budget, both regimes (mean over
     seeds, bars: min–max), with the fitted a + b/m + c/√n and its recommended m*."""
-    _style()
+    _style(style)
     fig, (ax_risk, ax_auc) = plt.subplots(1, 2, figsize=(9.5, 3.8), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1"}
     for regime, runs in table.groupby("regime", sort=True):
@@ -212,10 +243,10 @@ SSL_TITLE = {"S1": "S1: balanced loss, accuracy vs λ/ν", "S2": "S2: similarity
              "S4": "S4: augmentations and prototype bias"}
 
 
-def plot_ssl(experiment: str, table: pd.DataFrame):
+def plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = None):
     """Paper 3: linear-probe and k-NN top-1 per setting of the experiment (points: seeds; bars or line:
     mean; diverged runs marked), and for S4 the prototype bias against accuracy."""
-    _style()
+    _style(style)
     column = SSL_COLUMN[experiment]
     long = table.melt(id_vars=[column, "seed", "diverged"], value_vars=["linear_top1", "knn_top1"], var_name="evaluation",
                       value_name="top-1")

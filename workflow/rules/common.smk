@@ -68,6 +68,14 @@ def caption(name):
     return os.path.abspath(f"{RESULTS}/report/captions/{name}.rst")
 
 
+def figure_style(name):
+    """Style of the figure called ``name``: figures.style, with figures.overrides[name] over it; keys
+    left out take crlrepro.plots.FigureStyle's defaults. Only figure rules read it, each its own, so
+    restyling one figure reruns that figure's rule and nothing else."""
+    figures = config["figures"]
+    return {**figures["style"], **figures["overrides"].get(name, {})}
+
+
 def gmm_params():
     return dict(config["gmm"])
 

@@ -15,6 +15,7 @@ rule figure_gmm_spectrum:
         ),
         pdf=f"{RESULTS}/figures/gmm_spectrum.pdf",
     params:
+        style=figure_style("gmm_spectrum"),
         gmm=gmm_params(),
         tau=config["tau"],
     log:
@@ -35,6 +36,7 @@ rule figure_gmm_mlp:
         png=report(f"{RESULTS}/figures/gmm_mlp.png", caption=caption("gmm_mlp"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/gmm_mlp.pdf",
     params:
+        style=figure_style("gmm_mlp"),
         gmm=gmm_params(),
         tau=config["tau"],
     log:
@@ -54,6 +56,8 @@ rule figure_lcgm:
     output:
         png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",
+    params:
+        style=figure_style("lcgm"),
     log:
         f"{RESULTS}/logs/figure_lcgm.log",
     conda:
@@ -73,6 +77,7 @@ rule figure_tsybakov:
         png=report(f"{RESULTS}/figures/tsybakov.png", caption=caption("tsybakov"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/tsybakov.pdf",
     params:
+        style=figure_style("tsybakov"),
         gmm=gmm_params(),
     log:
         f"{RESULTS}/logs/figure_tsybakov.log",
@@ -93,6 +98,7 @@ rule figure_calibration:
         png=report(f"{RESULTS}/figures/calibration.png", caption=caption("calibration"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/calibration.pdf",
     params:
+        style=figure_style("calibration"),
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_calibration.log",
@@ -111,6 +117,8 @@ rule figure_scaling:
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",
+    params:
+        style=figure_style("scaling"),
     log:
         f"{RESULTS}/logs/figure_scaling.log",
     conda:
@@ -128,6 +136,8 @@ rule figure_budget:
     output:
         png=report(f"{RESULTS}/figures/budget.png", caption=caption("budget"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/budget.pdf",
+    params:
+        style=figure_style("budget"),
     log:
         f"{RESULTS}/logs/figure_budget.log",
     conda:

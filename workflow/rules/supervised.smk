@@ -84,6 +84,7 @@ rule figure_ssl:
         png=[report(f"{RESULTS}/figures/{e}.png", caption=caption(e), category="Paper 3") for e in SSL_EXPERIMENTS],
         pdf=[f"{RESULTS}/figures/{e}.pdf" for e in SSL_EXPERIMENTS],
     params:
+        style=figure_style("ssl"),
         experiments=list(SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/figure_ssl.log",

@@ -4,15 +4,17 @@ import pandas as pd
 
 from crlrepro.artifacts import save_figure
 from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import plot_gmm_spectrum
+from crlrepro.plots import FigureStyle, plot_gmm_spectrum
 from crlrepro.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+style = FigureStyle(**run.params["style"])
 reference = paper_values("A1", snakemake.input.paper_values)  # noqa: F821
 comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
 fig = plot_gmm_spectrum(
     pd.read_csv(snakemake.input.spectrum),  # noqa: F821
     pd.read_csv(snakemake.input.truncation),  # noqa: F821
     reference if comparable else None,
+    style=style,
 )
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

@@ -4,8 +4,9 @@ import pandas as pd
 
 from crlrepro.artifacts import save_figure
 from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import plot_scaling
+from crlrepro.plots import FigureStyle, plot_scaling
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-fig = plot_scaling(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.slopes))  # noqa: F821
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf])  # noqa: F821
+style = FigureStyle(**run.params["style"])
+fig = plot_scaling(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.slopes), style=style)  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

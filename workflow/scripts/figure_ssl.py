@@ -4,9 +4,10 @@ import pandas as pd
 
 from crlrepro.artifacts import save_figure
 from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import plot_ssl
+from crlrepro.plots import FigureStyle, plot_ssl
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+style = FigureStyle(**run.params["style"])
 for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,  # noqa: F821
                                        snakemake.output.pdf):  # noqa: F821
-    save_figure(plot_ssl(experiment, pd.read_csv(table)), [png, pdf])
+    save_figure(plot_ssl(experiment, pd.read_csv(table), style=style), [png, pdf], dpi=style.dpi)

@@ -1,0 +1,75 @@
+"""The benchmark suite: every performance figure of the project, each beside its baseline from the
+same run, in one command.
+
+    python benchmarks/run.py                                   # the issue's setting (default config): ~40 min
+    python benchmarks/run.py --configfile configs/smoke.yaml   # the pipeline part at smoke scale: ~8 min
+
+Runs, in this order (the short ones first, so a broken one fails fast):
+  spectral   A1's spectral solver vs the naive uniform-grid baseline (time, accuracy)  benchmarks/spectral.py
+  trainer    the trainer vs a plain DataLoader loop; paper 3's step, channels-last vs NCHW  benchmarks/trainer.py
+  gpu        A2 at paper scale on CUDA vs the CPU (the CPU only where no GPU is present)  benchmarks/gpu.py
+  pipeline   end to end --cores 2, no-op rerun, one-figure restyle, memory, CPU use per job,
+             --cores 1 vs 2 (skip with --skip-scaling)                                  benchmarks/pipeline.py
+Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, then the slowest rules) and, from the
+pipeline part, <out>/pipeline_rules.csv; prints the Markdown. Exit status 1 when a measured target is
+missed (a figure that could not be measured here, like the GPU's without one, is not a failure).
+Each part is also a script of its own (see its --help).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import gpu
+import pipeline
+import spectral
+import trainer
+from common import failed, markdown, table
+
+from crlrepro.device import configure_threads
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--configfile", default=None, help="config merged over config.yaml for the pipeline part")
+    parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 pipeline run")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                        help="threads for the in-process benchmarks (default: 2, the budget machine's cores)")
+    parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
+    args = parser.parse_args(argv)
+    if args.configfile and not (REPO / args.configfile).is_file() and not Path(args.configfile).is_file():
+        parser.error(f"--configfile {args.configfile}: no such file")
+    started = time.perf_counter()
+    configure_threads(args.threads)
+    rows = spectral.measure()
+    rows += trainer.trainer_rows() + trainer.ssl_layout_rows()
+    rows += gpu.measure(threads=args.threads)
+    pipeline_rows, by_rule = pipeline.measure(args.configfile, args.skip_scaling)
+    rows += pipeline_rows
+    frame = table(rows)
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    text = (f"# Benchmarks\n\n`python benchmarks/run.py{' --configfile ' + args.configfile if args.configfile else ''}"
+            f"{' --skip-scaling' if args.skip_scaling else ''}` on {machine}; {args.threads} threads in process; "
+            f"{(time.perf_counter() - started) / 60:.0f} min in all.\n\n" + markdown(frame)
+            + f"\n## Where the end-to-end time goes (job time {by_rule['seconds'].sum():.0f} s over "
+            f"{int(by_rule['jobs'].sum())} benchmarked jobs)\n\n" + markdown(by_rule.head(10)))
+    args.out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out / "benchmarks.csv", index=False)
+    by_rule.to_csv(args.out / "pipeline_rules.csv", index=False)
+    (args.out / "benchmarks.md").write_text(text)
+    print("\n" + text)
+    missed = failed(frame)
+    if len(missed):
+        print("targets missed:\n" + "\n".join(f"  {m}" for m in missed["measure"]), file=sys.stderr)
+    return 1 if len(missed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
