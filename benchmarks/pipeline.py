@@ -19,6 +19,7 @@ itself in a few minutes. `python benchmarks/run.py` runs this with the other ben
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -45,8 +46,9 @@ def clone(destination: Path) -> Path:
 
 def snakemake(workdir: Path, cores: int, extra: list[str]) -> tuple[float, str]:
     start = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}  # jobs run as a user's would
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), *extra], cwd=workdir,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"snakemake --cores {cores} failed in {workdir}:\n{proc.stderr[-3000:]}")

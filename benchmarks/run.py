@@ -25,13 +25,17 @@ import sys
 import time
 from pathlib import Path
 
-import gpu
-import pipeline
-import spectral
-import trainer
-from common import failed, markdown, table
+# No progress bars from the in-process trainings (tqdm reads this when it is imported); the pipeline's
+# jobs keep theirs (benchmarks/pipeline.py runs snakemake without it).
+os.environ["TQDM_DISABLE"] = "1"
 
-from crlrepro.device import configure_threads
+import gpu  # noqa: E402
+import pipeline  # noqa: E402
+import spectral  # noqa: E402
+import trainer  # noqa: E402
+from common import failed, markdown, table  # noqa: E402
+
+from crlrepro.device import configure_threads  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

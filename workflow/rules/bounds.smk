@@ -13,6 +13,8 @@ rule gmm_mlp_table:
         nodes=config["approximation"]["quadrature_nodes"],
     log:
         f"{RESULTS}/logs/gmm_mlp_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_table.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -32,6 +34,8 @@ rule lcgm_table:
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/lcgm_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_table.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -89,6 +93,8 @@ rule oce_identity:
         oce=config["consistency"]["oce"],
     log:
         f"{RESULTS}/logs/oce_identity.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/oce_identity.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -109,6 +115,8 @@ rule calibration:
         calibration=config["consistency"]["calibration"],
     log:
         f"{RESULTS}/logs/calibration.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/calibration.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -128,6 +136,8 @@ rule scaling:
         bootstrap=config["consistency"]["scaling"]["bootstrap"],
     log:
         f"{RESULTS}/logs/scaling.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/scaling.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -146,6 +156,8 @@ rule budget:
         total=config["consistency"]["budget"]["total"],
     log:
         f"{RESULTS}/logs/budget.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/budget.tsv"
     conda:
         CONDA_ENV
     threads: 1

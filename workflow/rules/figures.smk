@@ -20,6 +20,8 @@ rule figure_gmm_spectrum:
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_gmm_spectrum.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_gmm_spectrum.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -41,6 +43,8 @@ rule figure_gmm_mlp:
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_gmm_mlp.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_gmm_mlp.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -60,6 +64,8 @@ rule figure_lcgm:
         style=figure_style("lcgm"),
     log:
         f"{RESULTS}/logs/figure_lcgm.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_lcgm.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -81,6 +87,8 @@ rule figure_tsybakov:
         gmm=gmm_params(),
     log:
         f"{RESULTS}/logs/figure_tsybakov.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_tsybakov.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -102,6 +110,8 @@ rule figure_calibration:
         tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_calibration.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_calibration.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -121,6 +131,8 @@ rule figure_scaling:
         style=figure_style("scaling"),
     log:
         f"{RESULTS}/logs/figure_scaling.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_scaling.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -140,6 +152,8 @@ rule figure_budget:
         style=figure_style("budget"),
     log:
         f"{RESULTS}/logs/figure_budget.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_budget.tsv"
     conda:
         CONDA_ENV
     threads: 1

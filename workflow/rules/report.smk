@@ -15,6 +15,8 @@ rule claims_a1:
         relative_tolerance=config["approximation"]["relative_tolerance"],
     log:
         f"{RESULTS}/logs/claims_a1.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_a1.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -32,6 +34,8 @@ rule summary:
         html=report(f"{RESULTS}/summary.html", caption=caption("summary"), category="Summary"),
     log:
         f"{RESULTS}/logs/summary.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/summary.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -52,6 +56,8 @@ rule claims_a2:
         order_of_magnitude=config["approximation"]["order_of_magnitude"],
     log:
         f"{RESULTS}/logs/claims_a2.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_a2.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -72,6 +78,8 @@ rule claims_a3:
         r2_tolerance=config["lcgm"]["r2_tolerance"],
     log:
         f"{RESULTS}/logs/claims_a3.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_a3.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -91,6 +99,8 @@ rule claims_a4:
         tolerance=config["tsybakov"]["tolerance"],
     log:
         f"{RESULTS}/logs/claims_a4.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_a4.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -110,6 +120,8 @@ rule claims_c1:
         digits=config["consistency"]["oracle"]["digits"],
     log:
         f"{RESULTS}/logs/claims_c1.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c1.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -127,6 +139,8 @@ rule claims_c5:
         tolerance=config["consistency"]["oce"]["tolerance"],
     log:
         f"{RESULTS}/logs/claims_c5.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c5.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -145,6 +159,8 @@ rule claims_c2:
         f"{RESULTS}/claims/C2.csv",
     log:
         f"{RESULTS}/logs/claims_c2.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c2.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -163,6 +179,8 @@ rule claims_c3:
         tolerance=config["consistency"]["scaling"]["slope_tolerance"],
     log:
         f"{RESULTS}/logs/claims_c3.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c3.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -178,6 +196,8 @@ rule claims_c4:
         f"{RESULTS}/claims/C4.csv",
     log:
         f"{RESULTS}/logs/claims_c4.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c4.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -197,6 +217,8 @@ rule report_captions:
         captions=REPORT_CAPTIONS,
     log:
         f"{RESULTS}/logs/report_captions.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/report_captions.tsv"
     conda:
         CONDA_ENV
     threads: 1

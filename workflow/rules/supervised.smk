@@ -69,6 +69,8 @@ rule ssl_tables:
         gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/ssl_tables.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/ssl_tables.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -88,6 +90,8 @@ rule figure_ssl:
         experiments=list(SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/figure_ssl.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/figure_ssl.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -106,6 +110,8 @@ rule claims_ssl:
         experiments=list(SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/claims_ssl.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_ssl.tsv"
     conda:
         CONDA_ENV
     threads: 1
