@@ -1,8 +1,8 @@
 """The benchmark suite: every performance figure of the project, each beside its baseline from the
 same run, in one command.
 
-    python benchmarks/run.py                                   # the issue's setting (default config): ~40 min
-    python benchmarks/run.py --configfile configs/smoke.yaml   # the pipeline part at smoke scale: ~8 min
+    python benchmarks/run.py                                                  # the issue's setting (default config): ~35-40 min
+    python benchmarks/run.py --configfile configs/smoke.yaml --skip-scaling   # the pipeline part at smoke scale: ~5 min
 
 Runs, in this order (the short ones first, so a broken one fails fast):
   spectral   A1's spectral solver vs the naive uniform-grid baseline (time, accuracy)  benchmarks/spectral.py
