@@ -55,12 +55,34 @@ def test_non_finite_loss_names_experiment_seed_and_step():
         train(model, exploding, [torch.randn(32, 1)], settings)
 
 
+class Interrupted(Exception):
+    pass
+
+
+def _stop_after(epochs):
+    def on_epoch(epoch, model):
+        if epoch == epochs:
+            raise Interrupted  # before that epoch's checkpoint: the last one kept is epochs - 1
+    return on_epoch
+
+
 def test_checkpoint_of_other_settings_is_not_resumed(tmp_path):
     ckpt = tmp_path / "m.pt"
-    run(0, checkpoint=ckpt, fingerprint="a")
-    assert ckpt.exists()
+    with pytest.raises(Interrupted):
+        run(0, checkpoint=ckpt, fingerprint="a", on_epoch=_stop_after(3))
+    assert torch.load(ckpt, weights_only=False)["epoch"] == 2
     (fresh, h_fresh), (other, h_other) = run(0), run(0, checkpoint=ckpt, fingerprint="b")
     assert same_weights(fresh, other) and h_fresh == h_other  # trained from scratch, not resumed
+
+
+def test_a_finished_run_leaves_no_checkpoint_so_a_rerun_trains_afresh(tmp_path):
+    """A rule reruns after its code changed: the run must train again, not return the finished state."""
+    ckpt = tmp_path / "m.pt"
+    calls = []
+    run(0, checkpoint=ckpt, fingerprint="a")
+    assert not ckpt.exists()
+    run(0, checkpoint=ckpt, fingerprint="a", on_epoch=lambda epoch, model: calls.append(epoch))
+    assert calls == [0, 1, 2, 3]  # every epoch again, from the initial model
 
 
 TRAINING_SCRIPT = textwrap.dedent(

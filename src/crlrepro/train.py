@@ -8,7 +8,10 @@ Every training experiment (two-tower GMM and LCGM models here, image encoders la
 * deterministic on the CPU: epoch e shuffles with a generator seeded from (seed, e), so an
   interrupted and resumed run takes exactly the same steps as an uninterrupted one;
 * resumable: after every epoch a checkpoint (model, optimiser, history) is written atomically;
-  a rerun continues after the last completed epoch if the checkpoint's fingerprint matches;
+  a rerun continues after the last completed epoch if the checkpoint's fingerprint matches. The
+  checkpoint is removed when the run completes: it exists to resume an interrupted run, and a run
+  started again after it finished (e.g. its rule reruns because the code changed) must train afresh,
+  not return the finished state;
 * loud: a NaN/inf loss raises :class:`NonFiniteLossError` naming the experiment, seed and step;
 * observable: a tqdm bar with loss and samples/s on stderr (the rule's log under Snakemake).
 """
@@ -168,5 +171,7 @@ def train(
                        "model": model.state_dict(), "optimizer": optimizer.state_dict()}
             save_torch(payload, checkpoint)
     bar.close()
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)  # finished: nothing left to resume
     model.eval()
     return history
