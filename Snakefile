@@ -28,19 +28,27 @@ include: "workflow/rules/report.smk"
 
 # Rules that turn finished tables into figures and verdicts take seconds: on a cluster they run on
 # the submitting host instead of each paying for a queue pass and two Snakemake start-ups as a
-# SLURM job. (No effect on a local run.)
-localrules:
-    all,
-    summary,
-    report_captions,
-    claims_a1, claims_a2, claims_a3, claims_a4,
-    claims_c1, claims_c2, claims_c3, claims_c4, claims_c5,
-    claims_ssl,
-    figure_gmm_spectrum, figure_gmm_mlp, figure_lcgm, figure_tsybakov,
-    figure_calibration, figure_scaling, figure_budget, figure_ssl,
+# SLURM job (no effect on a local run). The list comes from the registry (crlrepro.registry).
+workflow.localrules(*registry.local_rules())
 
 
 rule all:
     default_target: True
     input:
         all_targets(),
+
+
+# One paper at a time: `snakemake paper1` (its results, figures and claims; the summary needs all three).
+rule paper1:
+    input:
+        paper_targets(1),
+
+
+rule paper2:
+    input:
+        paper_targets(2),
+
+
+rule paper3:
+    input:
+        paper_targets(3),

@@ -5,7 +5,8 @@ import copy
 import pytest
 import yaml
 
-from crlrepro.config import ConfigError, config_hash, load_config, validate_config
+from crlrepro.artifacts import config_hash
+from crlrepro.config import ConfigError, load_config, validate_config
 
 from conftest import REPO, SCHEMA
 

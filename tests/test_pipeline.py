@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from crlrepro.reference import paper_values
+from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS
 
 from conftest import REPO, SMOKE, copy_repo, edit, planned_jobs, snakemake
 
@@ -36,11 +37,13 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     assert (at_used[["tail_sum_digits", "trunc_excess_risk_digits"]] >= 4).all().all()
 
     summary = pd.read_csv(results / "summary.csv")
-    assert list(summary.columns) == ["experiment", "claim", "paper_value", "measured", "ci_low", "ci_high", "tolerance", "verdict"]
+    assert list(summary.columns) == CLAIM_COLUMNS
+    assert set(summary["verdict"]) <= set(VERDICTS) and summary[["kind", "power", "reason"]].notna().all().all()
     a1 = summary[summary["experiment"] == "A1"]
-    assert len(a1) == 8 and (a1["verdict"] == "reproduced").all()
+    assert len(a1) == 8 and (a1["verdict"] == "reproduced").all() and (a1["kind"] == "value").all()
     markdown = (results / "summary.md").read_text()
-    assert sum(line.startswith("| A1 |") and line.endswith("| reproduced |") for line in markdown.splitlines()) == 8
+    assert sum(line.startswith("| A1 |") and "| reproduced |" in line for line in markdown.splitlines()) == 8
+    assert markdown.index("## Paper 2") < markdown.index("## Paper 1") < markdown.index("## Paper 3")
 
     sidecar = json.loads((results / "approximation" / "gmm_truncation.provenance.json").read_text())
     assert sidecar["params"]["nodes"] == 200 and sidecar["rule"] == "gmm_spectrum"
@@ -76,12 +79,12 @@ def test_smoke_training_experiments(smoke_run):
 
     summary = pd.read_csv(results / "summary.csv")
     assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", "S1", "S2", "S3", "S4"}
-    assert (summary.loc[summary["experiment"].isin(["C1", "C5"]), "verdict"] == "reproduced").all()
+    assert (summary.loc[summary["experiment"].isin(["C1", "C5"]), "verdict"] == "verified").all()
     oracle = json.loads((results / "consistency" / "oracle.json").read_text())
     assert {"mutual_information", "L_star", "E_star"} <= set(oracle)
     assert oracle["L_star"] == pytest.approx(-0.5 * oracle["mutual_information"], rel=1e-12)
     assert 0.5 < oracle["E_star"] < 1.0
-    assert summary.loc[summary["claim"].str.startswith("elbow"), "verdict"].tolist() == ["reproduced"]
+    assert summary.loc[summary["claim_id"] == "A3.elbow", "verdict"].tolist() == ["reproduced"]
 
 
 def test_smoke_consistency_experiments(smoke_run):
@@ -158,8 +161,24 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
 
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
-    tolerance.write_text(yaml.safe_dump({"approximation": {"relative_tolerance": 1e-4}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_a1", "summary", "report_captions"}
+    tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "summary", "report_captions"}
+    # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
+    window = smoke_run / "window.yaml"
+    window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov", "claims_a4", "figure_tsybakov", "claims_c2",
+                                                            "figure_calibration", "summary", "report_captions"}
+    # Evaluation-only keys of a training experiment re-evaluate without retraining (the elbow rule of A3,
+    # the exponent fit of C2).
+    elbow = smoke_run / "elbow.yaml"
+    elbow.write_text(yaml.safe_dump({"lcgm": {"elbow_tolerance": 0.1}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "claims_a3", "figure_lcgm", "summary", "report_captions"}
+    floor = smoke_run / "floor.yaml"
+    floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration", "claims_c2", "figure_calibration", "summary", "report_captions"}
+    # The config validator runs before any job and is no job's input: editing it reruns nothing.
+    edit(smoke_run / "src" / "crlrepro" / "config.py")
+    assert planned_jobs(smoke_run, *SMOKE) == set()
 
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
     ladder = smoke_run / "ladder.yaml"
@@ -248,7 +267,7 @@ def test_report_builds_with_every_figure_and_clean_captions(smoke_run, tmp_path)
     captions = smoke_run / "results" / "report" / "captions"
     for figure in FIGURES:
         text = (captions / f"{figure}.rst").read_text()
-        assert "**This run:**" in text and "measured" in text and re.search(r"\*\*(not )?reproduced\*\*|\*\*not comparable\*\*", text), figure
+        assert "**This run:**" in text and "measured" in text and re.search(r"\*\*(reproduced|contradicted|inconclusive|not comparable)\*\*", text), figure
     assert "**Provenance:** config" in (captions / "summary.rst").read_text()
 
 

@@ -1,77 +1,76 @@
+"""The summary's rendering: order from the registry, grouping by paper, counts per verdict, escaping."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.summary import (
-    CLAIM_COLUMNS,
-    NOT_COMPARABLE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    collect_summary,
-    relative_verdict,
-    summary_markdown,
-    truncation_claims,
-)
+from crlrepro.summary import claims_caption, collect_summary, rst_text, summary_html, summary_markdown, verdict_counts
+from crlrepro.verdicts import CLAIM_COLUMNS
 
 
-def test_relative_verdict():
-    assert relative_verdict(1.0004, 1.0, 1e-3) == REPRODUCED
-    assert relative_verdict(1.002, 1.0, 1e-3) == NOT_REPRODUCED
-    assert relative_verdict(1.0, np.nan, 1e-3) == NOT_COMPARABLE
+def row(experiment, verdict, kind="value", claim="c", **extra):
+    base = {"experiment": experiment, "claim_id": f"{experiment}.{claim}", "claim": claim, "kind": kind, "paper_value": 0.5,
+            "measured": 0.49, "ci_low": 0.48, "ci_high": 0.5, "tolerance": "t", "power": "p", "verdict": verdict, "reason": "r"}
+    return {**base, **extra}
 
 
-REFERENCE = {"tail_sum": {1: 0.5, 2: 0.01}, "trunc_excess_risk": {1: 0.04, 2: 0.001}}
-TRUNCATION = pd.DataFrame({"D": [1, 2, 3], "tail_sum": [0.50001, 0.0102, 0.001], "trunc_excess_risk": [0.04, 0.001, 1e-4]})
-CONVERGENCE = pd.concat([TRUNCATION.assign(nodes=100), TRUNCATION.assign(nodes=200, tail_sum=TRUNCATION.tail_sum * (1 + 1e-9))])
+def table(*rows):
+    return pd.DataFrame(list(rows), columns=CLAIM_COLUMNS)
 
 
-def test_truncation_claims_verdicts_and_intervals():
-    claims = truncation_claims(TRUNCATION, CONVERGENCE, REFERENCE, comparable=True, rtol=1e-3)
-    assert list(claims.columns) == CLAIM_COLUMNS
-    assert claims["verdict"].tolist() == [REPRODUCED, NOT_REPRODUCED, NOT_COMPARABLE, REPRODUCED, REPRODUCED, NOT_COMPARABLE]
-    first = claims.iloc[0]
-    assert first.ci_low < first.measured < first.ci_high
-    assert first.ci_high - first.measured == pytest.approx(0.50001e-9)
+def test_summary_orders_experiments_by_the_registry_and_keeps_row_order():
+    s1 = table(row("S1", "inconclusive", "direction", "z"), row("S1", "reproduced", "direction", "a"))
+    c5 = table(row("C5", "verified", "identity"))
+    a1 = table(row("A1", "reproduced", claim="x"), row("A1", "contradicted", claim="y"))
+    summary = collect_summary([s1, c5, a1])
+    assert summary["experiment"].tolist() == ["A1", "A1", "C5", "S1", "S1"]
+    assert summary["claim"].tolist() == ["x", "y", "c", "z", "a"]
 
 
-def test_other_settings_are_not_compared():
-    claims = truncation_claims(TRUNCATION, CONVERGENCE, REFERENCE, comparable=False, rtol=1e-3)
-    assert set(claims["verdict"]) == {NOT_COMPARABLE}
-
-
-def test_summary_orders_experiments_and_renders_markdown():
-    a1 = truncation_claims(TRUNCATION, CONVERGENCE, REFERENCE, comparable=True, rtol=1e-3)
-    c5 = pd.DataFrame([{**a1.iloc[0].to_dict(), "experiment": "C5", "claim": "identity"}])
-    table = collect_summary([c5, a1])
-    assert table["experiment"].tolist()[0] == "A1" and table["experiment"].tolist()[-1] == "C5"
-    text = summary_markdown(table)
-    assert "4 reproduced, 1 not reproduced, 2 not comparable (of 7 claims)" in text
-    assert text.count("\n| A1 |") == 6
-
-
-def test_unknown_experiment_is_rejected():
-    bad = pd.DataFrame([{c: "x" for c in CLAIM_COLUMNS}])
+def test_summary_rejects_unknown_experiments_and_bad_tables():
     with pytest.raises(ValueError, match="unknown experiment"):
-        collect_summary([bad])
+        collect_summary([table(row("Z9", "reproduced"))])
+    with pytest.raises(ValueError, match="not one of"):
+        collect_summary([table(row("A1", "not reproduced"))])
+    with pytest.raises(ValueError, match="columns"):
+        collect_summary([table(row("A1", "reproduced")).drop(columns="reason")])
+
+
+def test_markdown_groups_by_paper_with_counts_at_the_top():
+    summary = collect_summary([table(row("A1", "reproduced"), row("A2", "not comparable"), row("C5", "verified", "identity"),
+                                     row("S2", "inconclusive", "direction"), row("C2", "contradicted", "bound"))])
+    text = summary_markdown(summary)
+    assert "All papers: 1 reproduced, 1 contradicted, 1 inconclusive, 1 not comparable, 1 verified (of 5 claims)." in text
+    assert "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text and "| 1 | 0 | 1 | 0 | 0 | 1 | 0 |" in text and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
+    headings = [line for line in text.splitlines() if line.startswith("## Paper")]
+    assert [h.split(":")[0] for h in headings] == ["## Paper 2", "## Paper 1", "## Paper 3"]
+    assert text.index("| A1 |") < text.index("## Paper 1") < text.index("| C2 |") < text.index("## Paper 3") < text.index("| S2 |")
+    assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted | r |" in text
+
+
+def test_markdown_escapes_pipes_and_shows_missing_numbers():
+    summary = collect_summary([table(row("A1", "reproduced", claim="|x|", paper_value=np.nan, ci_low=np.nan))])
+    text = summary_markdown(summary)
+    assert "\\|x\\|" in text and "| — |" in text and "[—, 0.5]" in text
+
+
+def test_verdict_counts_name_only_present_verdicts_in_order():
+    t = table(row("A1", "contradicted"), row("A1", "reproduced"), row("A1", "reproduced"))
+    assert verdict_counts(t) == "2 reproduced, 1 contradicted (of 3 claims)"
 
 
 def test_report_captions_and_html_summary_escape_and_count():
-    from crlrepro.summary import claims_caption, rst_text, summary_html
-
-    table = pd.DataFrame([
-        {"experiment": "A1", "claim": "tail |x|_2 *sum* `a`", "paper_value": 0.5, "measured": 0.49, "ci_low": 0.48,
-         "ci_high": 0.5, "tolerance": "relative 0.1", "verdict": "reproduced"},
-        {"experiment": "A1", "claim": "<b>slope</b>", "paper_value": np.nan, "measured": 2.0, "ci_low": np.nan,
-         "ci_high": np.nan, "tolerance": "exact", "verdict": "not reproduced"},
-    ])
+    t = table(row("A1", "reproduced", claim="tail |x|_2 *sum* `a`"),
+              row("A1", "contradicted", claim="<b>slope</b>", paper_value=np.nan, reason="far <off>"))
     assert rst_text("a|b*c_") == "a\\|b\\*c\\_"
-    text = claims_caption("**Figure.** What the paper claims.", table, {"config_hash": "abc", "git_commit": "f00",
-                                                                     "device": "cpu", "packages": {"torch": "2"}})
+    text = claims_caption("**Figure.** What the paper claims.", t, {"config_hash": "abc", "git_commit": "f00",
+                                                                  "device": "cpu", "packages": {"torch": "2"}})
     assert text.startswith("**Figure.** What the paper claims.")
-    assert "1 reproduced, 1 not reproduced, 0 not comparable (of 2 claims)" in text
-    assert "tail \\|x\\|\\_2 \\*sum\\* \\`a\\`" in text and "**not reproduced**" in text
+    assert "1 reproduced, 1 contradicted (of 2 claims)" in text
+    assert "tail \\|x\\|\\_2 \\*sum\\* \\`a\\`" in text and "**contradicted**" in text and "(value)" in text
     assert "paper 0.5" in text and "**Provenance:** config abc, commit f00, device cpu; torch 2." in text
     assert "{% raw %}" in text and text.rstrip().endswith("{% endraw %}")
-    assert "tail" not in claims_caption("d", table, list_claims=False)
-    page = summary_html(table)
+    assert "tail" not in claims_caption("d", t, list_claims=False)
+    page = summary_html(t)
     assert page.count("<tr class=") == 2 and "&lt;b&gt;slope&lt;/b&gt;" in page and "<b>slope" not in page
+    assert '<tr class="contradicted">' in page and "far &lt;off&gt;" in page and "<h2>Paper 2:" in page

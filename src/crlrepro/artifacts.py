@@ -7,6 +7,7 @@ each table, ``<name>.provenance.json`` records what produced it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -18,11 +19,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from crlrepro.config import config_hash
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 _PACKAGES = ("crlrepro", "numpy", "scipy", "pandas", "torch", "torchvision", "snakemake", "matplotlib", "seaborn")
+
+
+def config_hash(config: dict) -> str:
+    """A short content hash of a config (or any JSON-able block of it), stable across runs."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 @contextmanager

@@ -8,12 +8,13 @@ offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from pathlib import Path
 
 import jsonschema
 import yaml
+
+from crlrepro.datasets import CIFAR10_FOLDER
+from crlrepro.registry import figure_styles
 
 WEIGHT_SUM_TOLERANCE = 1e-6
 
@@ -49,9 +50,6 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "type" and isinstance(error.instance, str):
         message += " (YAML reads 1e-3 as text: write 1.0e-3)"
     return f"{_key(error.absolute_path)}: {message}"
-
-
-CIFAR10_FOLDER = "cifar-10-batches-py"  # what torchvision's CIFAR10 reads under its root
 
 
 def _check_cross_fields(config: dict) -> list[str]:
@@ -164,6 +162,9 @@ def validate_config(config: dict, schema_path: str | Path) -> dict:
     """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
     listing every offending key otherwise."""
     schema = yaml.safe_load(Path(schema_path).read_text())
+    # The figure names a style override may use are the registry's, not a second list kept by hand.
+    overrides = schema["properties"]["figures"]["properties"]["overrides"]
+    overrides["propertyNames"] = {"enum": figure_styles()}
     validator = _validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     problems = [_describe(e) for e in errors]
@@ -181,7 +182,11 @@ def load_config(path: str | Path, schema_path: str | Path) -> dict:
     return validate_config(config, schema_path)
 
 
-def config_hash(config: dict) -> str:
-    """A short content hash of a config (or any JSON-able block of it), stable across runs."""
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+def config_value(config: dict, key: str):
+    """The value of a dotted key (``approximation.epochs``) of a config; KeyError naming it if absent."""
+    value = config
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(f"the config has no key {key!r}")
+        value = value[part]
+    return value

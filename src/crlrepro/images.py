@@ -13,9 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from crlrepro.config import CIFAR10_FOLDER
-
-DATASETS = ("digits", "cifar10")
+from crlrepro.datasets import CIFAR10_FOLDER, DATASETS
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
 
 

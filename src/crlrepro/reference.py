@@ -1,4 +1,5 @@
-"""Access to the papers' reported numbers (``paper_values.yaml``), for comparison only."""
+"""Access to the papers' reported numbers (``paper_values.yaml``), for comparison only, and the
+comparison of a run's setting with the paper's."""
 
 from __future__ import annotations
 
@@ -24,16 +25,32 @@ def paper_values(experiment: str, path: str | Path = PAPER_VALUES) -> dict:
     return values[experiment]
 
 
-def matches_setting(reference: dict, **actual) -> bool:
-    """True when every key of the reference's ``setting`` equals ``actual`` (numbers to 1e-12)."""
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    try:
+        return np.shape(a) == np.shape(b) and np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-12, atol=0.0)
+    except (TypeError, ValueError):
+        return a == b
 
-    def same(a, b):
-        if isinstance(a, dict):
-            return isinstance(b, dict) and a.keys() <= b.keys() and all(same(a[k], b[k]) for k in a)
-        try:
-            return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-12, atol=0.0)
-        except (TypeError, ValueError):
-            return a == b
 
+def setting_mismatches(reference: dict, actual: dict, keys) -> tuple[str, ...]:
+    """Which of the config ``keys`` (dotted, e.g. ``approximation.epochs``) a claim depends on differ
+    from the paper's setting (``reference["setting"]``, keyed the same way): ``"key: X here, Y in the
+    paper"``, or ``"key: not reported by the paper"`` when the paper gives no value (null). Numbers
+    are compared to 1e-12. ``actual`` maps each key to this run's value."""
     setting = reference.get("setting", {})
-    return all(key in actual and same(value, actual[key]) for key, value in setting.items())
+    problems = []
+    for key in keys:
+        if key not in actual:
+            raise KeyError(f"the run's setting lacks {key!r}, which the claim depends on")
+        if setting.get(key) is None:
+            problems.append(f"{key}: not reported by the paper")
+        elif not _same(setting[key], actual[key]):
+            problems.append(f"{key}: {actual[key]} here, {setting[key]} in the paper")
+    return tuple(problems)
+
+
+def matches_setting(reference: dict, **actual) -> bool:
+    """True when each given key (``tau=…, gmm=…``) equals the paper's setting (for figure overlays)."""
+    return not setting_mismatches(reference, actual, actual)

@@ -11,7 +11,8 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 
 from snakemake.exceptions import WorkflowError
 
-from crlrepro.config import SSL_EXPERIMENTS, ConfigError, ssl_experiment_specs, sweep_points, validate_config
+from crlrepro import registry
+from crlrepro.config import SSL_EXPERIMENTS, ConfigError, config_value, ssl_experiment_specs, sweep_points, validate_config
 from crlrepro.pipeline import imported_library_files
 
 try:
@@ -48,18 +49,8 @@ PAPER_VALUES = workdir_relative(SRC / "crlrepro" / "paper_values.yaml")
 
 
 # Report captions: each figure's description (workflow/report/<template>.rst) and the experiments
-# whose claims it shows; rule report_captions completes them with what the run measured.
-REPORT_CAPTIONS = {
-    "gmm_spectrum": {"template": "gmm_spectrum", "experiments": ["A1"]},
-    "gmm_mlp": {"template": "gmm_mlp", "experiments": ["A2"]},
-    "lcgm": {"template": "lcgm", "experiments": ["A3"]},
-    "tsybakov": {"template": "tsybakov", "experiments": ["A4"]},
-    "calibration": {"template": "calibration", "experiments": ["C2"]},
-    "scaling": {"template": "scaling", "experiments": ["C3"]},
-    "budget": {"template": "budget", "experiments": ["C4"]},
-    **{e: {"template": "supervised_view", "experiments": [e]} for e in SSL_EXPERIMENTS},
-    "summary": {"template": "summary", "experiments": "all"},
-}
+# whose claims it shows, from the registry; rule report_captions completes them with what the run measured.
+REPORT_CAPTIONS = registry.report_captions()
 
 
 def caption(name):
@@ -103,39 +94,38 @@ def lcgm_models():
 
 
 def all_targets():
-    return [
-        f"{RESULTS}/approximation/gmm_spectrum.csv",
-        f"{RESULTS}/approximation/gmm_truncation.csv",
-        f"{RESULTS}/approximation/gmm_convergence.csv",
-        f"{RESULTS}/figures/gmm_spectrum.png",
-        f"{RESULTS}/figures/gmm_spectrum.pdf",
-        f"{RESULTS}/approximation/gmm_mlp.csv",
-        f"{RESULTS}/figures/gmm_mlp.png",
-        f"{RESULTS}/approximation/lcgm_probe.csv",
-        f"{RESULTS}/approximation/lcgm_elbow.json",
-        f"{RESULTS}/figures/lcgm.png",
-        f"{RESULTS}/approximation/tsybakov.csv",
-        f"{RESULTS}/figures/tsybakov.png",
-        f"{RESULTS}/consistency/oracle.json",
-        f"{RESULTS}/consistency/oce_identity.csv",
-        f"{RESULTS}/consistency/calibration.csv",
-        f"{RESULTS}/figures/calibration.png",
-        f"{RESULTS}/consistency/scaling.csv",
-        f"{RESULTS}/figures/scaling.png",
-        f"{RESULTS}/consistency/budget.csv",
-        f"{RESULTS}/figures/budget.png",
-        *[f"{RESULTS}/supervised_view/{e}.csv" for e in SSL_EXPERIMENTS],
-        *[f"{RESULTS}/figures/{e}.png" for e in SSL_EXPERIMENTS],
-        f"{RESULTS}/summary.csv",
-        f"{RESULTS}/summary.md",
-        f"{RESULTS}/summary.html",
-        *[f"{RESULTS}/report/captions/{name}.rst" for name in REPORT_CAPTIONS],
-    ]
+    """Every experiment's results, figures and claims, the summary and the report captions (registry)."""
+    return registry.all_targets(RESULTS)
+
+
+def paper_targets(paper):
+    """One paper's results, figures and claims (rule paper1, paper2, paper3)."""
+    return registry.experiment_targets(RESULTS, registry.experiments_of(paper))
 
 
 def claim_tables():
-    """One claims table per experiment; later experiments add theirs here."""
-    return [f"{RESULTS}/claims/{experiment}.csv" for experiment in ("A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", *SSL_EXPERIMENTS)]
+    return registry.claim_tables(RESULTS)
+
+
+def claim_setting(*experiments):
+    """This run's values of the config keys that the claims of ``experiments`` depend on (each
+    compared with the paper's setting): a claims rule reruns when one of them changes."""
+    keys = sorted({key for e in experiments for spec in registry.experiment(e).claims for key in spec.depends_on})
+    return {key: config_value(config, key) for key in keys}
+
+
+def lcgm_training():
+    """The lcgm keys that shape one A3 training (the model, its sample and epochs), not the sweep of
+    D, the evaluation or the elbow rule."""
+    keep = ("classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "train_samples", "epochs")
+    return {k: config["lcgm"][k] for k in keep}
+
+
+def calibration_training():
+    """The consistency.calibration keys that shape one C2 trajectory (training and the quadrature
+    that evaluates its checkpoints), not the sweep of D, the exponent fit or its bootstrap."""
+    keep = ("samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")
+    return {k: config["consistency"]["calibration"][k] for k in keep}
 
 
 wildcard_constraints:
@@ -155,7 +145,7 @@ def negative_sampling_runs(sweeps):
 
 def scaling_model():
     """The consistency.scaling keys that shape one trained model (not the sweeps, seeds or fits)."""
-    skip = {"regimes", "seeds", "m_sweep", "n_sweep", "bootstrap", "slope_tolerance"}
+    skip = {"regimes", "seeds", "m_sweep", "n_sweep", "bootstrap"}
     return {k: v for k, v in config["consistency"]["scaling"].items() if k not in skip}
 
 

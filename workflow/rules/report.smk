@@ -1,4 +1,5 @@
-# Claims and the summary: per claim, the paper's value, ours, the tolerance and a verdict.
+# Claims and the summary: per claim (kinds and claims in crlrepro.registry), the paper's value, ours,
+# its interval, power, verdict and reason.
 
 
 rule claims_a1:
@@ -10,9 +11,7 @@ rule claims_a1:
     output:
         f"{RESULTS}/claims/A1.csv",
     params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        relative_tolerance=config["approximation"]["relative_tolerance"],
+        setting=claim_setting("A1"),
     log:
         f"{RESULTS}/logs/claims_a1.log",
     benchmark:
@@ -51,9 +50,7 @@ rule claims_a2:
     output:
         f"{RESULTS}/claims/A2.csv",
     params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        order_of_magnitude=config["approximation"]["order_of_magnitude"],
+        setting=claim_setting("A2"),
     log:
         f"{RESULTS}/logs/claims_a2.log",
     benchmark:
@@ -74,8 +71,7 @@ rule claims_a3:
     output:
         f"{RESULTS}/claims/A3.csv",
     params:
-        classes=config["lcgm"]["classes"],
-        r2_tolerance=config["lcgm"]["r2_tolerance"],
+        setting=claim_setting("A3"),
     log:
         f"{RESULTS}/logs/claims_a3.log",
     benchmark:
@@ -95,8 +91,7 @@ rule claims_a4:
     output:
         f"{RESULTS}/claims/A4.csv",
     params:
-        gmm=gmm_params(),
-        tolerance=config["tsybakov"]["tolerance"],
+        setting=claim_setting("A4"),
     log:
         f"{RESULTS}/logs/claims_a4.log",
     benchmark:
@@ -173,10 +168,9 @@ rule claims_c3:
         library("claims_c3"),
         table=rules.scaling.output.table,
         slopes=rules.scaling.output.slopes,
+        paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/C3.csv",
-    params:
-        tolerance=config["consistency"]["scaling"]["slope_tolerance"],
     log:
         f"{RESULTS}/logs/claims_c3.log",
     benchmark:
@@ -191,7 +185,7 @@ rule claims_c3:
 rule claims_c4:
     input:
         library("claims_c4"),
-        fit=rules.budget.output.fit,
+        table=rules.budget.output.table,
     output:
         f"{RESULTS}/claims/C4.csv",
     log:

@@ -108,6 +108,7 @@ rule claims_ssl:
         [f"{RESULTS}/claims/{e}.csv" for e in SSL_EXPERIMENTS],
     params:
         experiments=list(SSL_EXPERIMENTS),
+        setting=claim_setting(*SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/claims_ssl.log",
     benchmark:

@@ -34,7 +34,7 @@ rule lcgm_train:
     output:
         f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
     params:
-        lcgm=config["lcgm"],
+        lcgm=lcgm_training(),
         tau=config["tau"],
         training=config["training"],
         device=config["device"],
@@ -60,7 +60,7 @@ rule calibration_run:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        calibration=config["consistency"]["calibration"],
+        calibration=calibration_training(),
         training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
         device=config["device"],
     resources:

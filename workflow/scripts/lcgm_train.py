@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from crlrepro.approximation import train_lcgm_two_tower
-from crlrepro.config import config_hash
+from crlrepro.artifacts import config_hash
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import save_two_tower
 from crlrepro.pipeline import ScriptRun

@@ -4,7 +4,7 @@ the divergence (a NaN/inf loss) when the run diverges."""
 from pathlib import Path
 
 from crlrepro.artifacts import save_torch
-from crlrepro.config import config_hash
+from crlrepro.artifacts import config_hash
 from crlrepro.images import ImageSplit, load_views, training_subset
 from crlrepro.pipeline import ScriptRun
 from crlrepro.supervised_view import train_contrastive

@@ -1,4 +1,4 @@
-"""results/summary.{csv,md,html}: every experiment's claims, in SPEC order."""
+"""results/summary.{csv,md,html}: every experiment's claims, in the registry's order, grouped by paper."""
 
 import pandas as pd
 

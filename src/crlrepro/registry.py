@@ -1,0 +1,211 @@
+"""The one registry of experiments and claims: everything the workflow lists is derived from it.
+
+For each experiment: its paper and section, the rules that compute it, its result files, its claims
+table, figure and report caption; for each claim: its statement, its kind (see
+:mod:`crlrepro.verdicts`), the paper's value (the key in ``paper_values.yaml``), the config keys its
+comparability depends on (each must equal the paper's setting) and the keys the paper leaves
+unreported. The workflow's targets, per-paper target rules, local rules, claims tables, report
+captions, the summary's order and the config schema's list of figure names all come from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RECIPE = ("training.batch_size", "training.hidden", "training.layers")  # paper 2's stated training recipe
+
+
+@dataclass(frozen=True)
+class Paper:
+    number: int
+    title: str
+    venue: str
+
+
+PAPERS = {
+    2: Paper(2, "Approximation in Contrastive Representation Learning", "NeurIPS 2026"),
+    1: Paper(1, "Statistical Consistency and Generalization of Contrastive Representation Learning", "ICML 2026"),
+    3: Paper(3, "Understanding Self-supervised Contrastive Learning through Supervised Objectives", "TMLR 2025"),
+}
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    key: str
+    statement: str
+    kind: str
+    paper_value: str | None = None
+    depends_on: tuple[str, ...] = ()
+    unreported: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    paper: int
+    section: str
+    title: str
+    rules: tuple[str, ...]
+    tables: tuple[str, ...]
+    claims_rule: str
+    claims: tuple[ClaimSpec, ...]
+    figure: str | None = None
+    figure_rule: str | None = None
+    style: str | None = None
+    caption: str | None = None
+
+    @property
+    def claims_table(self) -> str:
+        return f"claims/{self.id}.csv"
+
+    def claim(self, key: str) -> ClaimSpec:
+        for spec in self.claims:
+            if spec.key == key:
+                return spec
+        raise KeyError(f"{self.id} has no claim {key!r}; it has {[c.key for c in self.claims]}")
+
+
+def _ssl(experiment: str, title: str, claims: tuple[ClaimSpec, ...], rules=("image_views", "ssl_train", "ssl_tables")) -> Experiment:
+    return Experiment(experiment, 3, "Sec. 5 (experiments)", title, rules, (f"supervised_view/{experiment}.csv",),
+                      "claims_ssl", claims, figure=experiment, figure_rule="figure_ssl", style="ssl", caption="supervised_view")
+
+
+_SSL_DATA = ("supervised_view.data.name",)
+
+EXPERIMENTS: tuple[Experiment, ...] = (
+    Experiment(
+        "A1", 2, "Table 1, columns 1-2", "spectrum of the PMI operator of the GMM and its truncations",
+        ("gmm_spectrum", "gmm_convergence"),
+        ("approximation/gmm_spectrum.csv", "approximation/gmm_truncation.csv", "approximation/gmm_convergence.csv"),
+        "claims_a1",
+        (ClaimSpec("tail_sum", "tail sum Σ_{i>D} λ_i", "value", "tail_sum", ("gmm",)),
+         ClaimSpec("trunc_excess_risk", "excess risk L(s_D) − L* of the rank-D truncation", "value", "trunc_excess_risk",
+                   ("tau", "gmm"))),
+        figure="gmm_spectrum", figure_rule="figure_gmm_spectrum", style="gmm_spectrum", caption="gmm_spectrum"),
+    Experiment(
+        "A2", 2, "Table 1, columns 3-4", "two-tower MLPs on the GMM",
+        ("gmm_mlp_train", "gmm_mlp_table"), ("approximation/gmm_mlp.csv",), "claims_a2",
+        (ClaimSpec("excess_risk", "MLP excess risk L(s_w) − L*", "value", "excess_risk",
+                   ("tau", "gmm", "approximation.epochs", *RECIPE), ("approximation.train_samples",)),
+         ClaimSpec("l2_distance", "MLP L2 distance to τ·PMI (x-only shift removed)", "value", "l2_distance",
+                   ("tau", "gmm", "approximation.epochs", *RECIPE), ("approximation.train_samples",)),
+         ClaimSpec("excess_risk_decreases", "MLP excess risk decreases with D", "direction"),
+         ClaimSpec("l2_distance_decreases", "MLP L2 distance decreases with D", "direction")),
+        figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp"),
+    Experiment(
+        "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
+        ("lcgm_train", "lcgm_table"), ("approximation/lcgm_probe.csv", "approximation/lcgm_elbow.json"), "claims_a3",
+        (ClaimSpec("r2_f", "probe R² of f(x) → p(z|x) at D = K", "value", "r2_f",
+                   ("lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
+                   ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples")),
+         ClaimSpec("r2_g", "probe R² of g(y) → log p(z|y)/π_k at D = K", "value", "r2_g",
+                   ("lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
+                   ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples")),
+         ClaimSpec("r2_order", "R² of f above R² of g at D = K (the paper's ordering)", "direction"),
+         ClaimSpec("elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value")),
+        figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm"),
+    Experiment(
+        "A4", 2, "Sec. 6, Tsybakov findings", "the density-ratio Tsybakov exponent of the GMM",
+        ("tsybakov",), ("approximation/tsybakov.csv", "approximation/tsybakov_cdf.csv"), "claims_a4",
+        (ClaimSpec("mu_hat", "Tsybakov exponent μ̂ (log-log slope of F(t))", "value", "mu_hat", ("gmm", "tsybakov.window")),
+         ClaimSpec("rate", "calibration exponent (μ̂+1)/(μ̂+2)", "value", "rate", ("gmm", "tsybakov.window"))),
+        figure="tsybakov", figure_rule="figure_tsybakov", style="tsybakov", caption="tsybakov"),
+    Experiment(
+        "C1", 1, "Sec. 3 (Lemmas 3.2-3.3)", "population oracles: I(X;Y), L* = −τ I, the Bayes AUC E*",
+        ("oracle",), ("consistency/oracle.json", "consistency/oracle_convergence.csv"), "claims_c1",
+        (ClaimSpec("monte_carlo", "quadrature oracle agrees with an independent Monte-Carlo estimate", "identity"),
+         ClaimSpec("converged", "quadrature oracle converged to the configured significant digits", "identity"))),
+    Experiment(
+        "C2", 1, "Thm 3.4", "calibration along training: E* − E(s) ≤ √(2/τ·(L − L*))",
+        ("calibration_run", "calibration"), ("consistency/calibration.csv", "consistency/calibration_fit.json"), "claims_c2",
+        (ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
+         ClaimSpec("exponent_half", "exponent of E* − E(s) in L − L* is at least the bound's ½", "rate", "exponent"),
+         ClaimSpec("exponent_tsybakov", "exponent of E* − E(s) in L − L* is at least (μ̂+1)/(μ̂+2) of A4 (paper 2)", "rate")),
+        figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration"),
+    Experiment(
+        "C3", 1, "Thm 4.5 and Sec. 5", "negatives and anchors: SCRL vs SSCRL",
+        ("negative_sampling", "scaling"), ("consistency/scaling.csv", "consistency/scaling_slopes.csv"), "claims_c3",
+        (ClaimSpec("gap_rate", "trained model's gap |L(ŵ) − L̂_S(ŵ)| decays at least as fast as the bound", "rate"),
+         ClaimSpec("auc_grows_with_m", "downstream AUC higher with more negatives", "direction")),
+        figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling"),
+    Experiment(
+        "C4", 1, "Sec. 5 (fixed budget)", "a fixed budget N = n·m split in several ways",
+        ("negative_sampling", "budget"), ("consistency/budget.csv", "consistency/budget_fit.csv"), "claims_c4",
+        (ClaimSpec("extreme_not_best", "an extreme split (fewest or most negatives) is beaten by an interior one", "direction"),),
+        figure="budget", figure_rule="figure_budget", style="budget", caption="budget"),
+    Experiment(
+        "C5", 1, "Lemma 4.2", "the OCE rewrite of the log-mean-exp",
+        ("oce_identity",), ("consistency/oce_identity.csv",), "claims_c5",
+        (ClaimSpec("oce", "OCE identity (Lemma 4.2) with |μ| ≤ 2B", "identity"),)),
+    _ssl("S1", "balanced contrastive loss: λ/ν against InfoNCE",
+         (ClaimSpec("balanced_beats_infonce", "some λ/ν ≠ 1 fixed in advance beats InfoNCE (λ/ν = 1)", "direction"),)),
+    _ssl("S2", "similarity: cosine vs dot vs negative Euclidean",
+         (ClaimSpec("accuracy", "top-1 accuracy per similarity", "value", "linear_top1", _SSL_DATA),
+          ClaimSpec("cosine_beats", "cosine with normalisation beats the other similarity", "direction"))),
+    _ssl("S3", "data balance: uniform vs Pareto long-tailed of equal size",
+         (ClaimSpec("accuracy", "top-1 accuracy per training set", "value", "linear_top1", _SSL_DATA),
+          ClaimSpec("uniform_beats_long_tailed", "balanced training data beat long-tailed data of the same size", "direction"))),
+    _ssl("S4", "prototype representation bias: base / no blur / + rotation",
+         (ClaimSpec("accuracy", "top-1 accuracy per augmentation", "value", "linear_top1", _SSL_DATA),
+          ClaimSpec("bias", "prototype representation bias per augmentation", "value", "prototype_bias", _SSL_DATA),
+          ClaimSpec("accuracy_order", "accuracy ordering base > no_blur > plus_rotation, pair by pair", "direction"),
+          ClaimSpec("bias_order", "bias ordering base < no_blur < plus_rotation, pair by pair", "direction"))),
+)
+
+EXPERIMENT_ORDER = tuple(e.id for e in EXPERIMENTS)
+SUMMARY_FILES = ("summary.csv", "summary.md", "summary.html")
+
+
+def experiment(identifier: str) -> Experiment:
+    for e in EXPERIMENTS:
+        if e.id == identifier:
+            return e
+    raise KeyError(f"unknown experiment {identifier!r}; known: {', '.join(EXPERIMENT_ORDER)}")
+
+
+def experiments_of(paper: int) -> tuple[Experiment, ...]:
+    if paper not in PAPERS:
+        raise KeyError(f"unknown paper {paper!r}; known: {sorted(PAPERS)}")
+    return tuple(e for e in EXPERIMENTS if e.paper == paper)
+
+
+def figure_styles() -> list[str]:
+    """The figure names a style override may use (``figures.overrides.<name>``)."""
+    return list(dict.fromkeys(e.style for e in EXPERIMENTS if e.style))
+
+
+def report_captions() -> dict[str, dict]:
+    """Report item → its caption template and the experiments whose claims it shows."""
+    captions: dict[str, dict] = {}
+    for e in EXPERIMENTS:
+        if e.figure:
+            captions.setdefault(e.figure, {"template": e.caption, "experiments": []})["experiments"].append(e.id)
+    captions["summary"] = {"template": "summary", "experiments": "all"}
+    return captions
+
+
+def local_rules() -> list[str]:
+    """Rules that turn finished tables into figures, verdicts and captions (seconds each): on a
+    cluster they run on the submitting host instead of paying for a queue pass."""
+    rules = [r for e in EXPERIMENTS for r in (e.claims_rule, e.figure_rule) if r]
+    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "report_captions", *rules]))
+
+
+def claim_tables(results: str) -> list[str]:
+    return [f"{results}/{e.claims_table}" for e in EXPERIMENTS]
+
+
+def experiment_targets(results: str, experiments=EXPERIMENTS) -> list[str]:
+    """Every result file, figure (PNG and PDF) and claims table of ``experiments``."""
+    files = []
+    for e in experiments:
+        files += [f"{results}/{t}" for t in e.tables]
+        files += [f"{results}/figures/{e.figure}.{ext}" for ext in ("png", "pdf")] if e.figure else []
+        files.append(f"{results}/{e.claims_table}")
+    return list(dict.fromkeys(files))
+
+
+def all_targets(results: str) -> list[str]:
+    """What `snakemake` builds by default: every experiment, the summary and the report captions."""
+    return [*experiment_targets(results), *(f"{results}/{f}" for f in SUMMARY_FILES),
+            *(f"{results}/report/captions/{name}.rst" for name in report_captions())]

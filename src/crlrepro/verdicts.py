@@ -1,0 +1,362 @@
+"""Claim kinds and their verdicts: every row of the summary is a test with one decision function.
+
+=========  =======================================================  ==========================================
+kind       what is tested                                           verdicts
+=========  =======================================================  ==========================================
+value      a reported number against our interval (our numerical    reproduced / contradicted / inconclusive /
+           error or the seed interval), widened by the paper's      not comparable
+           rounding; only when every key it depends on matches
+bound      a theorem's inequality q ≤ b at measured points, and     reproduced / contradicted / inconclusive
+           how informative it was (b below q's trivial maximum)
+rate       a predicted exponent against a fitted slope with its     reproduced / contradicted / inconclusive
+           interval: two-sided, or one-sided for a bound
+direction  a comparison fixed in advance, a seed-paired             reproduced / contradicted / inconclusive
+           difference; a family is Holm-corrected
+identity   mathematics or our own self-consistency                  verified / failed
+=========  =======================================================  ==========================================
+
+``contradicted`` means the interval excludes the claim; ``inconclusive`` means it cannot decide and
+the reason says why; identities are ``verified``, never counted as reproductions. Every decision
+also returns its power: how small an error or effect the measurement could have seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
+VERIFIED, FAILED = "verified", "failed"
+VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, VERIFIED, FAILED)
+KINDS = ("value", "bound", "rate", "direction", "identity")
+VERDICTS_OF_KIND = {kind: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE) for kind in KINDS[:-1]}
+VERDICTS_OF_KIND["identity"] = (VERIFIED, FAILED)
+LEVEL = 0.95  # two-sided confidence level of every interval; one-sided tests run at (1 − LEVEL)/2
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a decision function returns: the verdict word, its one-line reason, and the power."""
+
+    verdict: str
+    reason: str
+    power: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of a claims table (and of ``results/summary.csv``)."""
+
+    experiment: str
+    claim_id: str
+    claim: str
+    kind: str
+    paper_value: float
+    measured: float
+    ci_low: float
+    ci_high: float
+    tolerance: str
+    power: str
+    verdict: str
+    reason: str
+
+
+CLAIM_COLUMNS = list(Claim.__dataclass_fields__)
+
+
+def claim(experiment: str, claim_id: str, statement: str, kind: str, decision: Decision, *, measured: float,
+          low: float = np.nan, high: float = np.nan, paper: float = np.nan, tolerance: str = "") -> Claim:
+    """A claim row from a decision (checks that the verdict is one its kind may give)."""
+    if decision.verdict not in VERDICTS_OF_KIND[kind]:
+        raise ValueError(f"{claim_id}: verdict {decision.verdict!r} is not one of a {kind} claim's {VERDICTS_OF_KIND[kind]}")
+    return Claim(experiment, claim_id, statement, kind, _number(paper), _number(measured), _number(low), _number(high),
+                 tolerance, decision.power, decision.verdict, decision.reason)
+
+
+def claims_frame(claims: list[Claim]) -> pd.DataFrame:
+    """Claim rows as a table with exactly CLAIM_COLUMNS."""
+    return pd.DataFrame([asdict(c) for c in claims], columns=CLAIM_COLUMNS)
+
+
+def check_claims_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` if it is a claims table (the columns, known kinds, each verdict one its kind may
+    give), else ValueError naming what is wrong: a table read back from disk is checked before use."""
+    if list(table.columns) != CLAIM_COLUMNS:
+        raise ValueError(f"a claims table has the columns {CLAIM_COLUMNS}, got {list(table.columns)}")
+    for row in table.itertuples(index=False):
+        if row.kind not in KINDS:
+            raise ValueError(f"{row.claim_id}: unknown kind {row.kind!r}; use one of {KINDS}")
+        if row.verdict not in VERDICTS_OF_KIND[row.kind]:
+            raise ValueError(f"{row.claim_id}: verdict {row.verdict!r} is not one of a {row.kind} claim's {VERDICTS_OF_KIND[row.kind]}")
+    return table
+
+
+def _number(value) -> float:
+    return np.nan if value is None else float(value)
+
+
+def _g(value: float) -> str:
+    return f"{value:.4g}"
+
+
+# Statistics ----------------------------------------------------------------------------------------
+
+
+def seed_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
+    """Mean over seeds and its Student-t interval, mean ± t_{(1+level)/2, n−1} · sd/√n. With fewer
+    than two seeds there is no interval: (mean, NaN, NaN)."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return np.nan, np.nan, np.nan
+    mean = float(values.mean())
+    if values.size < 2:
+        return mean, np.nan, np.nan
+    half = float(stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+    return mean, mean - half, mean + half
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values: with p_(1) ≤ … ≤ p_(k),
+    p̃_(i) = max_{j ≤ i} min(1, (k − j + 1) · p_(j)). Rejecting p̃ < α controls the family-wise error at α."""
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+def reported_rounding(value: float) -> float:
+    """Half a unit in the last digit the paper reports (read from the shortest decimal form of the
+    number as stored, e.g. 4.902e-1 → 5e-5, 0.97 → 5e-3): the paper's own rounding error."""
+    mantissa, _, exponent = repr(abs(float(value))).partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0"))
+    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+
+
+# Decision functions, one per kind ------------------------------------------------------------------
+
+
+def decide_value(measured: float, low: float, high: float, paper: float | None, *, rounding: float = 0.0,
+                 mismatched: tuple[str, ...] = ()) -> Decision:
+    """``value``: the paper's number p against our interval [low, high] (our own numerical error, or
+    the seed interval), widened by the paper's rounding r.
+
+    not comparable when a key the claim depends on differs from the paper's setting (``mismatched``
+    names them) or the paper gives no number; contradicted when p ∉ [low − r, high + r]; inconclusive
+    when there is no interval or it is at least as wide as |p| (it could not tell p from 0 or 2p);
+    otherwise reproduced."""
+    finite = np.isfinite([measured, low, high]).all()
+    half = (high - low) / 2 if finite else np.nan
+    power = f"interval half-width {_g(half)}" if finite else "no interval"
+    if mismatched:
+        return Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), power)
+    if paper is None or not np.isfinite(paper):
+        return Decision(NOT_COMPARABLE, "the paper reports no number for it", power)
+    if not finite:
+        return Decision(INCONCLUSIVE, "no interval (fewer than two seeds, or a value is missing)", power)
+    power += f" ({half / abs(paper):.2%} of the paper's value)" if paper else ""
+    if not low - rounding <= paper <= high + rounding:
+        return Decision(CONTRADICTED, f"the paper's {_g(paper)} lies outside our interval [{_g(low)}, {_g(high)}] "
+                                      f"widened by its rounding {_g(rounding)}", power)
+    if half >= abs(paper):
+        return Decision(INCONCLUSIVE, f"our interval [{_g(low)}, {_g(high)}] is as wide as the paper's value itself", power)
+    return Decision(REPRODUCED, f"the paper's {_g(paper)} lies inside our interval [{_g(low)}, {_g(high)}] "
+                                f"(± its rounding {_g(rounding)})", power)
+
+
+def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> Decision:
+    """``bound``: a theorem's inequality quantity ≤ bound at every measured point.
+
+    contradicted when any point violates it by more than ``slack`` (our numerical error); a point is
+    informative when its bound is below the quantity's trivial maximum (there the inequality says
+    something); reproduced when it holds everywhere and at least one point is informative, else
+    inconclusive. Power: the share of informative points and the tightest quantity/bound among them."""
+    quantity, bound = np.asarray(quantity, dtype=float), np.asarray(bound, dtype=float)
+    if quantity.size == 0:
+        return Decision(INCONCLUSIVE, "no measured points", "no points")
+    violated = quantity > bound + slack
+    informative = bound < trivial_max
+    ratio = np.divide(quantity, bound, out=np.full_like(quantity, np.inf), where=bound > 0)
+    tightest = float(ratio[informative].max()) if informative.any() else np.nan
+    power = f"informative at {int(informative.sum())} of {quantity.size} points; tightest quantity/bound {_g(tightest)}"
+    if violated.any():
+        return Decision(CONTRADICTED, f"violated at {int(violated.sum())} of {quantity.size} points "
+                                      f"(worst quantity/bound {_g(float(ratio[violated].max()))})", power)
+    if not informative.any():
+        return Decision(INCONCLUSIVE, f"holds at all {quantity.size} points, but the bound is above the trivial maximum "
+                                      f"{_g(trivial_max)} at every one: it says nothing there", power)
+    return Decision(REPRODUCED, f"holds at all {quantity.size} points, {int(informative.sum())} of them informative", power)
+
+
+SIDES = ("two", "at_most", "at_least")
+
+
+def decide_rate(slope: float, low: float, high: float, predicted: float, *, side: str = "two",
+                predicted_low: float | None = None, predicted_high: float | None = None,
+                alternatives: tuple[float, ...] = ()) -> Decision:
+    """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's.
+
+    two-sided (the theory predicts the rate): contradicted when the prediction lies outside the
+    interval; inconclusive when a competing rate (``alternatives``, required) lies inside it too;
+    reproduced otherwise. One-sided, where the theory only bounds the rate: ``at_most`` (slope ≤
+    predicted, e.g. a bound on a decay) is contradicted when the whole interval lies above the
+    prediction, reproduced when it lies at or below it, inconclusive when it straddles it; ``at_least``
+    mirrors it. A prediction with its own interval (``predicted_low``, ``predicted_high``) is met
+    conservatively at its far end."""
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+    p_low = predicted if predicted_low is None else predicted_low
+    p_high = predicted if predicted_high is None else predicted_high
+    if side == "two" and not alternatives:
+        raise ValueError("a two-sided rate needs the competing rates it must tell apart (alternatives)")
+    if not np.isfinite([slope, low, high]).all():
+        return Decision(INCONCLUSIVE, "no interval for the fitted exponent", "no interval")
+    power = f"interval half-width {_g((high - low) / 2)}"
+    interval = f"[{_g(low)}, {_g(high)}]"
+    if side == "two":
+        if not low <= predicted <= high:
+            return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}", power)
+        inside = [a for a in alternatives if low <= a <= high]
+        if inside:
+            return Decision(INCONCLUSIVE, f"the interval {interval} holds the competing rate(s) "
+                                          f"{', '.join(_g(a) for a in inside)} as well", power)
+        return Decision(REPRODUCED, f"the interval {interval} holds {_g(predicted)} and excludes "
+                                    f"{', '.join(_g(a) for a in alternatives)}", power)
+    if side == "at_most":
+        if low > p_high:
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies above the bound's {_g(p_high)}", power)
+        if high <= p_low:
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below the bound's {_g(p_low)}", power)
+    else:
+        if high < p_low:
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies below the bound's {_g(p_low)}", power)
+        if low >= p_high:
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above the bound's {_g(p_high)}", power)
+    return Decision(INCONCLUSIVE, f"the interval {interval} straddles the bound's exponent {_g(predicted)}", power)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Seed-paired differences ``better − worse`` of one comparison fixed in advance."""
+
+    label: str
+    differences: np.ndarray
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float, float]:
+        return seed_interval(self.differences, level)
+
+    def p_values(self) -> tuple[float, float]:
+        """One-sided t-test p-values for mean > 0 (the claim) and mean < 0 (its reverse); NaN with
+        fewer than two pairs. Identical differences give 0 on their side and 1 on the other."""
+        d = np.asarray(self.differences, dtype=float)
+        if d.size < 2:
+            return np.nan, np.nan
+        sd = d.std(ddof=1)
+        if sd == 0:
+            return (0.0 if d.mean() > 0 else 1.0), (0.0 if d.mean() < 0 else 1.0)
+        t = d.mean() / (sd / np.sqrt(d.size))
+        return float(stats.t.sf(t, d.size - 1)), float(stats.t.cdf(t, d.size - 1))
+
+
+def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decision]:
+    """``direction``: each comparison of a family claims better − worse > 0, tested one-sided at
+    α = (1 − level)/2 on seed-paired differences, Holm-corrected over the family (and, separately,
+    for the reverse direction).
+
+    reproduced when the claim's adjusted p < α; contradicted when the reverse's adjusted p < α (the
+    interval excludes the claim); inconclusive otherwise (or with fewer than two pairs). Power: the
+    smallest mean difference that would have been declared, t_{1−α/k, n−1} · sd/√n."""
+    alpha = (1 - level) / 2
+    p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
+    valid = np.isfinite(p[:, 0])
+    adjusted = np.full_like(p, np.nan)
+    if valid.any():
+        adjusted[valid, 0], adjusted[valid, 1] = holm(p[valid, 0]), holm(p[valid, 1])
+    size = int(valid.sum())
+    decisions = []
+    for comparison, (better, worse) in zip(family, adjusted):
+        d = np.asarray(comparison.differences, dtype=float)
+        if d.size < 2:
+            decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval"))
+            continue
+        smallest = stats.t.ppf(1 - alpha / size, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+        power = f"detects a difference ≥ {_g(float(smallest))} ({d.size} seeds, Holm family of {size})"
+        if better < alpha:
+            decisions.append(Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power))
+        elif worse < alpha:
+            decisions.append(Decision(CONTRADICTED, f"the reverse holds: Holm-adjusted p = {_g(worse)} < {alpha:g}", power))
+        else:
+            decisions.append(Decision(INCONCLUSIVE, f"neither direction decided: Holm-adjusted p = {_g(better)} "
+                                                    f"(claim), {_g(worse)} (reverse), α = {alpha:g}", power))
+    return decisions
+
+
+def decide_identity(error: float, tolerance: float) -> Decision:
+    """``identity``: mathematics or our own self-consistency. verified when the error is at most the
+    tolerance, failed otherwise (a missing error fails)."""
+    power = f"tolerance {_g(tolerance)}"
+    if np.isfinite(error) and error <= tolerance:
+        return Decision(VERIFIED, f"error {_g(error)} ≤ {_g(tolerance)}", power)
+    return Decision(FAILED, f"error {_g(error)} > {_g(tolerance)}", power)
+
+
+# Builders shared by the papers' claims modules -----------------------------------------------------
+
+
+def value_claim(experiment: str, spec, suffix: str, label: str, measured: float, low: float, high: float,
+                paper: float | None, *, mismatched: tuple[str, ...], tolerance: str) -> Claim:
+    """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding);
+    the keys the paper leaves unreported are named in the reason."""
+    paper = np.nan if paper is None else float(paper)
+    rounding = reported_rounding(paper) if np.isfinite(paper) else 0.0
+    decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched)
+    if spec.unreported and decision.verdict != NOT_COMPARABLE:
+        decision = Decision(decision.verdict, f"{decision.reason}; not reported by the paper, used as configured: "
+                                              f"{', '.join(spec.unreported)}", decision.power)
+    return claim(experiment, f"{experiment}.{spec.key}{suffix}", label, "value", decision, measured=measured, low=low,
+                 high=high, paper=paper, tolerance=tolerance)
+
+
+def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> list[Claim]:
+    """``direction`` claims of one family: (claim id, statement, seed-paired differences) each, the
+    family Holm-corrected together (:func:`decide_directions`)."""
+    decisions = decide_directions([paired for _, _, paired in family])
+    rows = []
+    for (claim_id, statement, paired), decision in zip(family, decisions):
+        mean, low, high = paired.interval()
+        rows.append(claim(experiment, claim_id, statement, "direction", decision, measured=mean, low=low, high=high,
+                          tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}"))
+    return rows
+
+
+def paired_by_seed(values_a: pd.Series, values_b: pd.Series, label: str) -> Paired:
+    """Seed-paired differences a − b of two Series indexed by seed (seeds with a value in both)."""
+    joined = pd.concat([values_a.rename("a"), values_b.rename("b")], axis=1, join="inner").dropna().sort_index()
+    return Paired(label, (joined["a"] - joined["b"]).to_numpy(dtype=float))
+
+
+def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) -> list[Claim]:
+    """``direction`` claims that at least one comparison of a group goes the claimed way, e.g. "some
+    λ/ν ≠ 1 beats InfoNCE" or "some interior split beats this extreme". Every comparison of every
+    group forms one Holm family (so nothing is chosen after seeing the data). A group is reproduced
+    when any of its comparisons is, contradicted when all of them are, else inconclusive; its
+    measured value and interval are those of its comparison with the largest mean difference."""
+    decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
+    rows, start = [], 0
+    size = len(decisions)
+    for claim_id, statement, comparisons in groups:
+        mine = decisions[start:start + len(comparisons)]
+        start += len(comparisons)
+        best = int(np.nanargmax([np.mean(p.differences) if len(p.differences) else -np.inf for p in comparisons]))
+        words = [d.verdict for d in mine]
+        verdict = (REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE)
+        reason = "; ".join(f"{p.label}: {d.verdict} ({d.reason})" for p, d in zip(comparisons, mine))
+        mean, low, high = comparisons[best].interval()
+        rows.append(claim(experiment, claim_id, f"{statement} (largest: {comparisons[best].label})", "direction",
+                          Decision(verdict, reason, mine[best].power), measured=mean, low=low, high=high,
+                          tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices"))
+    return rows

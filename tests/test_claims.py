@@ -1,0 +1,294 @@
+"""Every claim can fail: for each claim of the registry, measurements that must give `reproduced`
+(`verified` for identities) and measurements that must give `contradicted` (`failed`), fed through
+the same builders the pipeline uses."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from crlrepro.claims_paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
+from crlrepro.claims_paper2 import a1_claims, a2_claims, a3_claims, a4_claims
+from crlrepro.claims_paper3 import ssl_claims
+from crlrepro.reference import paper_values
+from crlrepro.registry import EXPERIMENTS
+from crlrepro.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
+
+SEEDS = range(5)
+PASS, FAIL = {REPRODUCED, VERIFIED}, {CONTRADICTED, FAILED}
+
+
+def jitter(seed: int, scale: float) -> float:
+    """A small, fixed, seed-dependent perturbation (mean zero over SEEDS)."""
+    return scale * (seed - 2) / 2
+
+
+def paper_setting(experiment: str, **changes) -> dict:
+    setting = {k: v for k, v in paper_values(experiment)["setting"].items() if v is not None}
+    return {**setting, **changes}
+
+
+# Paper 2 ------------------------------------------------------------------------------------------
+
+
+def a1(good: bool):
+    ref = paper_values("A1")
+    dims = [1, 2, 4, 8]
+    factor = 1.0 if good else 1.01
+    truncation = pd.DataFrame({"D": dims, "tail_sum": [ref["tail_sum"][d] * factor for d in dims],
+                               "trunc_excess_risk": [ref["trunc_excess_risk"][d] * factor for d in dims]})
+    convergence = pd.concat([truncation.assign(nodes=100), truncation.assign(nodes=400)])
+    return a1_claims(truncation, convergence, ref, paper_setting("A1"))
+
+
+def a2_table(good: bool) -> pd.DataFrame:
+    ref = paper_values("A2")
+    rows = []
+    for i, d in enumerate([1, 2, 4, 8]):
+        for seed in SEEDS:
+            # good: the paper's values ± 1 %; bad: three times them, growing with D
+            scale = 1.0 if good else 3.0 * 10.0 ** (4 * i)
+            rows.append({"D": d, "seed": seed, "excess_risk": ref["excess_risk"][d] * scale * (1 + jitter(seed, 0.01)),
+                         "l2_distance": ref["l2_distance"][d] * scale * (1 + jitter(seed, 0.01))})
+    return pd.DataFrame(rows)
+
+
+def a2(good: bool):
+    return a2_claims(a2_table(good), paper_values("A2"), paper_setting("A2"))
+
+
+def a3(good: bool):
+    ref = paper_values("A3")
+    f, g = (0.97, 0.93) if good else (0.90, 0.99)
+    table = pd.DataFrame([{"D": d, "seed": s, "r2_f": f - 0.1 * (d != 8) + jitter(s, 0.002),
+                           "r2_g": g - 0.1 * (d != 8) + jitter(s, 0.002)} for d in (7, 8, 9) for s in SEEDS])
+    elbow = {"classes": 8, "elbow": 8 if good else 6, "rule": "test rule"}
+    return a3_claims(table, elbow, ref, paper_setting("A3"))
+
+
+def a4(good: bool):
+    # The paper does not report its fit window: to show the decision can fail, pretend it did.
+    ref = paper_values("A4")
+    known = {**ref, "setting": {**ref["setting"], "tsybakov.window": [1e-4, 1e-2]}}
+    mu = 0.87889 if good else 0.99
+    table = pd.DataFrame([{"t_min": 1e-4, "t_max": 1e-2, "mu_hat": mu, "ci_low": mu - 0.01, "ci_high": mu + 0.01,
+                           "rate": (mu + 1) / (mu + 2), "rate_low": (mu + 0.99) / (mu + 1.99), "rate_high": (mu + 1.01) / (mu + 2.01)}])
+    return a4_claims(table, known, {**paper_setting("A4"), "tsybakov.window": [1e-4, 1e-2]})
+
+
+# Paper 1 ------------------------------------------------------------------------------------------
+
+
+def c1(good: bool):
+    oracle = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
+    shift = 1e-4 if good else 1e-2
+    oracle["monte_carlo"] = {"samples": 10000, **{k: v + shift for k, v in oracle.items()},
+                             **{f"{k}_se": 1e-3 for k in oracle}}
+    finest = {k: v * (1 + (1e-8 if good else 1e-3)) for k, v in oracle.items() if k != "monte_carlo"}
+    convergence = pd.DataFrame([{"nodes": 100, **oracle}, {"nodes": 800, **finest}]).drop(columns="monte_carlo")
+    return c1_claims(oracle, convergence, standard_errors=3.0, digits=6.0)
+
+
+def c2(good: bool):
+    excess = np.array([0.2, 0.05, 0.01, 0.002])
+    bound = np.sqrt(2 / 0.5 * excess)
+    regret = 0.5 * bound if good else 1.5 * bound
+    table = pd.DataFrame({"model": "D1_seed0", "checkpoint": range(4), "excess_loss": excess, "excess_auc": regret,
+                          "bound": bound, "ratio": regret / bound, "E_star": 0.8})
+    fit = ({"exponent": 0.9, "low": 0.8, "high": 1.0} if good else {"exponent": 0.3, "low": 0.2, "high": 0.4})
+    fit.update(points_used=4, floor=1e-4)
+    return c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
+
+
+def c3(good: bool):
+    ref = paper_values("C3")
+    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
+                           for r in ("scrl", "sscrl") for a in ("m", "n") for q in ("gap", "excess_risk")
+                           for s in [ref[f"slope_{a}"][r] - 0.3 if good else 0.0]])
+    runs = []
+    for regime in ("scrl", "sscrl"):
+        for i, m in enumerate((2, 8, 32)):
+            for seed in SEEDS:
+                runs.append({"regime": regime, "sweep": "m", "n": 1024, "m": m, "seed": seed,
+                             "auc": 0.7 + (0.02 if good else -0.02) * i + jitter(seed, 0.002)})
+        for n in (128, 512):
+            runs.append({"regime": regime, "sweep": "n", "n": n, "m": 16, "seed": 0, "auc": 0.7})
+    return c3_claims(slopes, pd.DataFrame(runs), ref)
+
+
+def c4(good: bool):
+    # good: the AUC peaks inside the grid; bad: U-shaped, both extremes beat every interior split
+    shape = {1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68, 256: 0.6} if good else {1: 0.75, 4: 0.7, 16: 0.68, 64: 0.7, 256: 0.76}
+    table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004)}
+                          for r in ("scrl", "sscrl") for m, a in shape.items() for s in SEEDS])
+    return c4_claims(table)
+
+
+def c5(good: bool):
+    return c5_claims(pd.DataFrame({"lhs": [1.0, 10.0], "abs_diff": [1e-12, 1e-11 if good else 1e-6]}), tolerance=1e-9)
+
+
+# Paper 3 ------------------------------------------------------------------------------------------
+
+
+def ssl_table(arm: str, accuracy: dict, bias: dict | None = None) -> pd.DataFrame:
+    rows = []
+    for value, acc in accuracy.items():
+        for seed in SEEDS:
+            rows.append({"balance": "full", "augmentation": "base", "similarity": "cosine", "ratio": 1.0, arm: value, "seed": seed,
+                         "diverged": False, "num_classes": 10, "linear_top1": acc + jitter(seed, 0.004),
+                         "knn_top1": acc - 0.01 + jitter(seed, 0.004),
+                         "prototype_bias": (bias or {}).get(value, 30.0) + jitter(seed, 0.04)})
+    return pd.DataFrame(rows)
+
+
+IMAGENET = {"supervised_view.data.name": "imagenet"}  # pretend: our data have the paper's name
+
+
+def s1(good: bool):
+    accuracy = {0.5: 0.80, 1.0: 0.85, 1.5: 0.90} if good else {0.5: 0.80, 1.0: 0.85, 1.5: 0.82}
+    return ssl_claims("S1", ssl_table("ratio", accuracy), {}, IMAGENET)
+
+
+def s2(good: bool):
+    paper = paper_values("S2")["linear_top1"]
+    accuracy = dict(paper) if good else {"cosine": 0.3, "dot": 0.5, "neg_euclidean": 0.6}
+    return ssl_claims("S2", ssl_table("similarity", accuracy), paper_values("S2"), IMAGENET)
+
+
+def s3(good: bool):
+    paper = paper_values("S3")["linear_top1"]
+    accuracy = dict(paper) if good else {"uniform": 0.10, "long_tailed": 0.30}
+    return ssl_claims("S3", ssl_table("balance", accuracy), paper_values("S3"), IMAGENET)
+
+
+def s4(good: bool):
+    ref = paper_values("S4")
+    accuracy, bias = dict(ref["linear_top1"]), dict(ref["prototype_bias"])
+    if not good:
+        accuracy = {"base": 0.50, "no_blur": 0.55, "plus_rotation": 0.60}
+        bias = {"base": 40.0, "no_blur": 39.0, "plus_rotation": 38.0}
+    return ssl_claims("S4", ssl_table("augmentation", accuracy, bias), ref, IMAGENET)
+
+
+BUILDERS = {"A1": a1, "A2": a2, "A3": a3, "A4": a4, "C1": c1, "C2": c2, "C3": c3, "C4": c4, "C5": c5,
+            "S1": s1, "S2": s2, "S3": s3, "S4": s4}
+REGISTERED = [(e.id, spec.key) for e in EXPERIMENTS for spec in e.claims]
+
+
+def rows_of(rows, experiment, key):
+    mine = [r for r in rows if r.claim_id == f"{experiment}.{key}" or r.claim_id.startswith(f"{experiment}.{key}.")]
+    assert mine, f"no rows for {experiment}.{key}"
+    kinds = {r.kind for r in mine}
+    assert kinds == {next(s for e in EXPERIMENTS if e.id == experiment for s in e.claims if s.key == key).kind}
+    return mine
+
+
+@pytest.mark.parametrize("experiment, key", REGISTERED, ids=[f"{e}.{k}" for e, k in REGISTERED])
+def test_every_claim_can_pass_and_can_fail(experiment, key):
+    good = rows_of(BUILDERS[experiment](True), experiment, key)
+    bad = rows_of(BUILDERS[experiment](False), experiment, key)
+    assert {r.verdict for r in good} <= PASS, [(r.claim_id, r.verdict, r.reason) for r in good if r.verdict not in PASS]
+    assert {r.verdict for r in bad} <= FAIL, [(r.claim_id, r.verdict, r.reason) for r in bad if r.verdict not in FAIL]
+
+
+@pytest.mark.parametrize("experiment", list(BUILDERS))
+def test_every_row_is_a_complete_typed_claim(experiment):
+    table = claims_frame(BUILDERS[experiment](True))
+    assert (table["experiment"] == experiment).all() and table["claim_id"].is_unique
+    assert table[["kind", "power", "reason", "tolerance", "claim"]].map(bool).all().all()
+
+
+def test_a_run_off_the_papers_recipe_is_not_compared():
+    rows = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2", **{"approximation.epochs": 5}))
+    values = [r for r in rows if r.kind == "value"]
+    assert values and all(r.verdict == NOT_COMPARABLE and "approximation.epochs: 5 here, 20 in the paper" in r.reason for r in values)
+    # the comparison of one D with the next does not depend on the paper's recipe
+    assert {r.verdict for r in rows if r.kind == "direction"} == {REPRODUCED}
+
+
+def test_a4_is_not_comparable_while_the_papers_window_is_unknown():
+    ref = paper_values("A4")
+    table = pd.DataFrame([{"t_min": 1e-4, "t_max": 1e-2, "mu_hat": 0.87889, "ci_low": 0.87, "ci_high": 0.89,
+                           "rate": 0.6526, "rate_low": 0.65, "rate_high": 0.655}])
+    rows = a4_claims(table, ref, {**paper_setting("A4"), "tsybakov.window": [1e-4, 1e-2]})
+    assert all(r.verdict == NOT_COMPARABLE and "tsybakov.window: not reported by the paper" in r.reason for r in rows)
+
+
+def test_paper3_values_on_other_data_are_not_compared():
+    rows = ssl_claims("S2", ssl_table("similarity", {"cosine": 0.9, "dot": 0.5}), paper_values("S2"),
+                      {"supervised_view.data.name": "digits"})
+    values = [r for r in rows if r.kind == "value"]
+    assert values and all(r.verdict == NOT_COMPARABLE and "digits here, imagenet in the paper" in r.reason for r in values)
+    assert len([r for r in rows if r.kind == "direction"]) == 2  # cosine − dot, linear and k-NN
+
+
+def test_a3_r2_is_two_sided():
+    rows = a3(True)
+    ok = next(r for r in rows if r.claim_id == "A3.r2_f")
+    assert ok.verdict == REPRODUCED
+    # a much higher R² than the paper's contradicts it as well
+    ref = paper_values("A3")
+    table = pd.DataFrame([{"D": 8, "seed": s, "r2_f": 0.995 + jitter(s, 0.001), "r2_g": 0.93 + jitter(s, 0.002)} for s in SEEDS])
+    rows = a3_claims(table, {"classes": 8, "elbow": 8, "rule": "r"}, ref, paper_setting("A3"))
+    assert next(r for r in rows if r.claim_id == "A3.r2_f").verdict == CONTRADICTED
+
+
+def test_a3_with_one_seed_is_inconclusive_not_reproduced():
+    ref = paper_values("A3")
+    table = pd.DataFrame([{"D": 8, "seed": 0, "r2_f": 0.97, "r2_g": 0.93}])
+    rows = a3_claims(table, {"classes": 8, "elbow": 8, "rule": "r"}, ref, paper_setting("A3"))
+    verdicts = {r.claim_id: r.verdict for r in rows}
+    assert verdicts["A3.r2_f"] == verdicts["A3.r2_g"] == verdicts["A3.r2_order"] == INCONCLUSIVE
+    assert verdicts["A3.elbow"] == REPRODUCED
+
+
+def test_c2_bound_that_says_nothing_is_inconclusive():
+    excess = np.array([0.5, 0.4])
+    bound = np.sqrt(2 / 0.5 * excess)  # > 2E* − 1 = 0.6 at both points
+    table = pd.DataFrame({"model": "m", "checkpoint": [0, 1], "excess_loss": excess, "excess_auc": [0.1, 0.1],
+                          "bound": bound, "ratio": 0.1 / bound, "E_star": 0.8})
+    fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 2, "floor": 1e-4}
+    row = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))[0]
+    assert row.verdict == INCONCLUSIVE and "0.6" in row.tolerance
+
+
+def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():
+    rows = c3(True)
+    gaps = [r for r in rows if r.kind == "rate"]
+    assert len(gaps) == 4 and all(r.verdict == REPRODUCED and r.measured < r.paper_value for r in gaps)
+
+
+def test_c4_monotone_curve_beats_one_extreme_only():
+    table = pd.DataFrame([{"regime": "scrl", "m": m, "n": 1024 // m, "seed": s, "auc": 0.6 + 0.02 * i + jitter(s, 0.002)}
+                          for i, m in enumerate((1, 4, 16, 64)) for s in SEEDS])
+    verdicts = {r.claim_id: r.verdict for r in c4_claims(table)}
+    assert verdicts == {"C4.extreme_not_best.scrl.m1": REPRODUCED, "C4.extreme_not_best.scrl.m64": CONTRADICTED}
+
+
+def test_s1_diverged_runs_count_at_chance():
+    table = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90})
+    table.loc[table["ratio"] == 1.5, "diverged"] = True
+    rows = ssl_claims("S1", table, {}, IMAGENET)
+    assert all(r.verdict == CONTRADICTED for r in rows)  # 0.1 (chance) against 0.85
+    assert rows[0].measured == pytest.approx(0.1 - 0.85)
+
+
+def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():
+    rows = s4(True)
+    directions = [r for r in rows if r.kind == "direction"]
+    assert len(directions) == 3 * 2 + 3  # three pairs × two accuracy metrics, three bias pairs
+    assert {r.claim_id for r in directions if "bias_order" in r.claim_id} == {
+        "S4.bias_order.no_blur-base.prototype_bias", "S4.bias_order.plus_rotation-base.prototype_bias",
+        "S4.bias_order.plus_rotation-no_blur.prototype_bias"}
+    bias = next(r for r in rows if r.claim_id == "S4.bias.base")
+    assert bias.paper_value == pytest.approx(36.72) and bias.verdict == REPRODUCED
+
+
+def test_s4_with_two_augmentations_tests_the_one_pair_present():
+    table = ssl_table("augmentation", {"base": 0.9, "no_blur": 0.8})
+    rows = ssl_claims("S4", table, paper_values("S4"), IMAGENET)
+    assert {r.claim_id for r in rows if r.kind == "direction"} == {
+        "S4.accuracy_order.base-no_blur.linear_top1", "S4.accuracy_order.base-no_blur.knn_top1",
+        "S4.bias_order.no_blur-base.prototype_bias"}
+    with pytest.raises(ValueError, match="S9"):
+        ssl_claims("S9", table, {}, IMAGENET)

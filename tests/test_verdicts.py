@@ -1,0 +1,277 @@
+"""The claim kinds' decision functions: every verdict is reachable, boundaries are where they are stated."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from crlrepro.verdicts import (
+    CLAIM_COLUMNS, CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, Decision, Paired,
+    any_of_claims, check_claims_table, claim, claims_frame, decide_bound, decide_directions, decide_identity,
+    decide_rate, decide_value, direction_claims, holm, paired_by_seed, reported_rounding, seed_interval, value_claim,
+)
+
+
+# seed_interval -------------------------------------------------------------------------------------
+
+
+def test_seed_interval_is_the_student_t_interval():
+    values = np.array([1.0, 2.0, 4.0])
+    mean, low, high = seed_interval(values)
+    half = stats.t.ppf(0.975, 2) * values.std(ddof=1) / np.sqrt(3)
+    assert mean == pytest.approx(7 / 3) and low == pytest.approx(7 / 3 - half) and high == pytest.approx(7 / 3 + half)
+    assert high - low == pytest.approx(2 * 4.303 * np.std(values, ddof=1) / np.sqrt(3), rel=1e-3)
+    # a narrower level gives a narrower interval
+    assert seed_interval(values, level=0.5)[2] < high
+
+
+def test_a_single_seed_has_no_interval_and_none_has_no_mean():
+    mean, low, high = seed_interval([0.3])
+    assert mean == 0.3 and np.isnan(low) and np.isnan(high)
+    assert all(np.isnan(seed_interval([])))
+    assert seed_interval([2.0, 2.0]) == (2.0, 2.0, 2.0)
+
+
+# holm ----------------------------------------------------------------------------------------------
+
+
+def test_holm_matches_the_step_down_definition():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → monotone: 0.02, 0.03, 0.06, 0.06
+    np.testing.assert_allclose(holm(p), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(holm([0.6, 0.9]), [1.0, 1.0])  # capped at 1
+    np.testing.assert_allclose(holm([0.2]), [0.2])
+
+
+# reported_rounding ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, half_unit", [(0.4902, 5e-5), (6.165e-6, 5e-10), (0.97, 5e-3), (8, 0.5), (36.72, 5e-3),
+                                              (1e-5, 5e-6), (-0.25, 5e-3), (120.0, 0.5)])
+def test_reported_rounding_is_half_the_last_digit(value, half_unit):
+    assert reported_rounding(value) == pytest.approx(half_unit)
+
+
+# value ---------------------------------------------------------------------------------------------
+
+
+def test_value_reproduced_when_the_paper_lies_in_the_interval():
+    d = decide_value(1.0, 0.9, 1.1, 1.05)
+    assert d.verdict == REPRODUCED and "inside" in d.reason and "half-width 0.1" in d.power
+
+
+def test_value_contradicted_outside_the_interval_and_its_rounding():
+    assert decide_value(1.0, 0.9, 1.1, 1.2).verdict == CONTRADICTED
+    assert decide_value(1.0, 0.9, 1.1, 0.8).verdict == CONTRADICTED
+    # the paper's rounding widens the interval on both sides
+    assert decide_value(1.0, 0.9, 1.1, 1.15, rounding=0.05).verdict == REPRODUCED
+    assert decide_value(1.0, 0.9, 1.1, 0.85, rounding=0.05).verdict == REPRODUCED
+    assert decide_value(1.0, 0.9, 1.1, 1.16, rounding=0.05).verdict == CONTRADICTED
+    # the ends of the interval count as inside
+    assert decide_value(1.0, 0.9, 1.1, 1.1).verdict == REPRODUCED
+    assert decide_value(1.0, 0.9, 1.1, 0.9).verdict == REPRODUCED
+
+
+def test_value_inconclusive_when_the_interval_is_as_wide_as_the_value():
+    assert decide_value(1.0, -1.0, 3.0, 1.5).verdict == INCONCLUSIVE
+    assert decide_value(1.0, 0.0, 2.0, 1.0).verdict == INCONCLUSIVE  # half-width == |paper|
+    assert decide_value(1.0, 0.01, 1.99, 1.0).verdict == REPRODUCED
+    assert decide_value(-1.0, -1.99, -0.01, -1.0).verdict == REPRODUCED  # |paper| for negative values
+    d = decide_value(1.0, np.nan, np.nan, 1.0)
+    assert d.verdict == INCONCLUSIVE and d.power == "no interval"
+
+
+def test_value_not_comparable_names_the_key_or_the_missing_number():
+    d = decide_value(1.0, 0.9, 1.1, 1.0, mismatched=("approximation.epochs: 5 here, 20 in the paper",))
+    assert d.verdict == NOT_COMPARABLE and "approximation.epochs" in d.reason
+    assert decide_value(1.0, 0.9, 1.1, None).verdict == NOT_COMPARABLE
+    assert decide_value(1.0, 0.9, 1.1, np.nan).verdict == NOT_COMPARABLE
+    assert "2.00% of the paper's value" in decide_value(5.0, 4.9, 5.1, 5.0).power
+
+
+# bound ---------------------------------------------------------------------------------------------
+
+
+def test_bound_reproduced_contradicted_inconclusive():
+    ok = decide_bound([0.1, 0.2], [0.3, 0.4], trivial_max=0.35)
+    assert ok.verdict == REPRODUCED and "1 of 2" in ok.power and "0.3333" in ok.power
+    bad = decide_bound([0.1, 0.5], [0.3, 0.4], trivial_max=1.0)
+    assert bad.verdict == CONTRADICTED and "1 of 2" in bad.reason and "1.25" in bad.reason
+    empty = decide_bound([0.1, 0.2], [0.5, 0.6], trivial_max=0.5)  # bound ≥ trivial max everywhere
+    assert empty.verdict == INCONCLUSIVE and "says nothing" in empty.reason
+    assert decide_bound([], [], trivial_max=1.0).verdict == INCONCLUSIVE
+
+
+def test_bound_equality_holds_and_slack_forgives_numerical_error():
+    assert decide_bound([0.3], [0.3], trivial_max=1.0).verdict == REPRODUCED
+    assert decide_bound([0.3001], [0.3], trivial_max=1.0).verdict == CONTRADICTED
+    assert decide_bound([0.3001], [0.3], trivial_max=1.0, slack=1e-3).verdict == REPRODUCED
+    assert decide_bound([0.3], [0.0], trivial_max=1.0).verdict == CONTRADICTED  # a zero bound gives an infinite ratio
+
+
+# rate ----------------------------------------------------------------------------------------------
+
+
+def test_two_sided_rate_needs_alternatives_and_tells_them_apart():
+    with pytest.raises(ValueError, match="alternatives"):
+        decide_rate(-1.0, -1.2, -0.8, -1.0)
+    assert decide_rate(-1.0, -1.2, -0.8, -1.0, alternatives=(-0.5,)).verdict == REPRODUCED
+    assert decide_rate(-1.0, -1.2, -0.8, -0.5, alternatives=(-1.0,)).verdict == CONTRADICTED
+    wide = decide_rate(-0.8, -1.2, -0.4, -1.0, alternatives=(-0.5,))
+    assert wide.verdict == INCONCLUSIVE and "-0.5" in wide.reason and "half-width 0.4" in wide.power
+    assert decide_rate(-1.0, -1.0, -0.5, -1.0, alternatives=(-0.5,)).verdict == INCONCLUSIVE  # ends included
+
+
+def test_one_sided_rates():
+    assert decide_rate(-1.5, -1.8, -1.2, -1.0, side="at_most").verdict == REPRODUCED
+    assert decide_rate(-1.5, -1.8, -1.0, -1.0, side="at_most").verdict == REPRODUCED  # at the bound
+    assert decide_rate(-0.5, -0.8, -0.2, -1.0, side="at_most").verdict == CONTRADICTED
+    assert decide_rate(-1.0, -1.2, -0.8, -1.0, side="at_most").verdict == INCONCLUSIVE
+    assert decide_rate(-1.0, -1.0, -0.8, -1.0, side="at_most").verdict == INCONCLUSIVE  # low == bound: not above
+    assert decide_rate(0.7, 0.6, 0.8, 0.5, side="at_least").verdict == REPRODUCED
+    assert decide_rate(0.7, 0.5, 0.8, 0.5, side="at_least").verdict == REPRODUCED
+    assert decide_rate(0.3, 0.2, 0.4, 0.5, side="at_least").verdict == CONTRADICTED
+    assert decide_rate(0.3, 0.2, 0.5, 0.5, side="at_least").verdict == INCONCLUSIVE  # high == bound: not below
+    assert decide_rate(0.5, 0.4, 0.6, 0.5, side="at_least").verdict == INCONCLUSIVE
+    with pytest.raises(ValueError, match="side"):
+        decide_rate(0.5, 0.4, 0.6, 0.5, side="below")
+    assert decide_rate(np.nan, np.nan, np.nan, 0.5, side="at_least").verdict == INCONCLUSIVE
+
+
+def test_a_prediction_with_an_interval_is_met_at_its_far_end():
+    kw = dict(side="at_least", predicted_low=0.6, predicted_high=0.7)
+    assert decide_rate(0.8, 0.65, 0.9, 0.65, **kw).verdict == INCONCLUSIVE  # would pass against the point 0.65
+    assert decide_rate(0.8, 0.7, 0.9, 0.65, **kw).verdict == REPRODUCED
+    assert decide_rate(0.5, 0.4, 0.65, 0.65, **kw).verdict == INCONCLUSIVE  # would fail against 0.65... reaches 0.6
+    assert decide_rate(0.5, 0.4, 0.59, 0.65, **kw).verdict == CONTRADICTED
+    kw = dict(side="at_most", predicted_low=-1.1, predicted_high=-0.9)
+    assert decide_rate(-1.2, -1.3, -1.0, -1.0, **kw).verdict == INCONCLUSIVE
+    assert decide_rate(-1.2, -1.3, -1.1, -1.0, **kw).verdict == REPRODUCED
+    assert decide_rate(-0.5, -0.95, -0.4, -1.0, **kw).verdict == INCONCLUSIVE
+    assert decide_rate(-0.5, -0.85, -0.4, -1.0, **kw).verdict == CONTRADICTED
+
+
+# direction -----------------------------------------------------------------------------------------
+
+
+def test_paired_p_values_are_one_sided_t_tests():
+    d = np.array([0.5, 1.0, 1.5, 0.8])
+    better, worse = Paired("x", d).p_values()
+    t = d.mean() / (d.std(ddof=1) / 2)
+    assert better == pytest.approx(stats.t.sf(t, 3)) and worse == pytest.approx(stats.t.cdf(t, 3))
+    assert better + worse == pytest.approx(1.0)
+    assert Paired("x", np.array([1.0, 1.0])).p_values() == (0.0, 1.0)
+    assert Paired("x", np.array([-1.0, -1.0])).p_values() == (1.0, 0.0)
+    assert Paired("x", np.array([0.0, 0.0])).p_values() == (1.0, 1.0)
+    assert all(np.isnan(Paired("x", np.array([1.0])).p_values()))
+
+
+def test_directions_reproduced_contradicted_inconclusive():
+    up, down, noise = (Paired(k, v) for k, v in (("up", np.array([1.0, 1.2, 0.9, 1.1, 1.05])),
+                                                 ("down", np.array([-1.0, -1.2, -0.9, -1.1, -1.05])),
+                                                 ("noise", np.array([0.5, -0.4, 0.3, -0.6, 0.1]))))
+    verdicts = [d.verdict for d in decide_directions([up, down, noise])]
+    assert verdicts == [REPRODUCED, CONTRADICTED, INCONCLUSIVE]
+    single = decide_directions([Paired("one", np.array([3.0]))])[0]
+    assert single.verdict == INCONCLUSIVE and single.power == "no interval"
+
+
+def test_holm_makes_a_family_stricter_than_one_test():
+    # p ≈ 0.02 alone: below α = 0.025; in a family of 4 with nothing else significant, Holm needs p < 0.00625.
+    d = np.array([0.3, 0.1, 0.25, 0.05, 0.2])
+    alone = decide_directions([Paired("d", d)])[0]
+    p = Paired("d", d).p_values()[0]
+    assert 0.00625 < p < 0.025 and alone.verdict == REPRODUCED
+    null = [Paired(f"n{i}", np.array([0.1, -0.1, 0.05, -0.05, 0.0]) * (i + 1)) for i in range(3)]
+    in_family = decide_directions([Paired("d", d), *null])[0]
+    assert in_family.verdict == INCONCLUSIVE and "Holm family of 4" in in_family.power
+    smallest = stats.t.ppf(1 - 0.025 / 4, 4) * d.std(ddof=1) / np.sqrt(5)
+    assert f"{smallest:.4g}" in in_family.power
+
+
+def test_directions_at_the_level_boundary():
+    # differences whose one-sided p is just above / below α = 0.025 (t quantile of 4 degrees of freedom)
+    t_crit = stats.t.ppf(0.975, 4)
+    base = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
+    sd = base.std(ddof=1)
+    above = base + t_crit * sd / np.sqrt(5) * 1.01
+    below = base + t_crit * sd / np.sqrt(5) * 0.99
+    assert decide_directions([Paired("a", above)])[0].verdict == REPRODUCED
+    assert decide_directions([Paired("b", below)])[0].verdict == INCONCLUSIVE
+    assert decide_directions([Paired("c", -above)])[0].verdict == CONTRADICTED
+    assert decide_directions([Paired("d", -below)])[0].verdict == INCONCLUSIVE
+    assert decide_directions([Paired("a", above)], level=0.99)[0].verdict == INCONCLUSIVE
+
+
+# identity ------------------------------------------------------------------------------------------
+
+
+def test_identity_verified_or_failed():
+    assert decide_identity(1e-12, 1e-9).verdict == VERIFIED
+    assert decide_identity(1e-9, 1e-9).verdict == VERIFIED
+    assert decide_identity(2e-9, 1e-9).verdict == FAILED
+    assert decide_identity(np.nan, 1e-9).verdict == FAILED
+
+
+# rows ----------------------------------------------------------------------------------------------
+
+
+def test_a_claim_row_refuses_a_verdict_its_kind_cannot_give():
+    with pytest.raises(ValueError, match="identity"):
+        claim("C5", "C5.x", "x", "identity", Decision(REPRODUCED, "r", "p"), measured=1.0)
+    with pytest.raises(ValueError, match="value"):
+        claim("A1", "A1.x", "x", "value", Decision(VERIFIED, "r", "p"), measured=1.0)
+    row = claim("A1", "A1.x", "x", "value", Decision(REPRODUCED, "r", "p"), measured=1, low=None, paper=2)
+    assert np.isnan(row.ci_low) and row.paper_value == 2.0 and isinstance(row.measured, float)
+
+
+def test_claims_table_is_checked_when_read_back():
+    rows = [claim("A1", "A1.x", "x", "value", Decision(REPRODUCED, "r", "p"), measured=1.0)]
+    table = claims_frame(rows)
+    assert list(table.columns) == CLAIM_COLUMNS and check_claims_table(table) is table
+    with pytest.raises(ValueError, match="columns"):
+        check_claims_table(table.drop(columns="power"))
+    with pytest.raises(ValueError, match="unknown kind"):
+        check_claims_table(table.assign(kind="hunch"))
+    with pytest.raises(ValueError, match="not one of"):
+        check_claims_table(table.assign(verdict="not reproduced"))
+    with pytest.raises(ValueError, match="not one of"):
+        check_claims_table(table.assign(kind="identity"))
+
+
+class _Spec:
+    key, statement, kind, unreported = "r2_f", "R²", "value", ("lcgm.noise_x",)
+
+
+def test_value_claim_applies_the_papers_rounding_and_names_unreported_keys():
+    # 0.97 is reported to two decimals: ±0.005, so an interval reaching 0.9651 holds it and one ending at 0.9649 does not
+    row = value_claim("A3", _Spec, "", "R²", 0.964, 0.962, 0.9651, 0.97, mismatched=(), tolerance="t")
+    assert row.verdict == REPRODUCED and "lcgm.noise_x" in row.reason
+    row = value_claim("A3", _Spec, "", "R²", 0.964, 0.962, 0.9649, 0.97, mismatched=(), tolerance="t")
+    assert row.verdict == CONTRADICTED and row.claim_id == "A3.r2_f"
+    row = value_claim("A3", _Spec, ".x", "R²", 0.9, 0.8, 1.0, None, mismatched=(), tolerance="t")
+    assert row.verdict == NOT_COMPARABLE and "lcgm.noise_x" not in row.reason and row.claim_id == "A3.r2_f.x"
+
+
+def test_paired_by_seed_pairs_matching_seeds_only():
+    a = pd.Series([1.0, 2.0, 3.0, np.nan], index=[0, 1, 2, 3])
+    b = pd.Series([0.5, 0.5, 1.0], index=[2, 0, 1])
+    np.testing.assert_allclose(paired_by_seed(a, b, "a-b").differences, [0.5, 1.0, 2.5])
+
+
+def test_direction_claims_report_the_interval_of_the_differences():
+    rows = direction_claims("S3", [("S3.x", "u > l", Paired("u-l", np.array([1.0, 1.2, 0.9])))])
+    mean, low, high = seed_interval([1.0, 1.2, 0.9])
+    assert rows[0].measured == mean and rows[0].ci_low == low and rows[0].ci_high == high and rows[0].kind == "direction"
+    assert rows[0].verdict == REPRODUCED and "Holm over 1" in rows[0].tolerance
+
+
+def test_any_of_claims_needs_one_comparison_for_and_all_against():
+    strong = Paired("good", np.array([1.0, 1.1, 0.9, 1.05, 0.95]))
+    bad = Paired("bad", -strong.differences)
+    flat = Paired("flat", np.array([0.1, -0.1, 0.05, -0.05, 0.0]))
+    rows = any_of_claims("S1", [("S1.a", "a", [flat, strong]), ("S1.b", "b", [bad, bad]), ("S1.c", "c", [bad, flat])])
+    assert [r.verdict for r in rows] == [REPRODUCED, CONTRADICTED, INCONCLUSIVE]
+    assert "largest: good" in rows[0].claim and rows[0].measured == pytest.approx(1.0)
+    assert "largest: flat" in rows[2].claim
+    assert "Holm over 6" in rows[0].tolerance and "good: reproduced" in rows[0].reason
