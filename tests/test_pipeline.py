@@ -161,8 +161,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
 
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
-    tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "summary", "report_captions"}
+    tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}, "oce": {"tolerance": 1.0e-8}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "claims_c5", "summary", "report_captions"}
     # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))

@@ -72,7 +72,7 @@ rule oracle:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        oracle=config["consistency"]["oracle"],
+        oracle=config_keys("consistency.oracle", "nodes", "inner_nodes", "convergence_nodes", "monte_carlo_samples", "seed"),
     log:
         f"{RESULTS}/logs/oracle.log",
     benchmark:
@@ -90,7 +90,7 @@ rule oce_identity:
     output:
         f"{RESULTS}/consistency/oce_identity.csv",
     params:
-        oce=config["consistency"]["oce"],
+        oce=config_keys("consistency.oce", "ms", "taus", "delta_scale", "seed"),
     log:
         f"{RESULTS}/logs/oce_identity.log",
     benchmark:
@@ -112,7 +112,7 @@ rule calibration:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        calibration=config["consistency"]["calibration"],
+        calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor"),
     log:
         f"{RESULTS}/logs/calibration.log",
     benchmark:

@@ -114,18 +114,23 @@ def claim_setting(*experiments):
     return {key: config_value(config, key) for key in keys}
 
 
+def config_keys(block, *keys):
+    """Only ``keys`` of the config block at dotted path ``block``: a rule gets the keys it computes
+    with, so that a key only the claims read (a tolerance, a significance) never reruns it."""
+    return {k: config_value(config, block)[k] for k in keys}
+
+
 def lcgm_training():
     """The lcgm keys that shape one A3 training (the model, its sample and epochs), not the sweep of
     D, the evaluation or the elbow rule."""
-    keep = ("classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "train_samples", "epochs")
-    return {k: config["lcgm"][k] for k in keep}
+    return config_keys("lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed",
+                       "train_samples", "epochs")
 
 
 def calibration_training():
     """The consistency.calibration keys that shape one C2 trajectory (training and the quadrature
     that evaluates its checkpoints), not the sweep of D, the exponent fit or its bootstrap."""
-    keep = ("samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")
-    return {k: config["consistency"]["calibration"][k] for k in keep}
+    return config_keys("consistency.calibration", "samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")
 
 
 wildcard_constraints:
