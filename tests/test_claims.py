@@ -292,3 +292,63 @@ def test_s4_with_two_augmentations_tests_the_one_pair_present():
         "S4.bias_order.no_blur-base.prototype_bias"}
     with pytest.raises(ValueError, match="S9"):
         ssl_claims("S9", table, {}, IMAGENET)
+
+
+def test_a1_interval_is_the_quadrature_error():
+    ref = paper_values("A1")
+    truncation = pd.DataFrame({"D": [1], "tail_sum": [0.4902], "trunc_excess_risk": [0.03808]})
+    convergence = pd.concat([truncation.assign(nodes=100, tail_sum=0.49), truncation.assign(nodes=400, tail_sum=0.49021)])
+    row = next(r for r in a1_claims(truncation, convergence, ref, paper_setting("A1")) if r.claim_id == "A1.tail_sum.D1")
+    assert (row.ci_low, row.ci_high) == pytest.approx((0.4902 - 1e-5, 0.4902 + 1e-5))
+
+
+def test_c1_intervals_digits_and_tolerance():
+    rows = {r.claim_id: r for r in c1(True)}
+    mc = rows["C1.monte_carlo.E_star"]
+    assert (mc.ci_low, mc.ci_high) == pytest.approx((0.7001 - 0.003, 0.7001 + 0.003))
+    assert rows["C1.converged.E_star"].measured == pytest.approx(8.0, abs=1e-6)
+    oracle = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
+    oracle["monte_carlo"] = {"samples": 10, **oracle, **{f"{k}_se": 1e-3 for k in oracle}}
+    exact = pd.DataFrame([{"nodes": 100, **oracle}, {"nodes": 800, **{k: v * (1 + 8e-7) for k, v in oracle.items() if k != "monte_carlo"}}])
+    rows = {r.claim_id: r for r in c1_claims(oracle, exact.drop(columns="monte_carlo"), standard_errors=3.0, digits=6.0)}
+    assert rows["C1.converged.L_star"].verdict == VERIFIED  # relative 8e-7 ≤ 1e-6
+    same = pd.DataFrame([{"nodes": 800, **{k: v for k, v in oracle.items() if k != "monte_carlo"}}])
+    assert {r.claim_id: r for r in c1_claims(oracle, same, standard_errors=3.0, digits=6.0)}["C1.converged.E_star"].measured == 16.0
+
+
+def test_c3_reads_the_gap_slopes_and_names_the_sweep():
+    ref = paper_values("C3")
+    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
+                           for r in ("sscrl", "scrl") for a in ("m", "n")
+                           for q, s in (("gap", ref[f"slope_{a}"][r] - 0.3), ("excess_risk", 0.0))])
+    fixed_n = {"scrl": 1024, "sscrl": 512}  # the regimes' m sweeps differ: each claim names its own
+    runs = pd.DataFrame([{"regime": r, "sweep": sweep, "n": n, "m": m, "seed": s, "auc": 0.7 + 0.01 * m + jitter(s, 0.002)}
+                         for r in ("sscrl", "scrl")
+                         for sweep, points in (("m", [(fixed_n[r], 2), (fixed_n[r], 32)]), ("n", [(128, 16), (2048, 16)]))
+                         for n, m in points for s in SEEDS])
+    rows = c3_claims(slopes, runs, ref)
+    assert [r.verdict for r in rows if r.kind == "rate"] == [REPRODUCED] * 4
+    m_row = next(r for r in rows if r.claim_id == "C3.gap_rate.scrl.m")
+    assert "(m = 2..32, n = 1024;" in m_row.claim and "slope in m ≤ -1 " in m_row.claim
+    assert "(n = 128..2048, m = 16;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.n").claim
+    assert "(m = 2..32, n = 512;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.m").claim
+    assert [r.claim_id for r in rows if r.kind == "direction"] == ["C3.auc_grows_with_m.scrl", "C3.auc_grows_with_m.sscrl"]
+
+
+def test_c4_names_the_budget_and_orders_regimes():
+    table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004)}
+                          for r in ("sscrl", "scrl") for m, a in {16: 0.72, 1: 0.6, 256: 0.6}.items() for s in SEEDS])
+    rows = c4_claims(table)
+    assert [r.claim_id for r in rows] == ["C4.extreme_not_best.scrl.m1", "C4.extreme_not_best.scrl.m256",
+                                          "C4.extreme_not_best.sscrl.m1", "C4.extreme_not_best.sscrl.m256"]
+    assert all("N = 16384" in r.claim for r in rows)
+
+
+def test_c5_gap_is_relative_to_at_least_one():
+    rows = c5_claims(pd.DataFrame({"lhs": [10.0, 0.5], "abs_diff": [1e-6, 1e-6]}), tolerance=1e-9)
+    assert rows[0].measured == pytest.approx(1e-6) and rows[0].verdict == FAILED  # max(1e-6/10, 1e-6/1)
+
+
+def test_paper3_value_rows_follow_the_configured_order():
+    rows = ssl_claims("S3", ssl_table("balance", {"uniform": 0.2082, "long_tailed": 0.1365}), paper_values("S3"), IMAGENET)
+    assert [r.claim_id for r in rows if r.kind == "value"] == ["S3.accuracy.uniform", "S3.accuracy.long_tailed"]

@@ -275,3 +275,34 @@ def test_any_of_claims_needs_one_comparison_for_and_all_against():
     assert "largest: good" in rows[0].claim and rows[0].measured == pytest.approx(1.0)
     assert "largest: flat" in rows[2].claim
     assert "Holm over 6" in rows[0].tolerance and "good: reproduced" in rows[0].reason
+
+
+def test_decisions_and_rows_are_immutable():
+    import dataclasses
+
+    for obj in (Decision(REPRODUCED, "r", "p"), Paired("x", np.array([1.0])),
+                claim("A1", "A1.x", "x", "value", Decision(REPRODUCED, "r", "p"), measured=1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            obj.label = "changed"
+
+
+def test_bound_with_a_zero_bound_and_a_zero_quantity():
+    d = decide_bound([0.0], [0.0], trivial_max=1.0)
+    assert d.verdict == REPRODUCED and "tightest quantity/bound inf" in d.power
+
+
+def test_two_sided_rate_interval_ends_count_as_inside():
+    assert decide_rate(-1.0, -1.0, -0.8, -1.0, alternatives=(-0.5,)).verdict == REPRODUCED
+    assert decide_rate(-0.9, -1.0, -0.8, -0.8, alternatives=(-0.3,)).verdict == REPRODUCED
+    assert decide_rate(-0.8, -1.0, -0.4, -0.5, alternatives=(-1.0,)).verdict == INCONCLUSIVE
+
+
+def test_two_seeds_are_enough_for_a_direction():
+    d = decide_directions([Paired("two", np.array([1.0, 1.0]))])[0]
+    assert d.verdict == REPRODUCED and "2 seeds" in d.power
+
+
+def test_any_of_claims_ignores_an_empty_comparison_when_reporting_the_largest():
+    strong = Paired("good", np.array([1.0, 1.1, 0.9, 1.05, 0.95]))
+    rows = any_of_claims("S1", [("S1.a", "a", [Paired("empty", np.array([])), strong])])
+    assert "largest: good" in rows[0].claim and rows[0].verdict == REPRODUCED

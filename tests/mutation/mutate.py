@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Mutation testing with the standard library and pytest only: how many small bugs do the tests catch?
+
+    python tests/mutation/mutate.py --module src/crlrepro/summary.py --tests tests/test_summary.py \
+        [--module ...] [--tests ...] [--jobs 2] [--equivalent tests/mutation/equivalent.txt] \
+        [--report results/mutation/report.md] [--timeout 30] [--only 20-40,relative_verdict] [--min-score 90]
+
+Each --module is parsed with ``ast``; every single-operator mutant gets the stable id
+``path:LINE:COL:OPERATOR:original->replacement`` (COL: ast's 0-based UTF-8 offset of the operator).
+Operators: cmp (< <= > >=, == !=, is / is not, in / not in), andor, not (``not x`` -> ``x``), arith
+(+ -, * /, ** -> *, // -> /, also in ``x += y``), neg (``-x`` -> ``x``), const (int c -> c+1, 1 -> 0;
+float c -> 1.1c, 0.0 -> 0.1), bool (True <-> False), minmax (min/max, np.min/np.max,
+np.minimum/np.maximum). Strings, docstrings, annotations, f-string format specs,
+``if __name__ == "__main__":`` blocks and lines marked ``# pragma: no mutate`` are not mutated.
+
+The tests are imported once (pytest --collect-only). Each mutant then runs in a forked child that
+compiles the mutated AST in memory (nothing is written; an audit hook makes writes under the
+modules' src/ fail), execs it into the imported module's namespace, rebinds what other modules took
+from it (``from crlrepro.X import f``) and runs pytest -x on the tests: passing, the mutant SURVIVED;
+failing, erroring or running past --timeout, it was KILLED. --equivalent lists ids (``id  # why``)
+left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
+--min-score, 1 below it, 2 when the tests fail on the unmutated code.
+"""
+import argparse, ast, contextlib, importlib, io, os, re, signal, sys, time  # noqa: E401
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+       ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+CMP_SWAPS = {ast.Lt: (ast.LtE, ast.Gt), ast.LtE: (ast.Lt, ast.GtE), ast.Gt: (ast.GtE, ast.Lt),
+             ast.GtE: (ast.Gt, ast.LtE), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),
+             ast.Is: (ast.IsNot,), ast.IsNot: (ast.Is,), ast.In: (ast.NotIn,), ast.NotIn: (ast.In,)}
+ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//"}
+ARITH_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+               ast.Pow: ast.Mult, ast.FloorDiv: ast.Div}
+MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"}
+PRAGMA = re.compile(rb"#\s*pragma:\s*no mutate")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+FS_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.link", "os.symlink", "shutil.rmtree"}
+
+
+@dataclass
+class Module:
+    path: str   # relative to the working directory, as in the ids
+    name: str   # dotted import name (src/crlrepro/verdicts.py -> crlrepro.verdicts)
+    src: bytes  # read once at start: every mutant is made from this, in memory
+
+
+@dataclass
+class Mutant:
+    id: str
+    mod: Module
+    line: int
+    index: int                     # the mutated node's position in ast.walk order
+    apply: Callable = lambda n: n  # that node, in a fresh parse -> its replacement
+    status: str = "pending"        # then survived, killed or timeout
+
+
+def op_position(lines, left, right):
+    """(line, col) of the operator token between two operands (skipping ')', blanks, comments)."""
+    row, col = left.end_lineno, left.end_col_offset
+    while True:
+        text = lines[row - 1]
+        while col < len(text) and text[col:col + 1] in b" \t)\\":
+            col += 1
+        if col < len(text) and text[col:col + 1] != b"#" or row >= right.lineno:
+            return row, col
+        row, col = row + 1, 0
+
+
+def setter(field, value, i=None):
+    """A mutation setting ``node.field`` (or its i-th element) to ``value``."""
+    def apply(node):
+        getattr(node, field).__setitem__(i, value) if i is not None else setattr(node, field, value)
+        return node
+    return apply
+
+
+def flip_boolop(i):
+    """Flip only the i-th and/or of a BoolOp, as editing that one token of the source would."""
+    def group(op, values):
+        return values[0] if len(values) == 1 else ast.BoolOp(op(), values)
+
+    def apply(node):
+        v = node.values
+        if isinstance(node.op, ast.And):  # a and b |and| c -> (a and b) or c
+            return ast.BoolOp(ast.Or(), [group(ast.And, v[:i + 1]), group(ast.And, v[i + 1:])])
+        return group(ast.Or, v[:i] + [ast.BoolOp(ast.And(), v[i:i + 2])] + v[i + 2:])  # a or (b and c)
+    return apply
+
+
+def sites(node, lines):
+    """(line, col, operator, original, replacement, apply) for each mutation of ``node``."""
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            line, col = op_position(lines, node.left if i == 0 else node.comparators[i - 1], node.comparators[i])
+            for new in CMP_SWAPS[type(op)]:
+                yield line, col, "cmp", CMP[type(op)], CMP[new], setter("ops", new(), i)
+    elif isinstance(node, ast.BoolOp):
+        old, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
+        for i in range(len(node.values) - 1):
+            yield *op_position(lines, node.values[i], node.values[i + 1]), "andor", old, new, flip_boolop(i)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        kind, old = ("not", "not") if isinstance(node.op, ast.Not) else ("neg", "-")
+        yield node.lineno, node.col_offset, kind, old, "", lambda n: n.operand
+    elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in ARITH_SWAPS:
+        operands = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
+        new = ARITH_SWAPS[type(node.op)]
+        yield *op_position(lines, *operands), "arith", ARITH[type(node.op)], ARITH[new], setter("op", new())
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        yield node.lineno, node.col_offset, "bool", str(node.value), str(not node.value), setter("value", not node.value)
+    elif isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        v = node.value
+        new = (0 if v == 1 else v + 1) if isinstance(v, int) else (v * 1.1 if v else 0.1)
+        yield node.lineno, node.col_offset, "const", repr(v), repr(new), setter("value", new)
+    elif isinstance(node, ast.Call) and isinstance(f := node.func, ast.Name) and f.id in ("min", "max"):
+        yield f.lineno, f.col_offset, "minmax", f.id, MINMAX[f.id], lambda n: setattr(n.func, "id", MINMAX[n.func.id]) or n
+    elif (isinstance(node, ast.Call) and isinstance(f := node.func, ast.Attribute) and f.attr in MINMAX
+          and isinstance(f.value, ast.Name) and f.value.id in ("np", "numpy")):
+        yield (f.end_lineno, f.end_col_offset - len(f.attr), "minmax", f"{f.value.id}.{f.attr}",
+               f"{f.value.id}.{MINMAX[f.attr]}", lambda n: setattr(n.func, "attr", MINMAX[n.func.attr]) or n)
+
+
+def enumerate_mutants(mod):
+    tree, lines = ast.parse(mod.src, mod.path), mod.src.splitlines()
+    skip, seen, mutants = set(), {}, []
+    for node in ast.walk(tree):  # never mutated: __main__ blocks, f-string format specs, annotations
+        subtrees = [getattr(node, "format_spec", None), getattr(node, "returns", None)]
+        subtrees += [node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) else []
+        subtrees += [node] if isinstance(node, ast.If) and {"__name__", "'__main__'"} <= {
+            ast.unparse(n) for n in ast.walk(node.test)} else []
+        skip |= {id(n) for sub in subtrees if sub is not None for n in ast.walk(sub)}
+    for index, node in enumerate(ast.walk(tree)):
+        for line, col, kind, old, new, apply in sites(node, lines) if id(node) not in skip else ():
+            if not PRAGMA.search(lines[line - 1]):
+                mid = f"{mod.path}:{line}:{col}:{kind}:{old}->{new}"
+                seen[mid] = seen.get(mid, 0) + 1
+                mutants.append(Mutant(mid + (f"~{seen[mid]}" if seen[mid] > 1 else ""), mod, line, index, apply))
+    return sorted(mutants, key=lambda m: (m.line, int(m.id.split(":")[2]), m.id))
+
+
+def mutated_code(m):
+    tree = ast.parse(m.mod.src, m.mod.path)
+    old = list(ast.walk(tree))[m.index]
+    new = ast.copy_location(m.apply(old), old)
+    for parent in ast.walk(tree) if new is not old else ():  # put the replacement in the original's place
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+            elif isinstance(value, list):
+                value[:] = [new if item is old else item for item in value]
+    return compile(ast.fix_missing_locations(tree), m.mod.path, "exec", dont_inherit=True)
+
+
+def install(code, name, rebind=True):
+    """Exec ``code`` in module ``name``'s namespace, then point the names other modules bound to its
+    old top-level objects (``from name import x [as y]``) at the new ones."""
+    module = sys.modules[name]
+    old = dict(module.__dict__)
+    exec(code, module.__dict__)
+    new = {id(v): (k, module.__dict__[k]) for k, v in old.items() if k in module.__dict__ and module.__dict__[k] is not v}
+    for other in list(sys.modules.values()) if rebind and new else ():
+        if other is not module and isinstance(getattr(other, "__dict__", None), dict):
+            for attr, value in list(other.__dict__.items()):
+                hit = new.get(id(value))  # the same small int or string under another name is a coincidence
+                if hit and (attr == hit[0] or not isinstance(value, (int, float, complex, str, bytes))):
+                    with contextlib.suppress(Exception):
+                        setattr(other, attr, hit[1])
+
+
+def write_guard(roots):
+    def hook(event, args):
+        if event == "open" and isinstance(args[2], int) and args[2] & WRITE_FLAGS or event in FS_EVENTS:
+            for path in args[:1] if event == "open" else args[:2]:
+                if isinstance(path, (str, bytes, os.PathLike)) and os.path.realpath(os.fsdecode(path)).startswith(roots):
+                    raise PermissionError(f"mutation testing: no writes under {roots}: {event} {path}")
+    return hook
+
+
+def child(m, tests, roots):
+    """The forked child: install the mutant, run the tests silently, exit with pytest's status."""
+    rc = 3
+    try:
+        os.setpgid(0, 0)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1), os.dup2(devnull, 2)
+        sys.addaudithook(write_guard(roots))
+        install(mutated_code(m), m.mod.name)
+        rc = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]))
+    finally:
+        os._exit(rc)
+
+
+def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None):
+    """Each mutant in a forked child, ``jobs`` at a time; sets ``status``."""
+    pending, running, done = list(mutants), {}, 0
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                sys.stdout.flush(), sys.stderr.flush()
+                if (pid := os.fork()) == 0:
+                    child(pending[0], tests, roots)
+                with contextlib.suppress(OSError):
+                    os.setpgid(pid, pid)
+                running[pid] = (pending.pop(0), time.monotonic())
+            time.sleep(0.02)
+            for pid, (m, start) in list(running.items()):
+                if (status := os.waitpid(pid, os.WNOHANG))[0]:
+                    m.status = "survived" if os.waitstatus_to_exitcode(status[1]) == 0 else "killed"
+                elif time.monotonic() - start > timeout:
+                    with contextlib.suppress(OSError):
+                        os.killpg(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    m.status = "timeout"
+                else:
+                    continue
+                del running[pid]
+                done += 1
+                progress(done)
+    finally:
+        for pid in running:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def load_module(path):
+    """The Module for a file under src/, and that src/ directory."""
+    parts = os.path.abspath(path).split(os.sep)
+    if "src" not in parts or not path.endswith(".py"):
+        print(f"error: {path} is not a .py file under a src/ directory", file=sys.stderr)
+        sys.exit(2)
+    i = len(parts) - 1 - parts[::-1].index("src")
+    name = ".".join(parts[i + 1:])[:-3].removesuffix(".__init__")
+    with open(path, "rb") as handle:
+        return Module(os.path.relpath(path), name, handle.read()), os.path.realpath(os.sep.join(parts[:i + 1]))
+
+
+def line_ranges(mod, only):
+    """The line ranges ``only`` selects in ``mod``: N, A-B or the name of a function or class."""
+    items = [s.strip() for s in only.split(",")]
+    ranges = [(int(a), int(b or a)) for a, _, b in (s.partition("-") for s in items if re.fullmatch(r"\d+(-\d+)?", s))]
+    return ranges + [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno) for n in ast.walk(ast.parse(mod.src))
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name in items]
+
+
+def report(modules, mutants, equivalent, args, seconds):
+    """(overall score, the Markdown summary: per module and overall, then every survivor)."""
+    def row(label, ms):
+        eq, killed = sum(m.id in equivalent for m in ms), sum(m.status in ("killed", "timeout") for m in ms)
+        score = 100.0 * killed / (len(ms) - eq) if len(ms) > eq else 100.0
+        return score, (f"| {label} | {len(ms)} | {eq} | {killed} | {sum(m.status == 'timeout' for m in ms)} | "
+                       f"{sum(m.status == 'survived' for m in ms)} | {score:.1f}% |")
+    score, overall = row("**overall**", mutants)
+    survivors = [m for m in mutants if m.status == "survived"]
+    return score, "\n".join([
+        "# Mutation testing report", "",
+        f"Tests: {', '.join(f'`{t}`' for t in args.tests)}. {len(mutants)} mutants, run in {seconds:.0f} s "
+        f"({args.jobs} jobs, timeout {args.timeout:g} s). Score = killed / (mutants − equivalent).", "",
+        "| module | mutants | equivalent (excluded) | killed | of which timeout | survived | score |",
+        "|---|---|---|---|---|---|---|", *(row(f"`{mod.path}`", [m for m in mutants if m.mod is mod])[1] for mod in modules),
+        overall, "", f"## Survivors ({len(survivors)})", "",
+        *(f"- `{m.id}`: `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``" for m in survivors)]) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--module", action="append", required=True, help="a .py file under src/ (repeatable)")
+    p.add_argument("--tests", action="append", required=True, help="a test file (repeatable)")
+    p.add_argument("--jobs", type=int, default=2, help="children run at once")
+    p.add_argument("--equivalent", help="file of mutant ids left out of the score, one a line: id  # why")
+    p.add_argument("--report", help="write the summary there too (Markdown)")
+    p.add_argument("--timeout", type=float, default=30, help="seconds per mutant; longer counts as killed")
+    p.add_argument("--only", help="comma-separated lines N, line ranges A-B, function or class names")
+    p.add_argument("--min-score", type=float, default=90, help="percent; below it the exit status is 1")
+    args = p.parse_args(argv)
+    sys.dont_write_bytecode = True
+    modules, roots = zip(*map(load_module, args.module))
+    roots = tuple({root + os.sep for root in roots})
+    everything = [m for mod in modules for m in enumerate_mutants(mod)]
+    mutants = [m for m in everything if not args.only or any(a <= m.line <= b for a, b in line_ranges(m.mod, args.only))]
+    equivalent = set()
+    if args.equivalent:
+        with open(args.equivalent, encoding="utf-8") as handle:
+            equivalent = {line.split("#", 1)[0].strip() for line in handle} - {""}
+        paths, known = {mod.path for mod in modules}, {m.id for m in everything}
+        for stale in sorted(i for i in equivalent - known if i.split(":", 1)[0] in paths):
+            print(f"warning: equivalent mutant {stale} no longer exists", file=sys.stderr)
+    for mod in modules:
+        if os.path.realpath(importlib.import_module(mod.name).__file__) != os.path.realpath(mod.path):
+            print(f"warning: {mod.name} is imported from {sys.modules[mod.name].__file__}, not {mod.path}", file=sys.stderr)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        rc = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *args.tests])
+    if rc != 0:
+        print(out.getvalue(), f"error: collecting {args.tests} failed (pytest exit {int(rc)})", file=sys.stderr)
+        return 2
+    start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
+    run(baselines, args.tests, args.jobs, args.timeout, roots)
+    for b in baselines:
+        if b.status != "survived":
+            how = "time out" if b.status == "timeout" else "fail"
+            print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
+            return 2
+    todo = [m for m in mutants if m.id not in equivalent]
+    print(f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
+          f"{len(mutants) - len(todo)} listed equivalent", file=sys.stderr)
+
+    def progress(done):
+        if done % 20 == 0 or done == len(todo):
+            print(f"[{done}/{len(todo)}] killed {sum(m.status in ('killed', 'timeout') for m in todo)}, "
+                  f"survived {sum(m.status == 'survived' for m in todo)}", file=sys.stderr)
+    start = time.monotonic()
+    run(todo, args.tests, args.jobs, args.timeout, roots, progress)
+    score, text = report(modules, mutants, equivalent, args, time.monotonic() - start)
+    print(text, end="")
+    if args.report:
+        os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
+        with open(args.report + ".tmp", "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(args.report + ".tmp", args.report)
+    return 0 if score >= args.min_score else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
