@@ -153,7 +153,8 @@ def test_scaling_slopes_table_and_claims():
     # the gap decays as m^-1: its interval holds the bound's exponent, so one-sided it cannot tell
     assert verdicts["C3.gap_rate.scrl.m"] == "inconclusive"
     assert verdicts["C3.gap_rate.scrl.n"] == "contradicted"  # the data say −0.2: slower than n^-1/2
-    assert verdicts["C3.auc_grows_with_m.scrl"] == "reproduced"
+    # the same AUC rise in every seed: no spread for a t-test, and too few seeds for the sign test
+    assert verdicts["C3.auc_grows_with_m.scrl"] == "inconclusive"
 
 
 def test_budget_fit_is_exact_on_its_own_model_and_the_split_is_the_minimum():
@@ -183,7 +184,8 @@ def test_budget_summary_and_claims():
     assert summary.loc["scrl", "best_m_auc"] == 8
     assert summary.loc["scrl", "b"] == pytest.approx(0.2) and summary.loc["scrl", "c"] == pytest.approx(0.5)
     verdicts = {c.claim_id: c.verdict for c in c4_claims(pd.DataFrame(rows))}
-    assert verdicts == {"C4.extreme_not_best.scrl.m1": "reproduced", "C4.extreme_not_best.scrl.m64": "reproduced",
+    # two seeds with identical AUCs: the exact sign test (1/4) cannot decide
+    assert verdicts == {"C4.extreme_not_best.scrl.m1": "inconclusive", "C4.extreme_not_best.scrl.m64": "inconclusive",
                         "C4.extreme_not_best.sscrl.m1": "inconclusive", "C4.extreme_not_best.sscrl.m64": "inconclusive"}
 
 
@@ -225,7 +227,8 @@ def test_calibration_table_flags_violations_without_clipping(paper_gmm):
     assert table.loc[1, "ratio"] > 10
     fit = {"exponent": 0.7, "low": 0.6, "high": 0.8, "points_used": 3, "points_excluded": 0, "floor": 0.0}
     claims = c2_claims(table, fit, {"exponent": 0.5}, tsybakov_rate=(0.9, 0.85, 0.95))
-    assert [c.verdict for c in claims] == ["contradicted", "reproduced", "contradicted"]
+    # the bound is violated; 0.7 [0.6, 0.8] is not the √ law, is at least ½, and is below 0.85
+    assert [c.verdict for c in claims] == ["contradicted", "contradicted", "reproduced", "contradicted"]
     assert "violated at 1 of 3" in claims[0].reason and claims[0].measured == pytest.approx(table["ratio"].max())
 
 

@@ -160,8 +160,9 @@ def test_paired_p_values_are_one_sided_t_tests():
     t = d.mean() / (d.std(ddof=1) / 2)
     assert better == pytest.approx(stats.t.sf(t, 3)) and worse == pytest.approx(stats.t.cdf(t, 3))
     assert better + worse == pytest.approx(1.0)
-    assert Paired("x", np.array([1.0, 1.0])).p_values() == (0.0, 1.0)
-    assert Paired("x", np.array([-1.0, -1.0])).p_values() == (1.0, 0.0)
+    # no spread: the exact sign test, 2^-n
+    assert Paired("x", np.array([1.0, 1.0])).p_values() == (0.25, 1.0)
+    assert Paired("x", np.array([-1.0, -1.0, -1.0])).p_values() == (1.0, 0.125)
     assert Paired("x", np.array([0.0, 0.0])).p_values() == (1.0, 1.0)
     assert all(np.isnan(Paired("x", np.array([1.0])).p_values()))
 
@@ -272,8 +273,8 @@ def test_any_of_claims_needs_one_comparison_for_and_all_against():
     flat = Paired("flat", np.array([0.1, -0.1, 0.05, -0.05, 0.0]))
     rows = any_of_claims("S1", [("S1.a", "a", [flat, strong]), ("S1.b", "b", [bad, bad]), ("S1.c", "c", [bad, flat])])
     assert [r.verdict for r in rows] == [REPRODUCED, CONTRADICTED, INCONCLUSIVE]
-    assert "largest: good" in rows[0].claim and rows[0].measured == pytest.approx(1.0)
-    assert "largest: flat" in rows[2].claim
+    assert "shown: good" in rows[0].claim and rows[0].measured == pytest.approx(1.0)
+    assert "shown: flat" in rows[2].claim
     assert "Holm over 6" in rows[0].tolerance and "good: reproduced" in rows[0].reason
 
 
@@ -297,12 +298,29 @@ def test_two_sided_rate_interval_ends_count_as_inside():
     assert decide_rate(-0.8, -1.0, -0.4, -0.5, alternatives=(-1.0,)).verdict == INCONCLUSIVE
 
 
-def test_two_seeds_are_enough_for_a_direction():
-    d = decide_directions([Paired("two", np.array([1.0, 1.0]))])[0]
-    assert d.verdict == REPRODUCED and "2 seeds" in d.power
+def test_two_seeds_are_enough_for_a_direction_and_ties_need_six():
+    d = decide_directions([Paired("two", np.array([1.0, 1.1]))])[0]
+    assert d.verdict == REPRODUCED and "2 seeds" in d.power and "smallest significant difference" in d.power
+    tied = decide_directions([Paired("ties", np.full(5, 0.002))])[0]  # sign test: 1/32 > 0.025
+    assert tied.verdict == INCONCLUSIVE and "exact sign test" in tied.power
+    assert decide_directions([Paired("ties", np.full(6, 0.002))])[0].verdict == REPRODUCED  # 1/64
 
 
 def test_any_of_claims_ignores_an_empty_comparison_when_reporting_the_largest():
     strong = Paired("good", np.array([1.0, 1.1, 0.9, 1.05, 0.95]))
     rows = any_of_claims("S1", [("S1.a", "a", [Paired("empty", np.array([])), strong])])
-    assert "largest: good" in rows[0].claim and rows[0].verdict == REPRODUCED
+    assert "shown: good" in rows[0].claim and rows[0].verdict == REPRODUCED
+
+
+def test_family_level_is_bonferroni():
+    from crlrepro.verdicts import family_level
+
+    assert family_level(1) == pytest.approx(0.95) and family_level(4) == pytest.approx(1 - 0.05 / 4)
+    assert family_level(0) == pytest.approx(0.95)
+
+
+def test_a_contradicted_group_shows_its_strongest_reverse():
+    weak = Paired("weak", -np.array([0.30, 0.35, 0.28, 0.32, 0.31]))
+    strong = Paired("strong", -np.array([1.0, 1.1, 0.9, 1.05, 0.95]))
+    row = any_of_claims("C4", [("C4.x", "x", [weak, strong])])[0]
+    assert row.verdict == CONTRADICTED and "shown: strong" in row.claim

@@ -42,12 +42,17 @@ def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float,
 
 def lcgm_elbow(runs: pd.DataFrame, classes: int, tolerance: float) -> dict:
     """The elbow of the A3 sweep: alignment(D) = mean over seeds of (r2_f + r2_g)/2, and
-    elbow = :func:`crlrepro.metrics.elbow_by_relative_gain` applied to the misalignment 1 − alignment."""
-    alignment = ((runs["r2_f"] + runs["r2_g"]) / 2).groupby(runs["D"]).mean()
+    elbow = :func:`crlrepro.metrics.elbow_by_relative_gain` applied to the misalignment 1 − alignment;
+    the same rule on each seed's own curve gives ``per_seed`` (the spread the claim's interval uses)."""
+    per_run = runs.assign(alignment=(runs["r2_f"] + runs["r2_g"]) / 2)
+    alignment = per_run.groupby("D")["alignment"].mean()
     elbow = elbow_by_relative_gain(alignment.index.to_numpy(), 1.0 - alignment.to_numpy(), tolerance)
+    per_seed = {int(seed): elbow_by_relative_gain(group["D"].to_numpy(), 1.0 - group["alignment"].to_numpy(), tolerance)
+                for seed, group in per_run.groupby("seed")}
     return {
         "classes": int(classes),
         "elbow": elbow,
+        "per_seed": per_seed,
         "rule": "smallest D with max(alignment) - alignment(D) <= tolerance * (max(alignment) - alignment(D_min)), "
                 "alignment = mean over seeds of (r2_f + r2_g) / 2",
         "tolerance": tolerance,

@@ -102,7 +102,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                    ("lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
                    ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples")),
          ClaimSpec("r2_order", "R² of f above R² of g at D = K (the paper's ordering)", "direction"),
-         ClaimSpec("elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value")),
+         ClaimSpec("elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value", "elbow",
+                   ("lcgm.classes",))),
         figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm"),
     Experiment(
         "A4", 2, "Sec. 6, Tsybakov findings", "the density-ratio Tsybakov exponent of the GMM",
@@ -120,6 +121,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         ("calibration_run", "calibration"), ("consistency/calibration.csv", "consistency/calibration_fit.json"), "claims_c2",
         (ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
          ClaimSpec("exponent_half", "exponent of E* − E(s) in L − L* is at least the bound's ½", "rate", "exponent"),
+         ClaimSpec("exponent_sqrt", "E* − E(s) follows √(L − L*), not a linear law (Sec. 5: exponent ½, two-sided)", "rate",
+                   "exponent"),
          ClaimSpec("exponent_tsybakov", "exponent of E* − E(s) in L − L* is at least (μ̂+1)/(μ̂+2) of A4 (paper 2)", "rate")),
         figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration"),
     Experiment(

@@ -131,7 +131,7 @@ def holm(p_values) -> np.ndarray:
 
 def reported_rounding(value: float) -> float:
     """Half a unit in the last digit the paper reports (read from the shortest decimal form of the
-    number as stored, e.g. 4.902e-1 → 5e-5, 0.97 → 5e-3): the paper's own rounding error."""
+    number as stored, e.g. 1.234e-1 → 5e-5, 0.25 → 5e-3): the paper's own rounding error."""
     mantissa, _, exponent = repr(abs(float(value))).partition("e")
     decimals = len(mantissa.partition(".")[2].rstrip("0"))
     return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
@@ -172,9 +172,10 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
     """``bound``: a theorem's inequality quantity ≤ bound at every measured point.
 
     contradicted when any point violates it by more than ``slack`` (our numerical error); a point is
-    informative when its bound is below the quantity's trivial maximum (there the inequality says
-    something); reproduced when it holds everywhere and at least one point is informative, else
-    inconclusive. Power: the share of informative points and the tightest quantity/bound among them."""
+    informative when its bound is below ``trivial_max``, the level from which the inequality says
+    nothing useful (e.g. what a trivial predictor attains); reproduced when it holds everywhere and at
+    least one point is informative, else inconclusive. Power: the share of informative points and the
+    tightest quantity/bound among them."""
     quantity, bound = np.asarray(quantity, dtype=float), np.asarray(bound, dtype=float)
     if quantity.size == 0:
         return Decision(INCONCLUSIVE, "no measured points", "no points")
@@ -187,7 +188,7 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
         return Decision(CONTRADICTED, f"violated at {int(violated.sum())} of {quantity.size} points "
                                       f"(worst quantity/bound {_g(float(ratio[violated].max()))})", power)
     if not informative.any():
-        return Decision(INCONCLUSIVE, f"holds at all {quantity.size} points, but the bound is above the trivial maximum "
+        return Decision(INCONCLUSIVE, f"holds at all {quantity.size} points, but the bound is at or above "
                                       f"{_g(trivial_max)} at every one: it says nothing there", power)
     return Decision(REPRODUCED, f"holds at all {quantity.size} points, {int(informative.sum())} of them informative", power)
 
@@ -251,13 +252,15 @@ class Paired:
 
     def p_values(self) -> tuple[float, float]:
         """One-sided t-test p-values for mean > 0 (the claim) and mean < 0 (its reverse); NaN with
-        fewer than two pairs. Identical differences give 0 on their side and 1 on the other."""
+        fewer than two pairs. Identical differences (sd = 0, e.g. accuracies that move in steps of
+        1/n_test) have no t statistic: they get the exact sign test, 2^−n on their side and 1 on the other."""
         d = np.asarray(self.differences, dtype=float)
         if d.size < 2:
             return np.nan, np.nan
         sd = d.std(ddof=1)
         if sd == 0:
-            return (0.0 if d.mean() > 0 else 1.0), (0.0 if d.mean() < 0 else 1.0)
+            sign = 0.5 ** d.size
+            return (sign if d.mean() > 0 else 1.0), (sign if d.mean() < 0 else 1.0)
         t = d.mean() / (sd / np.sqrt(d.size))
         return float(stats.t.sf(t, d.size - 1)), float(stats.t.cdf(t, d.size - 1))
 
@@ -267,9 +270,10 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
     α = (1 − level)/2 on seed-paired differences, Holm-corrected over the family (and, separately,
     for the reverse direction).
 
-    reproduced when the claim's adjusted p < α; contradicted when the reverse's adjusted p < α (the
-    interval excludes the claim); inconclusive otherwise (or with fewer than two pairs). Power: the
-    smallest mean difference that would have been declared, t_{1−α/k, n−1} · sd/√n."""
+    reproduced when the claim's adjusted p < α; contradicted when the reverse's adjusted p < α;
+    inconclusive otherwise (or with fewer than two pairs). Power: the smallest significant
+    difference at the observed noise, t_{1−α/k, n−1} · sd/√n (Holm's strictest step; a true effect of
+    that size is declared about half the time)."""
     alpha = (1 - level) / 2
     p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
     valid = np.isfinite(p[:, 0])
@@ -284,7 +288,8 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
             decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval"))
             continue
         smallest = stats.t.ppf(1 - alpha / size, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-        power = f"detects a difference ≥ {_g(float(smallest))} ({d.size} seeds, Holm family of {size})"
+        power = (f"smallest significant difference {_g(float(smallest))} ({d.size} seeds, Holm family of {size})"
+                 if smallest > 0 else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})")
         if better < alpha:
             decisions.append(Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power))
         elif worse < alpha:
@@ -321,15 +326,22 @@ def value_claim(experiment: str, spec, suffix: str, label: str, measured: float,
                  high=high, paper=paper, tolerance=tolerance)
 
 
+def family_level(size: int, level: float = LEVEL) -> float:
+    """The two-sided level of each interval shown for a family of ``size`` (Bonferroni, 1 − (1 − level)/k):
+    an interval that excludes 0 then agrees with the family's one-sided tests."""
+    return 1 - (1 - level) / max(size, 1)
+
+
 def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> list[Claim]:
     """``direction`` claims of one family: (claim id, statement, seed-paired differences) each, the
-    family Holm-corrected together (:func:`decide_directions`)."""
+    family Holm-corrected together (:func:`decide_directions`); intervals at :func:`family_level`."""
     decisions = decide_directions([paired for _, _, paired in family])
+    level = family_level(len(family))
     rows = []
     for (claim_id, statement, paired), decision in zip(family, decisions):
-        mean, low, high = paired.interval()
+        mean, low, high = paired.interval(level)
         rows.append(claim(experiment, claim_id, statement, "direction", decision, measured=mean, low=low, high=high,
-                          tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}"))
+                          tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}; interval at {level:.4g}"))
     return rows
 
 
@@ -344,19 +356,23 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     λ/ν ≠ 1 beats InfoNCE" or "some interior split beats this extreme". Every comparison of every
     group forms one Holm family (so nothing is chosen after seeing the data). A group is reproduced
     when any of its comparisons is, contradicted when all of them are, else inconclusive; its
-    measured value and interval are those of its comparison with the largest mean difference."""
+    measured value and interval (at :func:`family_level`) are those of its decisive comparison: the
+    one with the smallest p-value on the verdict's side (the reverse's when contradicted)."""
     decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
-    rows, start = [], 0
     size = len(decisions)
+    level = family_level(size)
+    rows, start = [], 0
     for claim_id, statement, comparisons in groups:
         mine = decisions[start:start + len(comparisons)]
         start += len(comparisons)
-        best = int(np.nanargmax([np.mean(p.differences) if len(p.differences) else -np.inf for p in comparisons]))
         words = [d.verdict for d in mine]
-        verdict = (REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE)
-        reason = "; ".join(f"{p.label}: {d.verdict} ({d.reason})" for p, d in zip(comparisons, mine))
-        mean, low, high = comparisons[best].interval()
-        rows.append(claim(experiment, claim_id, f"{statement} (largest: {comparisons[best].label})", "direction",
-                          Decision(verdict, reason, mine[best].power), measured=mean, low=low, high=high,
-                          tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices"))
+        verdict = REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE
+        side = 1 if verdict == CONTRADICTED else 0
+        p = np.array([c.p_values()[side] for c in comparisons], dtype=float)
+        decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
+        reason = "; ".join(f"{c.label}: {d.verdict} ({d.reason})" for c, d in zip(comparisons, mine))
+        mean, low, high = comparisons[decisive].interval(level)
+        rows.append(claim(experiment, claim_id, f"{statement} (shown: {comparisons[decisive].label})", "direction",
+                          Decision(verdict, reason, mine[decisive].power), measured=mean, low=low, high=high,
+                          tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices; interval at {level:.4g}"))
     return rows

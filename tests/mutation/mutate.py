@@ -6,7 +6,9 @@
         [--report results/mutation/report.md] [--timeout 30] [--only 20-40,relative_verdict] [--min-score 90]
 
 Each --module is parsed with ``ast``; every single-operator mutant gets the stable id
-``path:LINE:COL:OPERATOR:original->replacement`` (COL: ast's 0-based UTF-8 offset of the operator).
+``path:LINE:COL:OPERATOR:original->replacement``, where LINE is a hash of the line's text (with
+``.n`` for its n-th repeat in the file: ids survive edits elsewhere) and COL the operator's 0-based UTF-8
+offset from the line's first non-blank character; reports show the line's number and text beside it.
 Operators: cmp (< <= > >=, == !=, is / is not, in / not in), andor, not (``not x`` -> ``x``), arith
 (+ -, * /, ** -> *, // -> /, also in ``x += y``), neg (``-x`` -> ``x``), const (int c -> c+1, 1 -> 0;
 float c -> 1.1c, 0.0 -> 0.1), bool (True <-> False), minmax (min/max, np.min/np.max,
@@ -21,7 +23,7 @@ failing, erroring or running past --timeout, it was KILLED. --equivalent lists i
 left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
 """
-import argparse, ast, contextlib, importlib, io, os, re, signal, sys, time  # noqa: E401
+import argparse, ast, contextlib, hashlib, importlib, io, os, re, signal, sys, time  # noqa: E401
 from dataclasses import dataclass
 from typing import Callable
 
@@ -132,13 +134,24 @@ def enumerate_mutants(mod):
         subtrees += [node] if isinstance(node, ast.If) and {"__name__", "'__main__'"} <= {
             ast.unparse(n) for n in ast.walk(node.test)} else []
         skip |= {id(n) for sub in subtrees if sub is not None for n in ast.walk(sub)}
+    # A line is named by a hash of its text (and which repeat of that text it is), not by its number,
+    # so that editing other lines leaves the ids, and the list of equivalent mutants, valid.
+    counts, anchors = {}, []
+    for text in lines:
+        key = hashlib.sha1(text.strip()).hexdigest()[:8]
+        counts[key] = counts.get(key, 0) + 1
+        anchors.append(key + (f".{counts[key]}" if counts[key] > 1 else ""))
     for index, node in enumerate(ast.walk(tree)):
         for line, col, kind, old, new, apply in sites(node, lines) if id(node) not in skip else ():
             if not PRAGMA.search(lines[line - 1]):
-                mid = f"{mod.path}:{line}:{col}:{kind}:{old}->{new}"
+                mid = f"{mod.path}:{anchors[line - 1]}:{col - indent(lines[line - 1])}:{kind}:{old}->{new}"
                 seen[mid] = seen.get(mid, 0) + 1
                 mutants.append(Mutant(mid + (f"~{seen[mid]}" if seen[mid] > 1 else ""), mod, line, index, apply))
     return sorted(mutants, key=lambda m: (m.line, int(m.id.split(":")[2]), m.id))
+
+
+def indent(line) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def mutated_code(m):
@@ -261,7 +274,7 @@ def report(modules, mutants, equivalent, args, seconds):
         "| module | mutants | equivalent (excluded) | killed | of which timeout | survived | score |",
         "|---|---|---|---|---|---|---|", *(row(f"`{mod.path}`", [m for m in mutants if m.mod is mod])[1] for mod in modules),
         overall, "", f"## Survivors ({len(survivors)})", "",
-        *(f"- `{m.id}`: `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``" for m in survivors)]) + "\n"
+        *(f"- `{m.id}` (line {m.line}): `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``" for m in survivors)]) + "\n"
 
 
 def main(argv=None):

@@ -21,7 +21,7 @@ from pathlib import Path
 # Flags for a root, offline, display-less machine: no sandbox, no GPU, no background connections.
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-VERDICT = re.compile(r"\b(reproduced|not reproduced|not comparable)\b")
+VERDICT = re.compile(r"\b(reproduced|contradicted|inconclusive|not comparable|verified|failed)\b")
 
 
 def chromium_path() -> str | None:
