@@ -57,21 +57,24 @@ def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate:
                   decide_bound(table["excess_auc"], table["bound"], coin), measured=float(worst["ratio"]),
                   tolerance=f"regret ≤ bound everywhere; informative where bound < E* − ½ = {coin:.4g} "
                             "(measured: the largest regret/bound)")]
+    half, used = float(reference["exponent"]), f"{fit['points_used']} checkpoints with regret > {fit['floor']:g}"
+    interval = dict(measured=fit["exponent"], low=fit["low"], high=fit["high"])
     spec = spec_of("exponent_sqrt")
-    rows.append(claim("C2", "C2.exponent_sqrt", f"{spec.statement}; {fit['points_used']} checkpoints with regret > "
-                      f"{fit['floor']:g}", "rate", decide_rate(fit["exponent"], fit["low"], fit["high"], 0.5, alternatives=(1.0,)),
-                      measured=fit["exponent"], low=fit["low"], high=fit["high"], paper=float(reference["exponent"]),
-                      tolerance="two-sided: the interval holds ½ and excludes the linear law's 1 (bootstrap over checkpoints)"))
-    used = f"{fit['points_used']} checkpoints with regret > {fit['floor']:g}"
+    rows.append(claim("C2", "C2.exponent_sqrt", f"{spec.statement}; {used}", "rate",
+                      decide_rate(fit["exponent"], fit["low"], fit["high"], half, alternatives=(1.0,)), paper=half,
+                      tolerance="two-sided: the interval holds ½ and excludes the linear law's 1 (bootstrap over checkpoints)",
+                      **interval))
     # the paper's exponent ½ is its reference; A4's rate is our own measurement, so not a paper value
-    for key, (rate, low, high), paper in (("exponent_half", (float(reference["exponent"]),) * 3, float(reference["exponent"])),
-                                          ("exponent_tsybakov", tsybakov_rate, None)):
+    rate, low, high = tsybakov_rate
+    for key, bound, (bound_low, bound_high), paper, shown in (
+            ("exponent_half", half, (half, half), half, f"{half:g}"),
+            ("exponent_tsybakov", rate, (low, high), None, f"{rate:.4g} [{low:.4g}, {high:.4g}]")):
         spec = spec_of(key)
-        rows.append(claim("C2", f"C2.{key}", f"{spec.statement} = {rate:.4g} [{low:.4g}, {high:.4g}]; {used}", "rate",
-                          decide_rate(fit["exponent"], fit["low"], fit["high"], rate, side="at_least",
-                                      predicted_low=low, predicted_high=high),
-                          measured=fit["exponent"], low=fit["low"], high=fit["high"], paper=paper,
-                          tolerance="one-sided: the interval at or above the exponent (bootstrap over checkpoints)"))
+        rows.append(claim("C2", f"C2.{key}", f"{spec.statement} = {shown}; {used}", "rate",
+                          decide_rate(fit["exponent"], fit["low"], fit["high"], bound, side="at_least",
+                                      predicted_low=bound_low, predicted_high=bound_high),
+                          paper=paper, tolerance="one-sided: the interval at or above the exponent (bootstrap over checkpoints)",
+                          **interval))
     return rows
 
 
