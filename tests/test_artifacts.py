@@ -1,9 +1,13 @@
 import json
+import os
 
 import pandas as pd
 import pytest
+import torch
 
 from crlrepro import artifacts
+from crlrepro.artifacts import (ArtifactError, load_torch, read_json, read_table, save_torch, sidecar_path,
+                                write_artifact_json, write_table)
 
 
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
@@ -42,3 +46,71 @@ def test_save_torch_is_atomic_and_byte_reproducible(tmp_path):
     assert torch.equal(torch.load(tmp_path / "a.pt")["weights"], payload["weights"])
     assert not list(tmp_path.glob(".*.tmp"))
 
+
+
+# Integrity: every artifact's sidecar holds its checksum, checked where the file is read ----------------
+
+
+def test_tables_json_and_torch_artifacts_round_trip_through_their_checksums(tmp_path):
+    write_table(pd.DataFrame({"a": [1.5, 2.0]}), tmp_path / "t.csv", {"rule": "make_t"})
+    assert len(json.loads((tmp_path / "t.provenance.json").read_text())["sha256"]) == 64
+    assert read_table(tmp_path / "t.csv")["a"].tolist() == [1.5, 2.0]
+    write_artifact_json({"x": 1}, tmp_path / "r.json", {"rule": "make_r"})
+    assert read_json(tmp_path / "r.json") == {"x": 1}
+    save_torch({"w": torch.arange(3.0), "note": "plain", "n": [1, 2]}, tmp_path / "m.pt", {"rule": "make_m"})
+    loaded = load_torch(tmp_path / "m.pt")
+    assert torch.equal(loaded["w"], torch.arange(3.0)) and loaded["note"] == "plain"
+
+
+@pytest.mark.parametrize("damage", ["flip one bit", "truncate", "drop the sidecar", "delete"])
+def test_a_damaged_artifact_stops_with_its_path_and_how_to_rebuild_it(tmp_path, damage):
+    path = tmp_path / "m.pt"
+    save_torch({"w": torch.ones(64)}, path, {"rule": "gmm_mlp_train"})
+    data = bytearray(path.read_bytes())
+    if damage == "flip one bit":
+        data[len(data) // 2] ^= 0x04
+        path.write_bytes(bytes(data))
+    elif damage == "truncate":
+        path.write_bytes(bytes(data[:100]))
+    elif damage == "drop the sidecar":
+        sidecar_path(path).unlink()
+    else:
+        path.unlink()
+    with pytest.raises(ArtifactError) as error:
+        load_torch(path)
+    assert str(path) in str(error.value) and "delete" in str(error.value)
+    if damage in ("flip one bit", "truncate"):
+        assert "snakemake --forcerun gmm_mlp_train" in str(error.value)
+
+
+def test_a_table_edited_after_it_was_written_is_refused(tmp_path):
+    write_table(pd.DataFrame({"a": [1.0]}), tmp_path / "t.csv", {"rule": "make_t"})
+    (tmp_path / "t.csv").write_text("a\n2.0\n")
+    with pytest.raises(ArtifactError, match="does not match the checksum"):
+        read_table(tmp_path / "t.csv")
+
+
+class _Payload:
+    """A pickle that runs a command when loaded (what a crafted checkpoint could hold)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_pickle_that_would_run_code_is_refused_not_executed(tmp_path):
+    marker, path = tmp_path / "ran", tmp_path / "evil.pt"
+    save_torch({"model": _Payload(marker)}, path, {"rule": "x"})  # its checksum is valid: only the loader can stop it
+    with pytest.raises(ArtifactError, match="refused"):
+        load_torch(path)
+    assert not marker.exists()
+    # the same file through each loader the pipeline uses
+    from crlrepro.images import load_views
+    from crlrepro.networks import load_two_tower
+
+    for loader in (load_two_tower, load_views):
+        with pytest.raises(ArtifactError, match="refused"):
+            loader(path)
+    assert not marker.exists()

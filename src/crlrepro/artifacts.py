@@ -62,14 +62,92 @@ def write_csv(table: pd.DataFrame, path: str | Path) -> None:
         table.to_csv(tmp, index=False)
 
 
-def save_torch(payload, path: str | Path) -> None:
-    """``torch.save`` atomically and reproducibly: written through an open file, so the archive's
-    internal folder name is torch's constant default rather than the temporary file's random name
-    (the same payload gives the same bytes in every run)."""
+def save_torch(payload, path: str | Path, prov: dict | None = None) -> None:
+    """``torch.save`` atomically and reproducibly (written through an open file, so the archive's
+    internal folder name is torch's constant default rather than the temporary file's random name:
+    the same payload gives the same bytes in every run), with a sidecar holding its checksum and
+    ``prov``. Only tensors and plain containers of numbers and text: :func:`load_torch` reads it
+    with ``weights_only=True``."""
     import torch
 
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
         torch.save(payload, handle)
+    _write_sidecar(path, prov or {})
+
+
+class ArtifactError(RuntimeError):
+    """An artifact that cannot be trusted: missing, unreadable, or not what its sidecar recorded.
+    The message names the file and how to rebuild it."""
+
+
+def sha256_of(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_sidecar(path: str | Path, prov: dict) -> None:
+    write_json({"artifact": Path(path).name, "sha256": sha256_of(path), **prov}, sidecar_path(path))
+
+
+def _rebuild_hint(path: Path, rule: str | None) -> str:
+    how = f"snakemake --forcerun {rule}" if rule else "rerun the rule that writes it (snakemake --forcerun <rule>)"
+    return f"delete {path} and run snakemake again, or {how}"
+
+
+def verify(path: str | Path) -> Path:
+    """``path`` if its content matches the SHA-256 recorded in its provenance sidecar; otherwise
+    :class:`ArtifactError` naming the file and how to rebuild it."""
+    path = Path(path)
+    sidecar = sidecar_path(path)
+    try:
+        record = json.loads(sidecar.read_text())
+        recorded = record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{path}: its sidecar {sidecar} is missing, unreadable or has no checksum, so the "
+                            f"file cannot be verified; {_rebuild_hint(path, None)}") from None
+    try:
+        actual = sha256_of(path)
+    except OSError as error:
+        raise ArtifactError(f"{path}: cannot be read ({error.strerror}); {_rebuild_hint(path, record.get('rule'))}") from None
+    if actual != recorded:
+        raise ArtifactError(f"{path}: its content does not match the checksum recorded in {sidecar} (corrupted or "
+                            f"edited since it was written); {_rebuild_hint(path, record.get('rule'))}")
+    return path
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A table written by :func:`write_table`, verified against its sidecar first."""
+    return pd.read_csv(verify(path))
+
+
+def write_artifact_json(obj, path: str | Path, prov: dict) -> None:
+    """A JSON result (plain data) and its provenance sidecar with the file's checksum."""
+    write_json(obj, path)
+    _write_sidecar(path, prov)
+
+
+def read_json(path: str | Path):
+    """A JSON result written by :func:`write_artifact_json`, verified against its sidecar first."""
+    return json.loads(verify(path).read_text())
+
+
+def load_torch(path: str | Path):
+    """An artifact written by :func:`save_torch`, verified against its sidecar, then read with
+    ``weights_only=True``: a file that would run code when unpickled is refused, not executed."""
+    import pickle
+
+    import torch
+
+    path = verify(path)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, OSError, EOFError, ValueError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ArtifactError(f"{path}: not a plain tensor archive, refused ({first}); it was not written by this "
+                            f"pipeline or is damaged: {_rebuild_hint(path, None)}") from None
 
 
 def save_figure(fig, paths, dpi: int = 200) -> None:
@@ -128,6 +206,6 @@ def sidecar_path(path: str | Path) -> Path:
 
 
 def write_table(table: pd.DataFrame, path: str | Path, prov: dict) -> None:
-    """Write a CSV table and its provenance sidecar (both atomically)."""
+    """Write a CSV table and its provenance sidecar with the table's checksum (both atomically)."""
     write_csv(table, path)
-    write_json({"artifact": Path(path).name, **prov}, sidecar_path(path))
+    _write_sidecar(path, prov)

@@ -177,8 +177,11 @@ def build_views(data: dict, augmentation_name: str, views: int, bias_views: int,
 
 
 def load_views(path) -> dict:
-    """A :func:`build_views` file with the images back as float32 in [0, 1]."""
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    """A :func:`build_views` file with the images back as float32 in [0, 1] (verified against its
+    sidecar and read without unpickling code: :func:`crlrepro.artifacts.load_torch`)."""
+    from crlrepro.artifacts import load_torch
+
+    payload = load_torch(path)
     for key in ("train_bank", "test_bank", "train_images", "test_images"):
         payload[key] = payload[key].float().div_(255.0)
     return payload

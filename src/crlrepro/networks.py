@@ -110,12 +110,15 @@ def save_two_tower(model: TwoTower, path, **extra) -> None:
     """Save a trained two-tower model with what is needed to rebuild it (atomically)."""
     from crlrepro.artifacts import save_torch
 
-    save_torch({"state_dict": model.state_dict(), "architecture": model.architecture, **extra}, path)
+    save_torch({"state_dict": model.state_dict(), "architecture": model.architecture, **extra}, path, extra.get("provenance"))
 
 
 def load_two_tower(path) -> tuple[TwoTower, dict]:
-    """The model saved by :func:`save_two_tower` (on the CPU, eval mode) and the extra fields."""
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    """The model saved by :func:`save_two_tower` (on the CPU, eval mode) and the extra fields,
+    verified against its sidecar and read without unpickling code (:func:`crlrepro.artifacts.load_torch`)."""
+    from crlrepro.artifacts import load_torch
+
+    payload = load_torch(path)
     model = TwoTower(**payload.pop("architecture"))
     model.load_state_dict(payload.pop("state_dict"))
     return model.eval(), payload

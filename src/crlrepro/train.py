@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import torch
 from tqdm import tqdm
 
-from crlrepro.artifacts import save_torch
+from crlrepro.artifacts import ArtifactError, load_torch, save_torch, sidecar_path
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +78,30 @@ def _adamw(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.AdamW
 BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
 
 
+def _set_aside(path: Path, why: str) -> None:
+    """Move a checkpoint that cannot be used (and its sidecar) out of the way, keeping it to inspect."""
+    for file in (path, sidecar_path(path)):
+        if file.exists():
+            file.replace(file.with_name(file.name + ".set-aside"))
+    log.warning("checkpoint %s %s: set aside as %s.set-aside; training starts afresh", path, why, path.name)
+
+
 def _load_checkpoint(path: Path | None, fingerprint: str):
+    """The resumable state in ``path``, or None (no checkpoint, or one set aside: damaged, not
+    verifiable, or from other settings)."""
     if path is None or not path.exists():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    if state.get("fingerprint") != fingerprint:
-        log.warning("checkpoint %s belongs to other settings; starting afresh", path)
+    try:
+        state = load_torch(path)
+    except ArtifactError as error:
+        _set_aside(path, f"cannot be used ({error})")
         return None
+    if not isinstance(state, dict) or state.get("fingerprint") != fingerprint:
+        _set_aside(path, "belongs to other settings")
+        return None
+    # Rebuilt with this module's key strings, so that a resumed run's history pickles to the same
+    # bytes as an uninterrupted one's (pickle shares identical string objects, not equal ones).
+    state["history"] = [{"epoch": int(h["epoch"]), "loss": float(h["loss"])} for h in state["history"]]
     return state
 
 
@@ -171,7 +188,8 @@ def train(
                        "model": model.state_dict(), "optimizer": optimizer.state_dict()}
             save_torch(payload, checkpoint)
     bar.close()
-    if checkpoint is not None:
-        checkpoint.unlink(missing_ok=True)  # finished: nothing left to resume
+    if checkpoint is not None:  # finished: nothing left to resume
+        checkpoint.unlink(missing_ok=True)
+        sidecar_path(checkpoint).unlink(missing_ok=True)
     model.eval()
     return history

@@ -1,13 +1,12 @@
 """A1 claims: tail sums and truncation excess risks against paper 2, Table 1, columns 1-2."""
 
-import pandas as pd
-
+from crlrepro.artifacts import read_table
 from crlrepro.claims_paper2 import a1_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = a1_claims(pd.read_csv(snakemake.input.truncation), pd.read_csv(snakemake.input.convergence),  # noqa: F821
+claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),  # noqa: F821
                    paper_values("A1", snakemake.input.paper_values), run.params["setting"])  # noqa: F821
 run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821

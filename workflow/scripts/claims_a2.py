@@ -1,13 +1,12 @@
 """A2 claims: MLP excess risk and L2 distance against paper 2, Table 1, columns 3-4; their decrease in D."""
 
-import pandas as pd
-
+from crlrepro.artifacts import read_table
 from crlrepro.claims_paper2 import a2_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = a2_claims(pd.read_csv(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),  # noqa: F821
+claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),  # noqa: F821
                    run.params["setting"])
 run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821

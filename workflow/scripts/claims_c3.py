@@ -1,13 +1,12 @@
 """C3 claims: the trained gap's slopes in m and n against Thm 4.5 (one-sided); AUC rises with m."""
 
-import pandas as pd
-
+from crlrepro.artifacts import read_table
 from crlrepro.claims_paper1 import c3_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = c3_claims(pd.read_csv(snakemake.input.slopes), pd.read_csv(snakemake.input.table),  # noqa: F821
+claims = c3_claims(read_table(snakemake.input.slopes), read_table(snakemake.input.table),  # noqa: F821
                    paper_values("C3", snakemake.input.paper_values))  # noqa: F821
 run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821

@@ -1,10 +1,9 @@
 """C4 claims: at a fixed budget, each extreme split is beaten by an interior one."""
 
-import pandas as pd
-
+from crlrepro.artifacts import read_table
 from crlrepro.claims_paper1 import c4_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-run.write_table(claims_frame(c4_claims(pd.read_csv(snakemake.input.table))), snakemake.output[0])  # noqa: F821
+run.write_table(claims_frame(c4_claims(read_table(snakemake.input.table))), snakemake.output[0])  # noqa: F821

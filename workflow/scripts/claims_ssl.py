@@ -1,7 +1,6 @@
 """Paper 3 claims (S1–S4): the effects as direction claims, the paper's ImageNet values as reference."""
 
-import pandas as pd
-
+from crlrepro.artifacts import read_table
 from crlrepro.claims_paper3 import ssl_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
@@ -10,4 +9,4 @@ from crlrepro.verdicts import claims_frame
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):  # noqa: F821
     reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}  # noqa: F821
-    run.write_table(claims_frame(ssl_claims(experiment, pd.read_csv(table), reference, run.params["setting"])), output)
+    run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"])), output)

@@ -1,12 +1,10 @@
 """C4 figure: excess risk and AUC per split of the fixed budget, with the fitted model and m*."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_budget
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 style = FigureStyle(**run.params["style"])
-fig = plot_budget(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.fit), style=style)  # noqa: F821
+fig = plot_budget(read_table(snakemake.input.table), read_table(snakemake.input.fit), style=style)  # noqa: F821
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

@@ -1,8 +1,6 @@
 """A2 figure: MLP vs spectral truncation, excess risk and L2 distance vs D."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_gmm_mlp
 from crlrepro.reference import matches_setting, paper_values
@@ -11,5 +9,5 @@ run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 style = FigureStyle(**run.params["style"])
 reference = paper_values("A2", snakemake.input.paper_values)  # noqa: F821
 comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
-fig = plot_gmm_mlp(pd.read_csv(snakemake.input.table), reference if comparable else None, style=style)  # noqa: F821
+fig = plot_gmm_mlp(read_table(snakemake.input.table), reference if comparable else None, style=style)  # noqa: F821
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

@@ -1,8 +1,6 @@
 """A1 figure: eigenvalue decay and truncation quality, with the paper's values when comparable."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_gmm_spectrum
 from crlrepro.reference import matches_setting, paper_values
@@ -12,8 +10,8 @@ style = FigureStyle(**run.params["style"])
 reference = paper_values("A1", snakemake.input.paper_values)  # noqa: F821
 comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
 fig = plot_gmm_spectrum(
-    pd.read_csv(snakemake.input.spectrum),  # noqa: F821
-    pd.read_csv(snakemake.input.truncation),  # noqa: F821
+    read_table(snakemake.input.spectrum),  # noqa: F821
+    read_table(snakemake.input.truncation),  # noqa: F821
     reference if comparable else None,
     style=style,
 )

@@ -1,12 +1,10 @@
 """C3 figure: the gap against m and n for both regimes, with the predicted slopes; AUC against m."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_scaling
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 style = FigureStyle(**run.params["style"])
-fig = plot_scaling(pd.read_csv(snakemake.input.table), pd.read_csv(snakemake.input.slopes), style=style)  # noqa: F821
+fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), style=style)  # noqa: F821
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

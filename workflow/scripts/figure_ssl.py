@@ -1,8 +1,6 @@
 """Paper 3 figures, one per experiment (S1–S4)."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_ssl
 
@@ -10,4 +8,4 @@ run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 style = FigureStyle(**run.params["style"])
 for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,  # noqa: F821
                                        snakemake.output.pdf):  # noqa: F821
-    save_figure(plot_ssl(experiment, pd.read_csv(table), style=style), [png, pdf], dpi=style.dpi)
+    save_figure(plot_ssl(experiment, read_table(table), style=style), [png, pdf], dpi=style.dpi)

@@ -1,8 +1,6 @@
 """A4 figure: the density-ratio margin CDF with its fit, and μ̂ per window."""
 
-import pandas as pd
-
-from crlrepro.artifacts import save_figure
+from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_tsybakov
 from crlrepro.reference import matches_setting, paper_values
@@ -11,5 +9,5 @@ run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
 style = FigureStyle(**run.params["style"])
 reference = paper_values("A4", snakemake.input.paper_values)  # noqa: F821
 comparable = matches_setting(reference, gmm=run.params["gmm"])
-fig = plot_tsybakov(pd.read_csv(snakemake.input.cdf), pd.read_csv(snakemake.input.table), reference if comparable else None, style=style)  # noqa: F821
+fig = plot_tsybakov(read_table(snakemake.input.cdf), read_table(snakemake.input.table), reference if comparable else None, style=style)  # noqa: F821
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821

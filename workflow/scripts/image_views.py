@@ -8,4 +8,4 @@ run = ScriptRun(snakemake, seed=snakemake.params.seed)  # noqa: F821 (injected b
 p = run.params
 views = build_views(p["data"], snakemake.wildcards.augmentation, p["views"], p["bias_views"], p["seed"])  # noqa: F821
 run.log.info("train bank %s, test bank %s", tuple(views["train_bank"].shape), tuple(views["test_bank"].shape))
-save_torch({**views, "provenance": run.provenance()}, snakemake.output[0])  # noqa: F821
+save_torch({**views, "provenance": run.provenance()}, snakemake.output[0], run.provenance())  # noqa: F821

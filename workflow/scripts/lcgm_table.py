@@ -3,7 +3,7 @@
 import pandas as pd
 
 from crlrepro.evaluation import evaluate_lcgm_two_tower, lcgm_elbow
-from crlrepro.artifacts import write_json
+from crlrepro.artifacts import write_artifact_json
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import load_two_tower
 from crlrepro.pipeline import ScriptRun
@@ -18,4 +18,5 @@ for path in snakemake.input.models:  # noqa: F821
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
 run.write_table(runs, snakemake.output.table)  # noqa: F821
-write_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow)  # noqa: F821
+write_artifact_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow,  # noqa: F821
+                    run.provenance())

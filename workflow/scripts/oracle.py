@@ -1,7 +1,7 @@
 """C1: I(X;Y), L* = −τ·I(X;Y) and the Bayes AUC E* by quadrature, a convergence study, and an
 independent Monte-Carlo check."""
 
-from crlrepro.artifacts import write_json
+from crlrepro.artifacts import write_artifact_json
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.oracles import monte_carlo_oracles, oracle_table
 from crlrepro.pipeline import ScriptRun
@@ -16,4 +16,4 @@ oracle |= {"tau": p["tau"], "nodes": o["nodes"], "inner_nodes": o["inner_nodes"]
            "monte_carlo": monte_carlo_oracles(gmm, p["tau"], o["monte_carlo_samples"], o["seed"]),
            "provenance": run.provenance()}
 run.write_table(table, snakemake.output.convergence)  # noqa: F821
-write_json(oracle, snakemake.output.oracle)  # noqa: F821
+write_artifact_json(oracle, snakemake.output.oracle, run.provenance())  # noqa: F821

@@ -3,14 +3,12 @@ measured for its claims, the verdicts and (for the summary) the run's provenance
 
 from pathlib import Path
 
-import pandas as pd
-
-from crlrepro.artifacts import write_text
+from crlrepro.artifacts import read_table, write_text
 from crlrepro.pipeline import ScriptRun
 from crlrepro.summary import claims_caption
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = pd.read_csv(snakemake.input.summary)  # noqa: F821
+claims = read_table(snakemake.input.summary)  # noqa: F821
 templates = {Path(path).stem: Path(path).read_text() for path in snakemake.input.templates}  # noqa: F821
 for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):  # noqa: F821
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]

@@ -2,12 +2,13 @@
 
 import pandas as pd
 
+from crlrepro.artifacts import read_table
 from crlrepro.generalization import scaling_slopes
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-table = pd.concat([pd.read_csv(path) for path in snakemake.input.runs], ignore_index=True)  # noqa: F821
+table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)  # noqa: F821
 table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)  # noqa: F821
 slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],

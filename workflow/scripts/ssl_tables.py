@@ -1,8 +1,7 @@
 """Paper 3: evaluate every trained run once (k-NN and linear-probe top-1, prototype bias) and write
 one table per experiment (S1–S4) with the runs it compares."""
 
-import torch
-
+from crlrepro.artifacts import load_torch
 from crlrepro.images import load_views
 from crlrepro.pipeline import ScriptRun
 from crlrepro.supervised_view import evaluation_table
@@ -13,7 +12,7 @@ for path in snakemake.input.views:  # noqa: F821
     payload = load_views(path)
     views[payload["augmentation"]] = payload
 paths = list(snakemake.input.models)  # noqa: F821
-records = [torch.load(path, map_location="cpu", weights_only=False) for path in paths]
+records = [load_torch(path) for path in paths]
 table = evaluation_table(records, views, run.params["knn_k"], run.device)
 table["path"] = paths
 for (experiment, models), output in zip(run.params["experiments"].items(), snakemake.output):  # noqa: F821

@@ -3,8 +3,7 @@ the divergence (a NaN/inf loss) when the run diverges."""
 
 from pathlib import Path
 
-from crlrepro.artifacts import save_torch
-from crlrepro.artifacts import config_hash
+from crlrepro.artifacts import config_hash, save_torch
 from crlrepro.images import ImageSplit, load_views, training_subset
 from crlrepro.pipeline import ScriptRun
 from crlrepro.supervised_view import train_contrastive
@@ -32,4 +31,4 @@ try:
 except NonFiniteLossError as error:
     run.log.error("run diverged: %s", error)
     record |= {"state_dict": None, "history": None, "diverged": str(error)}
-save_torch(record, snakemake.output[0])  # noqa: F821
+save_torch(record, snakemake.output[0], record["provenance"])  # noqa: F821

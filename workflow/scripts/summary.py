@@ -1,13 +1,11 @@
 """results/summary.{csv,md,html}: every experiment's claims, in the registry's order, grouped by paper."""
 
-import pandas as pd
-
-from crlrepro.artifacts import write_text
+from crlrepro.artifacts import read_table, write_text
 from crlrepro.pipeline import ScriptRun
 from crlrepro.summary import collect_summary, summary_html, summary_markdown
 
 run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-table = collect_summary([pd.read_csv(path) for path in snakemake.input.claims])  # noqa: F821
+table = collect_summary([read_table(path) for path in snakemake.input.claims])  # noqa: F821
 run.write_table(table, snakemake.output.csv)  # noqa: F821
 write_text(summary_markdown(table), snakemake.output.md)  # noqa: F821
 write_text(summary_html(table), snakemake.output.html)  # noqa: F821
