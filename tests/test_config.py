@@ -31,6 +31,15 @@ DELETE = object()
 
 # (key to change, new value, text the error must contain)
 BAD_VALUES = [
+    ("tau", float("nan"), "tau: must be a finite number, got nan"),
+    ("gmm.weights", [float("nan"), float("nan")], "gmm.weights[0]: must be a finite number"),
+    ("gmm.mean_x", [float("inf"), -1.2], "gmm.mean_x[0]: must be a finite number, got inf"),
+    ("consistency.oce.taus", [float("nan")], "consistency.oce.taus[0]: must be a finite number"),
+    ("seeds", [0, 2**63], "seeds[1]: a seed must be below 2^32"),
+    ("tsybakov.seed", 2**40, "tsybakov.seed: a seed must be below 2^32"),
+    ("supervised_view.view_seed", 2**32, "supervised_view.view_seed: a seed must be below 2^32"),
+    ("approximation.train_samples", 100, "approximation.train_samples: 100 training samples are fewer than one batch"),
+    ("consistency.calibration.samples", 64, "consistency.calibration.samples: 64 training samples are fewer than one batch"),
     ("tau", 0, "tau"),
     ("tau", -0.5, "tau"),
     ("gmm.std_x", [1.0, -1.0], "gmm.std_x[1]"),
@@ -137,3 +146,17 @@ def test_config_hash_is_stable_and_sensitive():
     assert config_hash(a) == config_hash(b)
     b["tau"] = 0.25
     assert config_hash(a) != config_hash(b)
+
+
+def test_a_key_written_twice_in_a_yaml_file_is_an_error(tmp_path):
+    from crlrepro.config import read_yaml
+
+    path = tmp_path / "twice.yaml"
+    path.write_text("tau: 0.5\ngmm:\n  weights: [0.5, 0.5]\ntau: 0.4\n")
+    with pytest.raises(ConfigError, match="line 4: the key 'tau' is written twice .*first on line 1"):
+        read_yaml(path)
+    with pytest.raises(ConfigError, match="twice"):
+        load_config(path, SCHEMA)
+    path.write_text("gmm:\n  weights: [0.5, 0.5]\n  weights: [0.4, 0.6]\n")
+    with pytest.raises(ConfigError, match="'weights' is written twice"):
+        read_yaml(path)

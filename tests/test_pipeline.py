@@ -253,6 +253,14 @@ def test_bad_config_stops_before_any_job(key, tmp_path):
     assert not (workdir / "results").exists()
 
 
+def test_a_duplicate_key_in_a_config_file_stops_before_any_job(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    (workdir / "bad.yaml").write_text("tau: 0.5\nseeds: [0]\ntau: 0.4\n")
+    proc = snakemake(workdir, "--cores", "1", "--configfile", "bad.yaml", check=False)
+    assert proc.returncode != 0 and "the key 'tau' is written twice" in proc.stderr + proc.stdout
+    assert not (workdir / "results").exists()
+
+
 def test_lint_is_clean(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     proc = snakemake(workdir, "--lint", check=False)

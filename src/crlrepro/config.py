@@ -8,6 +8,7 @@ offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import jsonschema
@@ -103,6 +104,14 @@ def _check_cross_fields(config: dict) -> list[str]:
         for i, d in enumerate(values):
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
+    batch = config.get("training", {}).get("batch_size")
+    calibration = config.get("consistency", {}).get("calibration", {})
+    for key, samples, batch_key, size in (("approximation.train_samples", approx.get("train_samples"), "training.batch_size", batch),
+                                          ("lcgm.train_samples", lcgm.get("train_samples"), "training.batch_size", batch),
+                                          ("consistency.calibration.samples", calibration.get("samples"),
+                                           "consistency.calibration.batch_size", calibration.get("batch_size"))):
+        if isinstance(samples, int) and isinstance(size, int) and samples < size:
+            problems.append(f"{key}: {samples} training samples are fewer than one batch ({batch_key} = {size})")
     view = config.get("supervised_view", {})
     ratios = view.get("ratios", [])
     if ratios and 1.0 not in [float(r) for r in ratios if isinstance(r, (int, float))]:
@@ -158,6 +167,53 @@ def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, st
     raise ValueError(f"unknown paper-3 experiment {experiment!r}; expected one of {', '.join(SSL_EXPERIMENTS)}")
 
 
+SEED_LIMIT = 2**32  # every seed is used by NumPy and torch and in seed arithmetic: keep it a 32-bit value
+
+
+def _walk(value, path=()):
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*path, index))
+
+
+def _check_numbers(config: dict) -> list[str]:
+    """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), and
+    seeds too large for the generators."""
+    problems = []
+    for path, value in _walk(config):
+        if isinstance(value, float) and not math.isfinite(value):
+            problems.append(f"{_key(path)}: must be a finite number, got {value}")
+        name = next((part for part in reversed(path) if isinstance(part, str)), "")
+        is_seed = name in ("seed", "seeds") or name.endswith("_seed")
+        if is_seed and isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
+            problems.append(f"{_key(path)}: a seed must be below 2^32 = {SEED_LIMIT}, got {value}")
+    return problems
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ConfigError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: the key {key!r} is "
+                                  f"written twice in one mapping (first on line {seen[key] + 1}); YAML would keep only the last")
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: str | Path):
+    """A YAML file as plain data, refusing duplicate keys (:class:`ConfigError` naming file and line)."""
+    with open(path) as handle:
+        return yaml.load(handle, Loader=_UniqueKeyLoader)
+
+
 def validate_config(config: dict, schema_path: str | Path) -> dict:
     """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
     listing every offending key otherwise."""
@@ -167,7 +223,7 @@ def validate_config(config: dict, schema_path: str | Path) -> dict:
     overrides["propertyNames"] = {"enum": figure_styles()}
     validator = _validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
-    problems = [_describe(e) for e in errors]
+    problems = _check_numbers(config) + [_describe(e) for e in errors]
     if not problems:
         problems = _check_cross_fields(config)
     if problems:
@@ -177,9 +233,7 @@ def validate_config(config: dict, schema_path: str | Path) -> dict:
 
 def load_config(path: str | Path, schema_path: str | Path) -> dict:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
-    with open(path) as handle:
-        config = yaml.safe_load(handle) or {}
-    return validate_config(config, schema_path)
+    return validate_config(read_yaml(path) or {}, schema_path)
 
 
 def config_value(config: dict, key: str):

@@ -12,10 +12,13 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro import registry
-from crlrepro.config import SSL_EXPERIMENTS, ConfigError, config_value, ssl_experiment_specs, sweep_points, validate_config
+from crlrepro.config import (SSL_EXPERIMENTS, ConfigError, config_value, read_yaml, ssl_experiment_specs, sweep_points,
+                             validate_config)
 from crlrepro.pipeline import imported_library_files
 
 try:
+    for path in workflow.configfiles:  # Snakemake's own reading keeps the last of two equal keys
+        read_yaml(path)
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
