@@ -10,7 +10,6 @@ from crlrepro.bounds import calibration_bound
 from crlrepro.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
 from crlrepro.config import sweep_points
 from crlrepro.generalization import (
-    NegativeSample,
     budget_summary,
     draw_negative_sample,
     empirical_contrastive_loss,

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 import torch
-from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 
 from crlrepro.lcgm import LatentClassModel

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from crlrepro.images import (
-    ImageSplit,
     augmentation,
     class_subset,
     load_cifar10,

@@ -8,7 +8,6 @@ claims depend on.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from crlrepro.reference import setting_mismatches

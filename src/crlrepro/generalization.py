@@ -20,16 +20,20 @@ O(1/√m + 1/√n) under SSCRL.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from crlrepro.gmm import LatentClassGMM
-from crlrepro.losses import info_nce_independent, info_nce_shared, log_mean_exp_loss
+from crlrepro.losses import info_nce_independent, info_nce_shared
 from crlrepro.metrics import loglog_slope, recall_at_k
 from crlrepro.networks import TwoTower, numpy_score
 from crlrepro.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.train import TrainSettings, seed_everything, train
+
+if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
+    import pandas as pd
 
 REGIMES = ("scrl", "sscrl")
 

@@ -16,10 +16,15 @@ keeps its relative accuracy when the excess risk is 10⁻⁷ next to a loss of o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.special import logsumexp, ndtr
 
 from crlrepro.quadrature import PopulationGrid
+
+if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
+    import pandas as pd
 
 
 def _check_tau(tau: float) -> float:

@@ -7,10 +7,6 @@ rule gmm_mlp_table:
         models=gmm_mlp_models(),
     output:
         f"{RESULTS}/approximation/gmm_mlp.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        nodes=config["approximation"]["quadrature_nodes"],
     log:
         f"{RESULTS}/logs/gmm_mlp_table.log",
     benchmark:
@@ -18,6 +14,10 @@ rule gmm_mlp_table:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        nodes=config["approximation"]["quadrature_nodes"],
     script:
         "../scripts/gmm_mlp_table.py"
 
@@ -29,9 +29,6 @@ rule lcgm_table:
     output:
         table=f"{RESULTS}/approximation/lcgm_probe.csv",
         elbow=f"{RESULTS}/approximation/lcgm_elbow.json",
-    params:
-        lcgm=config["lcgm"],
-        tau=config["tau"],
     log:
         f"{RESULTS}/logs/lcgm_table.log",
     benchmark:
@@ -39,6 +36,9 @@ rule lcgm_table:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        lcgm=config["lcgm"],
+        tau=config["tau"],
     script:
         "../scripts/lcgm_table.py"
 
@@ -49,9 +49,6 @@ rule tsybakov:
     output:
         table=f"{RESULTS}/approximation/tsybakov.csv",
         cdf=f"{RESULTS}/approximation/tsybakov_cdf.csv",
-    params:
-        gmm=gmm_params(),
-        tsybakov=config["tsybakov"],
     log:
         f"{RESULTS}/logs/tsybakov.log",
     benchmark:
@@ -59,6 +56,9 @@ rule tsybakov:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tsybakov=config["tsybakov"],
     script:
         "../scripts/tsybakov.py"
 
@@ -69,10 +69,6 @@ rule oracle:
     output:
         oracle=f"{RESULTS}/consistency/oracle.json",
         convergence=f"{RESULTS}/consistency/oracle_convergence.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        oracle=config_keys("consistency.oracle", "nodes", "inner_nodes", "convergence_nodes", "monte_carlo_samples", "seed"),
     log:
         f"{RESULTS}/logs/oracle.log",
     benchmark:
@@ -80,6 +76,12 @@ rule oracle:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        oracle=config_keys(
+            "consistency.oracle", "nodes", "inner_nodes", "convergence_nodes", "monte_carlo_samples", "seed"
+        ),
     script:
         "../scripts/oracle.py"
 
@@ -89,8 +91,6 @@ rule oce_identity:
         library("oce_identity"),
     output:
         f"{RESULTS}/consistency/oce_identity.csv",
-    params:
-        oce=config_keys("consistency.oce", "ms", "taus", "delta_scale", "seed"),
     log:
         f"{RESULTS}/logs/oce_identity.log",
     benchmark:
@@ -98,6 +98,8 @@ rule oce_identity:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        oce=config_keys("consistency.oce", "ms", "taus", "delta_scale", "seed"),
     script:
         "../scripts/oce_identity.py"
 
@@ -109,10 +111,6 @@ rule calibration:
     output:
         table=f"{RESULTS}/consistency/calibration.csv",
         fit=f"{RESULTS}/consistency/calibration_fit.json",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor"),
     log:
         f"{RESULTS}/logs/calibration.log",
     benchmark:
@@ -120,6 +118,10 @@ rule calibration:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor"),
     script:
         "../scripts/calibration.py"
 
@@ -132,8 +134,6 @@ rule scaling:
     output:
         table=f"{RESULTS}/consistency/scaling.csv",
         slopes=f"{RESULTS}/consistency/scaling_slopes.csv",
-    params:
-        bootstrap=config["consistency"]["scaling"]["bootstrap"],
     log:
         f"{RESULTS}/logs/scaling.log",
     benchmark:
@@ -141,6 +141,8 @@ rule scaling:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        bootstrap=config["consistency"]["scaling"]["bootstrap"],
     script:
         "../scripts/scaling.py"
 
@@ -152,8 +154,6 @@ rule budget:
     output:
         table=f"{RESULTS}/consistency/budget.csv",
         fit=f"{RESULTS}/consistency/budget_fit.csv",
-    params:
-        total=config["consistency"]["budget"]["total"],
     log:
         f"{RESULTS}/logs/budget.log",
     benchmark:
@@ -161,5 +161,7 @@ rule budget:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        total=config["consistency"]["budget"]["total"],
     script:
         "../scripts/budget.py"

@@ -12,8 +12,15 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro import registry
-from crlrepro.config import (SSL_EXPERIMENTS, ConfigError, config_value, read_yaml, ssl_experiment_specs, sweep_points,
-                             validate_config)
+from crlrepro.config import (
+    SSL_EXPERIMENTS,
+    ConfigError,
+    config_value,
+    read_yaml,
+    ssl_experiment_specs,
+    sweep_points,
+    validate_config,
+)
 from crlrepro.pipeline import imported_library_files
 
 try:
@@ -126,14 +133,17 @@ def config_keys(block, *keys):
 def lcgm_training():
     """The lcgm keys that shape one A3 training (the model, its sample and epochs), not the sweep of
     D, the evaluation or the elbow rule."""
-    return config_keys("lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed",
-                       "train_samples", "epochs")
+    return config_keys(
+        "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "train_samples", "epochs"
+    )
 
 
 def calibration_training():
     """The consistency.calibration keys that shape one C2 trajectory (training and the quadrature
     that evaluates its checkpoints), not the sweep of D, the exponent fit or its bootstrap."""
-    return config_keys("consistency.calibration", "samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")
+    return config_keys(
+        "consistency.calibration", "samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes"
+    )
 
 
 wildcard_constraints:
@@ -163,8 +173,11 @@ def ssl_specs(experiment):
 
 
 def ssl_models(experiment):
-    return [f"{RESULTS}/models/ssl/{b}_{a}_{s}_r{r}_seed{seed}.pt"
-            for b, a, s, r in ssl_specs(experiment) for seed in config["supervised_view"]["seeds"]]
+    return [
+        f"{RESULTS}/models/ssl/{b}_{a}_{s}_r{r}_seed{seed}.pt"
+        for b, a, s, r in ssl_specs(experiment)
+        for seed in config["supervised_view"]["seeds"]
+    ]
 
 
 def ssl_views(experiment):

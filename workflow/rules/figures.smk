@@ -14,10 +14,6 @@ rule figure_gmm_spectrum:
             category="Paper 2: approximation",
         ),
         pdf=f"{RESULTS}/figures/gmm_spectrum.pdf",
-    params:
-        style=figure_style("gmm_spectrum"),
-        gmm=gmm_params(),
-        tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_gmm_spectrum.log",
     benchmark:
@@ -25,6 +21,10 @@ rule figure_gmm_spectrum:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("gmm_spectrum"),
+        gmm=gmm_params(),
+        tau=config["tau"],
     script:
         "../scripts/figure_gmm_spectrum.py"
 
@@ -37,10 +37,6 @@ rule figure_gmm_mlp:
     output:
         png=report(f"{RESULTS}/figures/gmm_mlp.png", caption=caption("gmm_mlp"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/gmm_mlp.pdf",
-    params:
-        style=figure_style("gmm_mlp"),
-        gmm=gmm_params(),
-        tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_gmm_mlp.log",
     benchmark:
@@ -48,6 +44,10 @@ rule figure_gmm_mlp:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("gmm_mlp"),
+        gmm=gmm_params(),
+        tau=config["tau"],
     script:
         "../scripts/figure_gmm_mlp.py"
 
@@ -60,8 +60,6 @@ rule figure_lcgm:
     output:
         png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",
-    params:
-        style=figure_style("lcgm"),
     log:
         f"{RESULTS}/logs/figure_lcgm.log",
     benchmark:
@@ -69,6 +67,8 @@ rule figure_lcgm:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("lcgm"),
     script:
         "../scripts/figure_lcgm.py"
 
@@ -82,9 +82,6 @@ rule figure_tsybakov:
     output:
         png=report(f"{RESULTS}/figures/tsybakov.png", caption=caption("tsybakov"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/tsybakov.pdf",
-    params:
-        style=figure_style("tsybakov"),
-        gmm=gmm_params(),
     log:
         f"{RESULTS}/logs/figure_tsybakov.log",
     benchmark:
@@ -92,6 +89,9 @@ rule figure_tsybakov:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("tsybakov"),
+        gmm=gmm_params(),
     script:
         "../scripts/figure_tsybakov.py"
 
@@ -105,9 +105,6 @@ rule figure_calibration:
     output:
         png=report(f"{RESULTS}/figures/calibration.png", caption=caption("calibration"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/calibration.pdf",
-    params:
-        style=figure_style("calibration"),
-        tau=config["tau"],
     log:
         f"{RESULTS}/logs/figure_calibration.log",
     benchmark:
@@ -115,6 +112,9 @@ rule figure_calibration:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("calibration"),
+        tau=config["tau"],
     script:
         "../scripts/figure_calibration.py"
 
@@ -127,8 +127,6 @@ rule figure_scaling:
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",
-    params:
-        style=figure_style("scaling"),
     log:
         f"{RESULTS}/logs/figure_scaling.log",
     benchmark:
@@ -136,6 +134,8 @@ rule figure_scaling:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("scaling"),
     script:
         "../scripts/figure_scaling.py"
 
@@ -148,8 +148,6 @@ rule figure_budget:
     output:
         png=report(f"{RESULTS}/figures/budget.png", caption=caption("budget"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/budget.pdf",
-    params:
-        style=figure_style("budget"),
     log:
         f"{RESULTS}/logs/figure_budget.log",
     benchmark:
@@ -157,5 +155,7 @@ rule figure_budget:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("budget"),
     script:
         "../scripts/figure_budget.py"

@@ -10,8 +10,6 @@ rule claims_a1:
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A1.csv",
-    params:
-        setting=claim_setting("A1"),
     log:
         f"{RESULTS}/logs/claims_a1.log",
     benchmark:
@@ -19,6 +17,8 @@ rule claims_a1:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        setting=claim_setting("A1"),
     script:
         "../scripts/claims_a1.py"
 
@@ -49,8 +49,6 @@ rule claims_a2:
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A2.csv",
-    params:
-        setting=claim_setting("A2"),
     log:
         f"{RESULTS}/logs/claims_a2.log",
     benchmark:
@@ -58,6 +56,8 @@ rule claims_a2:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        setting=claim_setting("A2"),
     script:
         "../scripts/claims_a2.py"
 
@@ -70,8 +70,6 @@ rule claims_a3:
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A3.csv",
-    params:
-        setting=claim_setting("A3"),
     log:
         f"{RESULTS}/logs/claims_a3.log",
     benchmark:
@@ -79,6 +77,8 @@ rule claims_a3:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        setting=claim_setting("A3"),
     script:
         "../scripts/claims_a3.py"
 
@@ -90,8 +90,6 @@ rule claims_a4:
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A4.csv",
-    params:
-        setting=claim_setting("A4"),
     log:
         f"{RESULTS}/logs/claims_a4.log",
     benchmark:
@@ -99,6 +97,8 @@ rule claims_a4:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        setting=claim_setting("A4"),
     script:
         "../scripts/claims_a4.py"
 
@@ -110,9 +110,6 @@ rule claims_c1:
         convergence=rules.oracle.output.convergence,
     output:
         f"{RESULTS}/claims/C1.csv",
-    params:
-        standard_errors=config["consistency"]["oracle"]["standard_errors"],
-        digits=config["consistency"]["oracle"]["digits"],
     log:
         f"{RESULTS}/logs/claims_c1.log",
     benchmark:
@@ -120,6 +117,9 @@ rule claims_c1:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        standard_errors=config["consistency"]["oracle"]["standard_errors"],
+        digits=config["consistency"]["oracle"]["digits"],
     script:
         "../scripts/claims_c1.py"
 
@@ -130,8 +130,6 @@ rule claims_c5:
         table=rules.oce_identity.output[0],
     output:
         f"{RESULTS}/claims/C5.csv",
-    params:
-        tolerance=config["consistency"]["oce"]["tolerance"],
     log:
         f"{RESULTS}/logs/claims_c5.log",
     benchmark:
@@ -139,6 +137,8 @@ rule claims_c5:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        tolerance=config["consistency"]["oce"]["tolerance"],
     script:
         "../scripts/claims_c5.py"
 
@@ -203,12 +203,12 @@ rule report_captions:
     input:
         library("report_captions"),
         summary=rules.summary.output.csv,
-        templates=[workdir_relative(Path(workflow.basedir) / "workflow" / "report" / f"{spec['template']}.rst")
-                   for spec in REPORT_CAPTIONS.values()],
+        templates=[
+            workdir_relative(Path(workflow.basedir) / "workflow" / "report" / f"{spec['template']}.rst")
+            for spec in REPORT_CAPTIONS.values()
+        ],
     output:
         [f"{RESULTS}/report/captions/{name}.rst" for name in REPORT_CAPTIONS],
-    params:
-        captions=REPORT_CAPTIONS,
     log:
         f"{RESULTS}/logs/report_captions.log",
     benchmark:
@@ -216,5 +216,7 @@ rule report_captions:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        captions=REPORT_CAPTIONS,
     script:
         "../scripts/report_captions.py"

@@ -7,12 +7,6 @@ rule gmm_spectrum:
     output:
         spectrum=f"{RESULTS}/approximation/gmm_spectrum.csv",
         truncation=f"{RESULTS}/approximation/gmm_truncation.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        dims=config["approximation"]["dims"],
-        nodes=config["approximation"]["quadrature_nodes"],
-        num_eigenvalues=config["approximation"]["num_eigenvalues"],
     log:
         f"{RESULTS}/logs/gmm_spectrum.log",
     benchmark:
@@ -20,6 +14,12 @@ rule gmm_spectrum:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes=config["approximation"]["quadrature_nodes"],
+        num_eigenvalues=config["approximation"]["num_eigenvalues"],
     script:
         "../scripts/gmm_spectrum.py"
 
@@ -29,11 +29,6 @@ rule gmm_convergence:
         library("gmm_convergence"),
     output:
         f"{RESULTS}/approximation/gmm_convergence.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        dims=config["approximation"]["dims"],
-        nodes_list=config["approximation"]["convergence_nodes"],
     log:
         f"{RESULTS}/logs/gmm_convergence.log",
     benchmark:
@@ -41,5 +36,10 @@ rule gmm_convergence:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes_list=config["approximation"]["convergence_nodes"],
     script:
         "../scripts/gmm_convergence.py"

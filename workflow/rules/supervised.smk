@@ -14,11 +14,6 @@ rule image_views:
         library("image_views"),
     output:
         f"{RESULTS}/supervised_view/views/{{augmentation}}.pt",
-    params:
-        data=config["supervised_view"]["data"],
-        views=config["supervised_view"]["views"],
-        bias_views=config["supervised_view"]["bias_views"],
-        seed=config["supervised_view"]["view_seed"],
     log:
         f"{RESULTS}/logs/image_views/{{augmentation}}.log",
     benchmark:
@@ -26,6 +21,11 @@ rule image_views:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        data=config["supervised_view"]["data"],
+        views=config["supervised_view"]["views"],
+        bias_views=config["supervised_view"]["bias_views"],
+        seed=config["supervised_view"]["view_seed"],
     script:
         "../scripts/image_views.py"
 
@@ -36,13 +36,6 @@ rule ssl_train:
         views=f"{RESULTS}/supervised_view/views/{{augmentation}}.pt",
     output:
         f"{RESULTS}/models/ssl/{{balance}}_{{augmentation}}_{{similarity}}_r{{ratio}}_seed{{seed}}.pt",
-    params:
-        training=ssl_training(),
-        balance=config["supervised_view"]["balance"],
-        device=config["device"],
-        checkpoint_dir=f"{RESULTS}/checkpoints/ssl",
-    resources:
-        gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_r{{ratio}}_seed{{seed}}.log",
     benchmark:
@@ -50,6 +43,13 @@ rule ssl_train:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        training=ssl_training(),
+        balance=config["supervised_view"]["balance"],
+        device=config["device"],
+        checkpoint_dir=f"{RESULTS}/checkpoints/ssl",
     script:
         "../scripts/ssl_train.py"
 
@@ -61,12 +61,6 @@ rule ssl_tables:
         views=ssl_all_views(),
     output:
         [f"{RESULTS}/supervised_view/{e}.csv" for e in SSL_EXPERIMENTS],
-    params:
-        knn_k=config["supervised_view"]["knn_k"],
-        experiments={e: ssl_models(e) for e in SSL_EXPERIMENTS},
-        device=config["device"],
-    resources:
-        gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/ssl_tables.log",
     benchmark:
@@ -74,6 +68,12 @@ rule ssl_tables:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        knn_k=config["supervised_view"]["knn_k"],
+        experiments={e: ssl_models(e) for e in SSL_EXPERIMENTS},
+        device=config["device"],
     script:
         "../scripts/ssl_tables.py"
 
@@ -85,9 +85,6 @@ rule figure_ssl:
     output:
         png=[report(f"{RESULTS}/figures/{e}.png", caption=caption(e), category="Paper 3") for e in SSL_EXPERIMENTS],
         pdf=[f"{RESULTS}/figures/{e}.pdf" for e in SSL_EXPERIMENTS],
-    params:
-        style=figure_style("ssl"),
-        experiments=list(SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/figure_ssl.log",
     benchmark:
@@ -95,6 +92,9 @@ rule figure_ssl:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        style=figure_style("ssl"),
+        experiments=list(SSL_EXPERIMENTS),
     script:
         "../scripts/figure_ssl.py"
 
@@ -106,9 +106,6 @@ rule claims_ssl:
         paper_values=PAPER_VALUES,
     output:
         [f"{RESULTS}/claims/{e}.csv" for e in SSL_EXPERIMENTS],
-    params:
-        experiments=list(SSL_EXPERIMENTS),
-        setting=claim_setting(*SSL_EXPERIMENTS),
     log:
         f"{RESULTS}/logs/claims_ssl.log",
     benchmark:
@@ -116,5 +113,8 @@ rule claims_ssl:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        experiments=list(SSL_EXPERIMENTS),
+        setting=claim_setting(*SSL_EXPERIMENTS),
     script:
         "../scripts/claims_ssl.py"

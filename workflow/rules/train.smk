@@ -7,6 +7,15 @@ rule gmm_mlp_train:
         library("gmm_mlp_train"),
     output:
         f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
+    log:
+        f"{RESULTS}/logs/gmm_mlp_train/D{{D}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_train/D{{D}}_seed{{seed}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        gpu=gpu_request(),
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -15,15 +24,6 @@ rule gmm_mlp_train:
         training=config["training"],
         device=config["device"],
         checkpoint_dir=f"{RESULTS}/checkpoints/gmm_mlp",
-    resources:
-        gpu=gpu_request(),
-    log:
-        f"{RESULTS}/logs/gmm_mlp_train/D{{D}}_seed{{seed}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/gmm_mlp_train/D{{D}}_seed{{seed}}.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
     script:
         "../scripts/gmm_mlp_train.py"
 
@@ -33,14 +33,6 @@ rule lcgm_train:
         library("lcgm_train"),
     output:
         f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
-    params:
-        lcgm=lcgm_training(),
-        tau=config["tau"],
-        training=config["training"],
-        device=config["device"],
-        checkpoint_dir=f"{RESULTS}/checkpoints/lcgm",
-    resources:
-        gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/lcgm_train/D{{D}}_seed{{seed}}.log",
     benchmark:
@@ -48,6 +40,14 @@ rule lcgm_train:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        lcgm=lcgm_training(),
+        tau=config["tau"],
+        training=config["training"],
+        device=config["device"],
+        checkpoint_dir=f"{RESULTS}/checkpoints/lcgm",
     script:
         "../scripts/lcgm_train.py"
 
@@ -57,14 +57,6 @@ rule calibration_run:
         library("calibration_run"),
     output:
         f"{RESULTS}/consistency/calibration/D{{D}}_seed{{seed}}.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        calibration=calibration_training(),
-        training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
-        device=config["device"],
-    resources:
-        gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/calibration_run/D{{D}}_seed{{seed}}.log",
     benchmark:
@@ -72,6 +64,14 @@ rule calibration_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        calibration=calibration_training(),
+        training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
+        device=config["device"],
     script:
         "../scripts/calibration_run.py"
 
@@ -81,15 +81,6 @@ rule negative_sampling:
         library("negative_sampling"),
     output:
         f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv",
-    params:
-        gmm=gmm_params(),
-        tau=config["tau"],
-        points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
-        seeds=config["consistency"]["scaling"]["seeds"],
-        model=scaling_model(),
-        device=config["device"],
-    resources:
-        gpu=gpu_request(),
     log:
         f"{RESULTS}/logs/negative_sampling/{{sweep}}_{{regime}}.log",
     benchmark:
@@ -97,5 +88,14 @@ rule negative_sampling:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
+        seeds=config["consistency"]["scaling"]["seeds"],
+        model=scaling_model(),
+        device=config["device"],
     script:
         "../scripts/negative_sampling.py"

@@ -6,8 +6,8 @@ from crlrepro.artifacts import read_table
 from crlrepro.generalization import budget_summary
 from crlrepro.pipeline import ScriptRun
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)  # noqa: F821
+run = ScriptRun(snakemake)
+table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
 table = table.sort_values(["regime", "m", "seed"], ignore_index=True)
-run.write_table(table, snakemake.output.table)  # noqa: F821
-run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit)  # noqa: F821
+run.write_table(table, snakemake.output.table)
+run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit)

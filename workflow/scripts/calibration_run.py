@@ -5,12 +5,12 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
 from crlrepro.train import TrainSettings
 
-wildcards = snakemake.wildcards  # noqa: F821 (injected by Snakemake)
+wildcards = snakemake.wildcards
 dim, seed = int(wildcards.D), int(wildcards.seed)
-run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)  # noqa: F821
+run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)
 p, c, t = run.params, run.params["calibration"], run.params["training"]
 settings = TrainSettings(epochs=c["epochs"], batch_size=c["batch_size"], learning_rate=c["learning_rate"],
                          weight_decay=t["weight_decay"], seed=seed, name=f"C2 D={dim}", device=run.device)
 points = calibration_trajectory(LatentClassGMM.from_config(p["gmm"]), dim, seed, p["tau"], c["samples"], settings,
                                 hidden=t["hidden"], layers=t["layers"], nodes=c["nodes"], inner_nodes=c["inner_nodes"])
-run.write_table(points, snakemake.output[0])  # noqa: F821
+run.write_table(points, snakemake.output[0])

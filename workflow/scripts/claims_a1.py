@@ -6,7 +6,7 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),  # noqa: F821
-                   paper_values("A1", snakemake.input.paper_values), run.params["setting"])  # noqa: F821
-run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821
+run = ScriptRun(snakemake)
+claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),
+                   paper_values("A1", snakemake.input.paper_values), run.params["setting"])
+run.write_table(claims_frame(claims), snakemake.output[0])

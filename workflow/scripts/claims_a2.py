@@ -6,7 +6,7 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),  # noqa: F821
+run = ScriptRun(snakemake)
+claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),
                    run.params["setting"])
-run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821
+run.write_table(claims_frame(claims), snakemake.output[0])

@@ -6,8 +6,8 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-elbow = read_json(snakemake.input.elbow)  # noqa: F821
-claims = a3_claims(read_table(snakemake.input.table), elbow, paper_values("A3", snakemake.input.paper_values),  # noqa: F821
+run = ScriptRun(snakemake)
+elbow = read_json(snakemake.input.elbow)
+claims = a3_claims(read_table(snakemake.input.table), elbow, paper_values("A3", snakemake.input.paper_values),
                    run.params["setting"])
-run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821
+run.write_table(claims_frame(claims), snakemake.output[0])

@@ -5,8 +5,8 @@ from crlrepro.claims_paper1 import c1_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-oracle = read_json(snakemake.input.oracle)  # noqa: F821
-claims = c1_claims(oracle, read_table(snakemake.input.convergence),  # noqa: F821
+run = ScriptRun(snakemake)
+oracle = read_json(snakemake.input.oracle)
+claims = c1_claims(oracle, read_table(snakemake.input.convergence),
                    standard_errors=run.params["standard_errors"], digits=run.params["digits"])
-run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821
+run.write_table(claims_frame(claims), snakemake.output[0])

@@ -6,9 +6,9 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-fit = read_json(snakemake.input.fit)  # noqa: F821
-tsybakov = read_table(snakemake.input.tsybakov).iloc[0]  # noqa: F821
-claims = c2_claims(read_table(snakemake.input.table), fit, paper_values("C2", snakemake.input.paper_values),  # noqa: F821
+run = ScriptRun(snakemake)
+fit = read_json(snakemake.input.fit)
+tsybakov = read_table(snakemake.input.tsybakov).iloc[0]
+claims = c2_claims(read_table(snakemake.input.table), fit, paper_values("C2", snakemake.input.paper_values),
                    tsybakov_rate=(float(tsybakov["rate"]), float(tsybakov["rate_low"]), float(tsybakov["rate_high"])))
-run.write_table(claims_frame(claims), snakemake.output[0])  # noqa: F821
+run.write_table(claims_frame(claims), snakemake.output[0])

@@ -5,5 +5,5 @@ from crlrepro.claims_paper1 import c5_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0])  # noqa: F821
+run = ScriptRun(snakemake)
+run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0])

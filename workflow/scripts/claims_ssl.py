@@ -6,7 +6,7 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):  # noqa: F821
-    reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}  # noqa: F821
+run = ScriptRun(snakemake)
+for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):
+    reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}
     run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"])), output)

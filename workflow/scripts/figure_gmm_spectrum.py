@@ -5,14 +5,14 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_gmm_spectrum
 from crlrepro.reference import matches_setting, paper_values
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-reference = paper_values("A1", snakemake.input.paper_values)  # noqa: F821
+reference = paper_values("A1", snakemake.input.paper_values)
 comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
 fig = plot_gmm_spectrum(
-    read_table(snakemake.input.spectrum),  # noqa: F821
-    read_table(snakemake.input.truncation),  # noqa: F821
+    read_table(snakemake.input.spectrum),
+    read_table(snakemake.input.truncation),
     reference if comparable else None,
     style=style,
 )
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

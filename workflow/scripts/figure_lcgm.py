@@ -4,8 +4,8 @@ from crlrepro.artifacts import read_json, read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_lcgm
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-elbow = read_json(snakemake.input.elbow)  # noqa: F821
-fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style)  # noqa: F821
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821
+elbow = read_json(snakemake.input.elbow)
+fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style)
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

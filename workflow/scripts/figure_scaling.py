@@ -4,7 +4,7 @@ from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_scaling
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), style=style)  # noqa: F821
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)  # noqa: F821
+fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), style=style)
+save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

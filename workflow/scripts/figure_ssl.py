@@ -4,8 +4,8 @@ from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_ssl
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,  # noqa: F821
-                                       snakemake.output.pdf):  # noqa: F821
+for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,
+                                       snakemake.output.pdf):
     save_figure(plot_ssl(experiment, read_table(table), style=style), [png, pdf], dpi=style.dpi)

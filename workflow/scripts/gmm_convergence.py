@@ -4,7 +4,7 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
 from crlrepro.spectral import convergence_table
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 p = run.params
 table = convergence_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes_list"])
-run.write_table(table, snakemake.output[0])  # noqa: F821
+run.write_table(table, snakemake.output[0])

@@ -8,14 +8,14 @@ from crlrepro.networks import load_two_tower
 from crlrepro.pipeline import ScriptRun
 from crlrepro.spectral import truncation_metrics
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 p = run.params
 gmm = LatentClassGMM.from_config(p["gmm"])
 rows = []
-for path in snakemake.input.models:  # noqa: F821
+for path in snakemake.input.models:
     model, meta = load_two_tower(path)
     metrics = evaluate_gmm_two_tower(model, gmm, p["tau"], p["nodes"])
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows)
 table = runs.merge(truncation_metrics(gmm, sorted(runs["D"].unique()), p["tau"], p["nodes"]), on="D")
-run.write_table(table.sort_values(["D", "seed"]).reset_index(drop=True), snakemake.output[0])  # noqa: F821
+run.write_table(table.sort_values(["D", "seed"]).reset_index(drop=True), snakemake.output[0])

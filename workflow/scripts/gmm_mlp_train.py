@@ -9,9 +9,9 @@ from crlrepro.networks import save_two_tower
 from crlrepro.pipeline import ScriptRun
 from crlrepro.train import TrainSettings
 
-wildcards = snakemake.wildcards  # noqa: F821 (injected by Snakemake)
+wildcards = snakemake.wildcards
 dim, seed = int(wildcards.D), int(wildcards.seed)
-run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)  # noqa: F821
+run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)
 p, t = run.params, run.params["training"]
 settings = TrainSettings(epochs=p["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
                          weight_decay=t["weight_decay"], seed=seed, name=f"A2 D={dim}", device=run.device)
@@ -20,4 +20,4 @@ model, history = train_gmm_two_tower(
     hidden=t["hidden"], layers=t["layers"],
     checkpoint=Path(p["checkpoint_dir"]) / f"D{dim}_seed{seed}.pt", fingerprint=config_hash(p),
 )
-save_two_tower(model, snakemake.output[0], D=dim, seed=seed, history=history, provenance=run.provenance())  # noqa: F821
+save_two_tower(model, snakemake.output[0], D=dim, seed=seed, history=history, provenance=run.provenance())

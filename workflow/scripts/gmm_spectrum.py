@@ -6,11 +6,11 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
 from crlrepro.spectral import pmi_spectrum, truncation_table
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 p = run.params
 gmm = LatentClassGMM.from_config(p["gmm"])
 
 eigenvalues = pmi_spectrum(gmm, p["nodes"]).eigenvalues[: p["num_eigenvalues"]]
 spectrum = pd.DataFrame({"index": range(1, eigenvalues.size + 1), "eigenvalue": eigenvalues})
-run.write_table(spectrum, snakemake.output.spectrum)  # noqa: F821
-run.write_table(truncation_table(gmm, p["tau"], p["dims"], p["nodes"]), snakemake.output.truncation)  # noqa: F821
+run.write_table(spectrum, snakemake.output.spectrum)
+run.write_table(truncation_table(gmm, p["tau"], p["dims"], p["nodes"]), snakemake.output.truncation)

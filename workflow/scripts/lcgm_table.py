@@ -8,15 +8,15 @@ from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import load_two_tower
 from crlrepro.pipeline import ScriptRun
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake)
 lcgm_config = run.params["lcgm"]
 lcgm = LatentClassModel.from_config(lcgm_config)
 rows = []
-for path in snakemake.input.models:  # noqa: F821
+for path in snakemake.input.models:
     model, meta = load_two_tower(path)
     metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], lcgm_config["test_samples"], meta["seed"])
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
-run.write_table(runs, snakemake.output.table)  # noqa: F821
-write_artifact_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow,  # noqa: F821
+run.write_table(runs, snakemake.output.table)
+write_artifact_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow,
                     run.provenance())

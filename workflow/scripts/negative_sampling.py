@@ -7,8 +7,8 @@ from crlrepro.generalization import run_negative_sampling
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
 
-wildcards = snakemake.wildcards  # noqa: F821 (injected by Snakemake)
-run = ScriptRun(snakemake, device=snakemake.params.device)  # noqa: F821
+wildcards = snakemake.wildcards
+run = ScriptRun(snakemake, device=snakemake.params.device)
 p = run.params
 gmm = LatentClassGMM.from_config(p["gmm"])
 rows, total = [], len(p["seeds"]) * len(p["points"])
@@ -18,4 +18,4 @@ for seed in p["seeds"]:
         run.log.info("[%d/%d] seed=%d n=%d m=%d: %s", len(rows), total, seed, n, m, rows[-1])
 table = pd.DataFrame(rows)
 table.insert(0, "sweep", wildcards.sweep)
-run.write_table(table, snakemake.output[0])  # noqa: F821
+run.write_table(table, snakemake.output[0])

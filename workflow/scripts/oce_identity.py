@@ -3,6 +3,6 @@
 from crlrepro.bounds import oce_identity_table
 from crlrepro.pipeline import ScriptRun
 
-run = ScriptRun(snakemake, seed=snakemake.params.oce["seed"])  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake, seed=snakemake.params.oce["seed"])
 c = run.params["oce"]
-run.write_table(oce_identity_table(c["ms"], c["taus"], c["delta_scale"], c["seed"]), snakemake.output[0])  # noqa: F821
+run.write_table(oce_identity_table(c["ms"], c["taus"], c["delta_scale"], c["seed"]), snakemake.output[0])

@@ -6,7 +6,7 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.oracles import monte_carlo_oracles, oracle_table
 from crlrepro.pipeline import ScriptRun
 
-run = ScriptRun(snakemake, seed=snakemake.params.oracle["seed"])  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake, seed=snakemake.params.oracle["seed"])
 p, o = run.params, run.params["oracle"]
 gmm = LatentClassGMM.from_config(p["gmm"])
 table = oracle_table(gmm, p["tau"], sorted({*o["convergence_nodes"], o["nodes"]}), o["inner_nodes"])
@@ -15,5 +15,5 @@ oracle = {key: float(used[key]) for key in ("mutual_information", "L_star", "E_s
 oracle |= {"tau": p["tau"], "nodes": o["nodes"], "inner_nodes": o["inner_nodes"],
            "monte_carlo": monte_carlo_oracles(gmm, p["tau"], o["monte_carlo_samples"], o["seed"]),
            "provenance": run.provenance()}
-run.write_table(table, snakemake.output.convergence)  # noqa: F821
-write_artifact_json(oracle, snakemake.output.oracle, run.provenance())  # noqa: F821
+run.write_table(table, snakemake.output.convergence)
+write_artifact_json(oracle, snakemake.output.oracle, run.provenance())

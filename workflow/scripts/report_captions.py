@@ -7,10 +7,10 @@ from crlrepro.artifacts import read_table, write_text
 from crlrepro.pipeline import ScriptRun
 from crlrepro.summary import claims_caption
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-claims = read_table(snakemake.input.summary)  # noqa: F821
-templates = {Path(path).stem: Path(path).read_text() for path in snakemake.input.templates}  # noqa: F821
-for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):  # noqa: F821
+run = ScriptRun(snakemake)
+claims = read_table(snakemake.input.summary)
+templates = {Path(path).stem: Path(path).read_text() for path in snakemake.input.templates}
+for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]
     summary = spec["experiments"] == "all"
     write_text(claims_caption(templates[spec["template"]], shown, run.provenance() if summary else None,

@@ -7,11 +7,11 @@ from crlrepro.generalization import scaling_slopes
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)  # noqa: F821
+run = ScriptRun(snakemake)
+table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
 table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
-reference = paper_values("C3", snakemake.input.paper_values)  # noqa: F821
+reference = paper_values("C3", snakemake.input.paper_values)
 slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],
                         seed=int(table["seed"].min()))
-run.write_table(table, snakemake.output.table)  # noqa: F821
-run.write_table(slopes, snakemake.output.slopes)  # noqa: F821
+run.write_table(table, snakemake.output.table)
+run.write_table(slopes, snakemake.output.slopes)

@@ -9,11 +9,11 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.supervised_view import train_contrastive
 from crlrepro.train import NonFiniteLossError, TrainSettings
 
-w = snakemake.wildcards  # noqa: F821 (injected by Snakemake)
+w = snakemake.wildcards
 seed = int(w.seed)
-run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)  # noqa: F821
+run = ScriptRun(snakemake, seed=seed, device=snakemake.params.device)
 p, t = run.params, run.params["training"]
-views = load_views(snakemake.input.views)  # noqa: F821
+views = load_views(snakemake.input.views)
 full = ImageSplit(views["train_bank"], views["train_labels"], views["num_classes"])
 subset = training_subset(full, w.balance, p["balance"]["per_class"], p["balance"]["imbalance_ratio"], seed)
 name = f"{w.balance}_{w.augmentation}_{w.similarity}_r{w.ratio}_seed{seed}"
@@ -31,4 +31,4 @@ try:
 except NonFiniteLossError as error:
     run.log.error("run diverged: %s", error)
     record |= {"state_dict": None, "history": None, "diverged": str(error)}
-save_torch(record, snakemake.output[0], record["provenance"])  # noqa: F821
+save_torch(record, snakemake.output[0], record["provenance"])

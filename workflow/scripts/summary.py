@@ -4,8 +4,8 @@ from crlrepro.artifacts import read_table, write_text
 from crlrepro.pipeline import ScriptRun
 from crlrepro.summary import collect_summary, summary_html, summary_markdown
 
-run = ScriptRun(snakemake)  # noqa: F821 (injected by Snakemake)
-table = collect_summary([read_table(path) for path in snakemake.input.claims])  # noqa: F821
-run.write_table(table, snakemake.output.csv)  # noqa: F821
-write_text(summary_markdown(table), snakemake.output.md)  # noqa: F821
-write_text(summary_html(table), snakemake.output.html)  # noqa: F821
+run = ScriptRun(snakemake)
+table = collect_summary([read_table(path) for path in snakemake.input.claims])
+run.write_table(table, snakemake.output.csv)
+write_text(summary_markdown(table), snakemake.output.md)
+write_text(summary_html(table), snakemake.output.html)

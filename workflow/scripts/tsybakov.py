@@ -4,9 +4,9 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
 from crlrepro.tsybakov import tsybakov_study
 
-run = ScriptRun(snakemake, seed=snakemake.params.tsybakov["seed"])  # noqa: F821 (injected by Snakemake)
+run = ScriptRun(snakemake, seed=snakemake.params.tsybakov["seed"])
 c = run.params["tsybakov"]
 table, cdf = tsybakov_study(LatentClassGMM.from_config(run.params["gmm"]), c["samples"], c["seed"], c["window"],
                             c["other_windows"], c["grid_points"], c["bootstrap"])
-run.write_table(table, snakemake.output.table)  # noqa: F821
-run.write_table(cdf, snakemake.output.cdf)  # noqa: F821
+run.write_table(table, snakemake.output.table)
+run.write_table(cdf, snakemake.output.cdf)
