@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import subprocess
 import sys
 
 import matplotlib.image
@@ -259,6 +260,26 @@ def test_a_duplicate_key_in_a_config_file_stops_before_any_job(tmp_path):
     proc = snakemake(workdir, "--cores", "1", "--configfile", "bad.yaml", check=False)
     assert proc.returncode != 0 and "the key 'tau' is written twice" in proc.stderr + proc.stdout
     assert not (workdir / "results").exists()
+
+
+def _job_resources(output: str, rule: str) -> dict:
+    """The resources a dry run lists for the first job of ``rule``."""
+    block = output.split(f"rule {rule}:", 1)[1]
+    line = next(line for line in block.splitlines() if line.strip().startswith("resources:"))
+    return dict(item.split("=", 1) for item in line.split(":", 1)[1].strip().split(", "))
+
+
+def test_the_default_profile_is_used_and_slurm_keeps_its_resources_with_an_account(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    local = snakemake(workdir, "-n", "--cores", "1", *SMOKE).stdout
+    assert _job_resources(local, "oracle")["runtime"] == "30"  # profiles/default, without naming it
+    env = {**os.environ, "CRLREPRO_SLURM_ACCOUNT": "lab-acct", "CRLREPRO_SLURM_PARTITION": "short"}
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE],
+                          cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    oracle, train = _job_resources(proc.stdout, "oracle"), _job_resources(proc.stdout, "gmm_mlp_train")
+    assert (oracle["mem_mb"], oracle["runtime"], oracle["slurm_account"], oracle["slurm_partition"]) == ("4000", "60", "lab-acct", "short")
+    assert (train["mem_mb"], train["runtime"], train["slurm_account"]) == ("8000", "240", "lab-acct")
 
 
 def test_lint_is_clean(tmp_path):

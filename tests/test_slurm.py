@@ -60,7 +60,7 @@ def slurm_cluster(tmp_path_factory):
 
 
 def _slurm_snakemake(workdir, *extra):
-    return [sys.executable, "-m", "snakemake", "--executor", "slurm", "--workflow-profile", "workflow/profiles/slurm",
+    return [sys.executable, "-m", "snakemake", "--executor", "slurm", "--workflow-profile", "profiles/slurm",
             *SMOKE, *FAST_POLLING, *extra]
 
 
