@@ -160,3 +160,15 @@ def test_a_key_written_twice_in_a_yaml_file_is_an_error(tmp_path):
     path.write_text("gmm:\n  weights: [0.5, 0.5]\n  weights: [0.4, 0.6]\n")
     with pytest.raises(ConfigError, match="'weights' is written twice"):
         read_yaml(path)
+
+
+def test_data_on_disk_is_checked_when_a_run_starts_not_when_a_plan_is_previewed(tmp_path):
+    from crlrepro.config import data_problems
+
+    config = set_key(default_config(), "supervised_view.data", {"name": "cifar10", "root": str(tmp_path / "none")})
+    validate_config(copy.deepcopy(config), SCHEMA, check_data=False)  # the plan can be previewed
+    with pytest.raises(ConfigError, match="supervised_view.data.root: no CIFAR-10"):
+        validate_config(copy.deepcopy(config), SCHEMA)
+    assert data_problems(config) and "download: true" in data_problems(config)[0]
+    (tmp_path / "none" / "cifar-10-batches-py").mkdir(parents=True)
+    assert data_problems(config) == []

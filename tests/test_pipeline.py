@@ -262,6 +262,26 @@ def test_a_duplicate_key_in_a_config_file_stops_before_any_job(tmp_path):
     assert not (workdir / "results").exists()
 
 
+def test_device_cuda_without_a_gpu_stops_before_any_job_but_a_dry_run_previews(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    run = [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, "--config", "device=cuda"]
+    preview = subprocess.run([*run, "-n"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert preview.returncode == 0 and "gmm_mlp_train" in preview.stdout
+    real = subprocess.run(run, cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert real.returncode != 0 and "device: cuda, but no GPU is visible" in real.stdout + real.stderr
+    assert not (workdir / "results").exists()
+
+
+def test_the_paper_config_previews_without_cifar10_and_a_real_run_stops_on_it(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    preview = snakemake(workdir, "-n", "--cores", "1", "--configfile", "configs/paper.yaml")
+    assert "ssl_train" in preview.stdout
+    real = snakemake(workdir, "--cores", "1", "--configfile", "configs/paper.yaml", check=False)
+    assert real.returncode != 0 and "supervised_view.data.root: no CIFAR-10" in real.stdout + real.stderr
+    assert not (workdir / "results").exists()
+
+
 def _job_resources(output: str, rule: str) -> dict:
     """The resources a dry run lists for the first job of ``rule``."""
     block = output.split(f"rule {rule}:", 1)[1]

@@ -53,7 +53,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{_key(error.absolute_path)}: {message}"
 
 
-def _check_cross_fields(config: dict) -> list[str]:
+def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     problems = []
     gmm = config.get("gmm", {})
     k = len(gmm.get("weights", []))
@@ -120,13 +120,18 @@ def _check_cross_fields(config: dict) -> list[str]:
         values = view.get(key, [])
         if values and first not in values:
             problems.append(f"supervised_view.{key}: must contain {first!r} (the reference), got {values}")
-    data = view.get("data", {})
+    return problems + (data_problems(config) if check_data else [])
+
+
+def data_problems(config: dict) -> list[str]:
+    """What a run needs on disk and does not find (checked when a run starts, not in a dry run)."""
+    data = config.get("supervised_view", {}).get("data", {})
     if data.get("name") == "cifar10" and not data.get("download", False):
         root = Path(data.get("root", "data")).expanduser()
         if not (root / CIFAR10_FOLDER).is_dir():
-            problems.append(f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract "
-                            "cifar-10-python.tar.gz (https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true")
-    return problems
+            return [f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
+                    "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true"]
+    return []
 
 
 SWEEPS = ("m", "n", "budget")
@@ -214,9 +219,10 @@ def read_yaml(path: str | Path):
         return yaml.load(handle, Loader=_UniqueKeyLoader)
 
 
-def validate_config(config: dict, schema_path: str | Path) -> dict:
+def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
     """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
-    listing every offending key otherwise."""
+    listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (a
+    dry run previews the plan of a config whose data are not here yet)."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
@@ -225,7 +231,7 @@ def validate_config(config: dict, schema_path: str | Path) -> dict:
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     problems = _check_numbers(config) + [_describe(e) for e in errors]
     if not problems:
-        problems = _check_cross_fields(config)
+        problems = _check_cross_fields(config, check_data)
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(problems))
     return config

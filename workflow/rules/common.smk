@@ -16,6 +16,7 @@ from crlrepro.config import (
     SSL_EXPERIMENTS,
     ConfigError,
     config_value,
+    data_problems,
     read_yaml,
     ssl_experiment_specs,
     sweep_points,
@@ -26,9 +27,25 @@ from crlrepro.pipeline import imported_library_files
 try:
     for path in workflow.configfiles:  # Snakemake's own reading keeps the last of two equal keys
         read_yaml(path)
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
+
+
+onstart:
+    # Checked when a run starts, before any job and before Snakemake removes any output it would
+    # recompute; not in a dry run, which previews the plan even where the data or GPU are not here.
+    problems = data_problems(config)
+    if config["device"] == "cuda" and workflow.local_exec:
+        from crlrepro.device import physical_gpus
+
+        if not physical_gpus():
+            problems.append(
+                "device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set device: auto "
+                "or cpu (e.g. --config device=auto), or submit to a cluster (--workflow-profile profiles/slurm)"
+            )
+    if problems:
+        raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
 
 
 RESULTS = "results"
