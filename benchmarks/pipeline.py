@@ -63,12 +63,23 @@ def jobs_run(output: str) -> int:
     return int(steps[-1][1]) if steps else -1
 
 
-def rule_times(workdir: Path) -> pd.DataFrame:
+def results_folder(configfile: str | None) -> str:
+    """Where a run with ``configfile`` (merged over config.yaml) writes: its `results` key."""
+    import yaml
+
+    folder = yaml.safe_load((REPO / "config.yaml").read_text()).get("results", "results")
+    if configfile:
+        folder = (yaml.safe_load(Path(configfile).read_text()) or {}).get("results", folder)
+    return folder
+
+
+def rule_times(workdir: Path, results: str = "results") -> pd.DataFrame:
     """One row per job from the benchmark files: rule, job, seconds, max_rss (MiB)."""
     rows = []
-    for path in sorted((workdir / "results" / "benchmarks").rglob("*.tsv")):
+    benchmarks = workdir / results / "benchmarks"
+    for path in sorted(benchmarks.rglob("*.tsv")):
         record = pd.read_csv(path, sep="\t").iloc[0]
-        parts = path.relative_to(workdir / "results" / "benchmarks").parts
+        parts = path.relative_to(benchmarks).parts
         rule = parts[0] if len(parts) > 1 else path.stem  # results/benchmarks/<rule>/<job>.tsv or <rule>.tsv
         rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]), "cpu_time": float(record["cpu_time"]),
                      "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
@@ -152,7 +163,7 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
         rows.append(row("pipeline", f"restyle one figure (figures.overrides.tsybakov.font_scale): wall time (s), "
                         f"rules run: {', '.join(ran) or 'none'}", restyle, cold, cold / restyle, "only figure_tsybakov",
                         ran == ["figure_tsybakov"]))
-        per_job = rule_times(two)
+        per_job = rule_times(two, results_folder(configfile))
         top = per_job.loc[per_job["max_rss_mib"].idxmax()]
         rows.append(row("pipeline", f"peak RSS of the largest job (MiB; {top['rule']}/{top['job']})", float(top["max_rss_mib"]),
                         None, None, f"<= {BUDGET['peak_rss_mib']} MiB", float(top["max_rss_mib"]) <= BUDGET["peak_rss_mib"]))

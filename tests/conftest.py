@@ -27,6 +27,7 @@ def skewed_gmm():
 # --- end to end: snakemake in temporary copies of the repository ----------------------------------
 
 SMOKE = ["--configfile", "configs/smoke.yaml"]  # further config files are appended to this one flag
+SMOKE_RESULTS = "results/smoke"  # the smoke scale's own folder (configs/smoke.yaml: results)
 # What a run writes that legitimately differs between two runs: logs (times, hosts) and benchmarks.
 VOLATILE = ("logs", "benchmarks")
 
@@ -66,10 +67,10 @@ def edit(path):
         handle.write("\n# edited by a test\n")
 
 
-def artifacts(workdir) -> dict[str, bytes]:
-    """Every file a run wrote under results/ (tables, figures, models, provenance), by relative
-    path, except the volatile logs and benchmarks."""
-    results = Path(workdir) / "results"
+def artifacts(workdir, results_dir: str = None) -> dict[str, bytes]:
+    """Every file a run wrote under its results folder (the smoke scale's by default: tables, figures,
+    models, provenance), by relative path, except the volatile logs and benchmarks."""
+    results = Path(workdir) / (results_dir or SMOKE_RESULTS)
     return {
         str(path.relative_to(workdir)): path.read_bytes()
         for path in sorted(results.rglob("*"))

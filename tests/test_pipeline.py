@@ -15,11 +15,11 @@ import yaml
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS
 
-from conftest import REPO, SMOKE, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, SMOKE, SMOKE_RESULTS, copy_repo, edit, planned_jobs, snakemake
 
 pytestmark = pytest.mark.pipeline
 def test_smoke_tables_have_the_right_values(smoke_run):
-    results = smoke_run / "results"
+    results = smoke_run / SMOKE_RESULTS
     reference = paper_values("A1")
     truncation = pd.read_csv(results / "approximation" / "gmm_truncation.csv").set_index("D")
     assert list(truncation.columns) == ["tail_sum", "trunc_excess_risk"]
@@ -57,7 +57,7 @@ def test_smoke_tables_have_the_right_values(smoke_run):
 
 
 def test_smoke_training_experiments(smoke_run):
-    results = smoke_run / "results"
+    results = smoke_run / SMOKE_RESULTS
     mlp = pd.read_csv(results / "approximation" / "gmm_mlp.csv")
     assert {"D", "seed", "excess_risk", "l2_distance", "spectral_excess_risk", "spectral_l2_distance"} <= set(mlp.columns)
     assert sorted(mlp["D"]) == [1, 2, 4, 8] and (mlp["seed"] == 0).all()
@@ -92,7 +92,7 @@ def test_smoke_training_experiments(smoke_run):
 
 
 def test_smoke_consistency_experiments(smoke_run):
-    results = smoke_run / "results"
+    results = smoke_run / SMOKE_RESULTS
     calibration = pd.read_csv(results / "consistency" / "calibration.csv")
     assert {"model", "checkpoint", "excess_loss", "excess_auc", "bound"} <= set(calibration.columns)
     assert set(calibration["checkpoint"]) == {0, 1, 2, 3, 4} and calibration["model"].nunique() == 2
@@ -125,7 +125,7 @@ def test_smoke_consistency_experiments(smoke_run):
 
 
 def test_smoke_supervised_view_experiments(smoke_run):
-    results = smoke_run / "results"
+    results = smoke_run / SMOKE_RESULTS
     columns = {"experiment", "balance", "augmentation", "similarity", "ratio", "seed", "train_size", "diverged",
                "knn_top1", "linear_top1", "prototype_bias"}
     tables = {e: pd.read_csv(results / "supervised_view" / f"{e}.csv") for e in ("S1", "S2", "S3", "S4")}
@@ -282,6 +282,24 @@ def test_the_paper_config_previews_without_cifar10_and_a_real_run_stops_on_it(tm
     assert not (workdir / "results").exists()
 
 
+def _planned_outputs(workdir, *args) -> list[str]:
+    out = snakemake(workdir, "-n", "--cores", "1", *args).stdout
+    return [path for line in out.splitlines() if line.strip().startswith("output:")
+            for path in line.split(":", 1)[1].strip().split(", ")]
+
+
+def test_each_scale_writes_only_into_its_own_folder(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    smoke, default, paper = (_planned_outputs(workdir, *extra) for extra in
+                             (SMOKE, (), ("--configfile", "configs/paper.yaml")))
+    assert smoke and all(path.startswith("results/smoke/") for path in smoke)
+    assert paper and all(path.startswith("results/paper/") for path in paper)
+    assert default and not any(path.startswith(("results/smoke/", "results/paper/")) for path in default)
+    assert all(path.startswith("results/") for path in default)
+    bad = snakemake(workdir, "-n", "--cores", "1", "--config", "results=/tmp/elsewhere", check=False)
+    assert bad.returncode != 0 and "results" in bad.stdout + bad.stderr
+
+
 def _job_resources(output: str, rule: str) -> dict:
     """The resources a dry run lists for the first job of ``rule``."""
     block = output.split(f"rule {rule}:", 1)[1]
@@ -316,7 +334,7 @@ def test_report_builds_with_every_figure_and_clean_captions(smoke_run, tmp_path)
     for figure in FIGURES:
         assert f"{figure}.png" in html, figure
     # Each caption says what this run measured and the verdicts; the summary's gives the provenance.
-    captions = smoke_run / "results" / "report" / "captions"
+    captions = smoke_run / SMOKE_RESULTS / "report" / "captions"
     for figure in FIGURES:
         text = (captions / f"{figure}.rst").read_text()
         assert "**This run:**" in text and "measured" in text and re.search(r"\*\*(reproduced|contradicted|inconclusive|not comparable)\*\*", text), figure

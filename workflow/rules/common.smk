@@ -48,7 +48,8 @@ onstart:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
 
 
-RESULTS = "results"
+# Each scale writes into its own folder (config key `results`), so running one never removes another's.
+RESULTS = config["results"]
 
 
 wildcard_constraints:
