@@ -172,3 +172,40 @@ def test_data_on_disk_is_checked_when_a_run_starts_not_when_a_plan_is_previewed(
     assert data_problems(config) and "download: true" in data_problems(config)[0]
     (tmp_path / "none" / "cifar-10-batches-py").mkdir(parents=True)
     assert data_problems(config) == []
+
+
+def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
+    from crlrepro.config import resource_problems
+
+    config = validate_config(default_config(), SCHEMA)
+    assert resource_problems(config, 24 * 2**30) == []
+    config["approximation"]["convergence_nodes"] = [100, 30000]
+    config["supervised_view"]["epochs"] = 10**6
+    problems = resource_problems(config, 24 * 2**30)
+    assert len(problems) == 2
+    assert problems[0].startswith("approximation.convergence_nodes: 30000 quadrature nodes") and "GiB" in problems[0]
+    assert problems[1].startswith("supervised_view.epochs: 1000000 epochs is more than 100,000")
+    assert resource_problems(validate_config(default_config(), SCHEMA), 2**20)  # a 1 MiB machine runs nothing
+    config = validate_config(default_config(), SCHEMA)
+    config["lcgm"]["dim_x"] = 10**6
+    assert [p.split(":")[0] for p in resource_problems(config, 24 * 2**30)] == ["lcgm.dim_x", "lcgm.dim_y"]
+
+
+def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
+    from crlrepro.config import data_problems
+    from crlrepro.datasets import training_class_counts
+
+    config = validate_config(default_config(), SCHEMA)
+    digits = config["supervised_view"]["data"]
+    counts = training_class_counts(digits)
+    assert counts.sum() == 1347 and counts.min() >= 130  # 1797 digits, a quarter held out, stratified
+    assert data_problems(config) == []
+    config["supervised_view"]["balance"]["per_class"] = 100  # long-tailed: 341 images of class 0
+    (problem,) = data_problems(config)
+    assert problem.startswith("supervised_view.balance.per_class: 100 per class") and f"has {counts[0]}" in problem
+    config["supervised_view"]["balance"] = {"per_class": 140, "imbalance_ratio": 1.0}  # uniform: 140 of each
+    assert "needs 140 images of class" in data_problems(config)[0]
+    cifar = {"name": "cifar10", "root": "x", "download": True}
+    config["supervised_view"]["data"] = cifar
+    config["supervised_view"]["balance"] = {"per_class": 1400, "imbalance_ratio": 10.0}  # the paper config's
+    assert data_problems(config) == []

@@ -3,8 +3,10 @@
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import matplotlib.image
 import numpy as np
@@ -241,6 +243,12 @@ BAD_CONFIGS = {
     "consistency.scaling.m_sweep.ms[0]": {"consistency": {"scaling": {"m_sweep": {"ms": [0, 2]}}}},
     "supervised_view.similarities[1]": {"supervised_view": {"similarities": ["cosine", "manhattan"]}},
     "supervised_view.data.root": {"supervised_view": {"data": {"name": "cifar10", "root": "no/such/dir"}}},
+    "tau: must be a finite number": {"tau": float("nan")},
+    "gmm.mean_x[0]: must be a finite number, got inf": {"gmm": {"mean_x": [float("inf"), -1.2]}},
+    "seeds[0]: a seed must be below 2^32": {"seeds": [2**63]},
+    "tsybakov.samples: 1000000000000 Monte-Carlo pairs need about": {"tsybakov": {"samples": 10**12}},
+    "lcgm.epochs: 1000000000 epochs": {"lcgm": {"epochs": 10**9}},
+    "supervised_view.balance.per_class: 200 per class": {"supervised_view": {"balance": {"per_class": 200}}},
 }
 
 
@@ -280,6 +288,33 @@ def test_the_paper_config_previews_without_cifar10_and_a_real_run_stops_on_it(tm
     real = snakemake(workdir, "--cores", "1", "--configfile", "configs/paper.yaml", check=False)
     assert real.returncode != 0 and "supervised_view.data.root: no CIFAR-10" in real.stdout + real.stderr
     assert not (workdir / "results").exists()
+
+
+def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_log(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    target = f"{SMOKE_RESULTS}/approximation/tsybakov.csv"
+    run = [sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE]  # targets before --configfile's files
+    proc = subprocess.Popen(run, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    log = workdir / SMOKE_RESULTS / "logs" / "tsybakov.log"
+    deadline = time.time() + 120
+    while time.time() < deadline and not log.exists():
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)  # Snakemake and its job, as a crash or an OOM kill would
+    proc.wait()
+    assert log.exists() and not (workdir / target).exists()
+    locked = snakemake(workdir, "--cores", "1", target, *SMOKE, check=False)
+    assert locked.returncode != 0 and "cannot be locked" in locked.stdout + locked.stderr
+    snakemake(workdir, "--unlock", *SMOKE)
+    snakemake(workdir, "--cores", "1", target, *SMOKE)  # the README's two commands
+    assert (workdir / target).exists()
+    # A job that fails shows its log, with the reason, in Snakemake's own report.
+    table = workdir / target
+    table.write_text(table.read_text().replace("1", "2", 1))
+    failed = snakemake(workdir, "--cores", "1", f"{SMOKE_RESULTS}/claims/A4.csv", *SMOKE, check=False)
+    report = failed.stdout + failed.stderr
+    assert failed.returncode != 0 and f"{SMOKE_RESULTS}/logs/claims_a4.log" in report
+    assert "does not match the checksum" in report and "snakemake --forcerun tsybakov" in report
 
 
 def _planned_outputs(workdir, *args) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from crlrepro.datasets import CIFAR10_FOLDER
+from crlrepro.datasets import CIFAR10_FOLDER, balance_problems
 from crlrepro.registry import figure_styles
 
 WEIGHT_SUM_TOLERANCE = 1e-6
@@ -123,15 +123,57 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     return problems + (data_problems(config) if check_data else [])
 
 
+# Memory of the largest jobs (upper estimates, measured on the default scale): the Tsybakov job
+# holds ~320 bytes per Monte-Carlo pair at its peak; a quadrature rule of n nodes per view holds a
+# handful of n × n float64 matrices (kernel, weights, singular vectors); an LCGM training holds its
+# pairs in float32 (plus a copy on the device) and its held-out pairs in float64.
+_QUADRATURE = ("quadrature nodes per view", lambda n, config: 6 * 8 * n * n)
+MEMORY_MODEL = {
+    "tsybakov.samples": ("Monte-Carlo pairs", lambda n, config: 320 * n),
+    "approximation.quadrature_nodes": _QUADRATURE,
+    "approximation.convergence_nodes": _QUADRATURE,
+    "consistency.oracle.nodes": _QUADRATURE,
+    "consistency.oracle.convergence_nodes": _QUADRATURE,
+    "consistency.oracle.monte_carlo_samples": ("Monte-Carlo pairs", lambda n, config: 320 * n),
+    "consistency.calibration.nodes": _QUADRATURE,
+    "consistency.scaling.nodes": _QUADRATURE,
+    "lcgm.dim_x": ("dimensions of x (with lcgm.dim_y and lcgm.train_samples)",
+                   lambda n, config: 2 * 4 * config["lcgm"]["train_samples"] * (n + config["lcgm"]["dim_y"])),
+    "lcgm.dim_y": ("dimensions of y (with lcgm.dim_x and lcgm.train_samples)",
+                   lambda n, config: 2 * 4 * config["lcgm"]["train_samples"] * (n + config["lcgm"]["dim_x"])),
+}
+EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
+
+
+def resource_problems(config: dict, memory_bytes: int) -> list[str]:
+    """Sizes that cannot run on a machine with ``memory_bytes`` of memory (:data:`MEMORY_MODEL`), and
+    epoch counts past :data:`EPOCH_LIMIT`, each naming its key. Checked when a local run starts; a
+    cluster run sizes its jobs with the profile's mem_mb / --set-resources instead."""
+    problems = []
+    for key, (what, estimate) in MEMORY_MODEL.items():
+        value = config_value(config, key)
+        size = max(value) if isinstance(value, list) else value
+        need = estimate(int(size), config)
+        if need > memory_bytes:
+            problems.append(f"{key}: {size} {what} need about {need / 2**30:,.1f} GiB in one job, more than this machine's "
+                            f"{memory_bytes / 2**30:,.1f} GiB; lower it, or run on a cluster (profiles/slurm, --set-resources mem_mb=...)")
+    for path, value in _walk(config):
+        if path and path[-1] == "epochs" and isinstance(value, int) and value > EPOCH_LIMIT:
+            problems.append(f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment")
+    return problems
+
+
 def data_problems(config: dict) -> list[str]:
-    """What a run needs on disk and does not find (checked when a run starts, not in a dry run)."""
-    data = config.get("supervised_view", {}).get("data", {})
+    """What a run needs of its data and does not find: the CIFAR-10 folder, and enough images of each
+    class for S3's training sets (checked when a run starts, not in a dry run)."""
+    view = config.get("supervised_view", {})
+    data = view.get("data", {})
     if data.get("name") == "cifar10" and not data.get("download", False):
         root = Path(data.get("root", "data")).expanduser()
         if not (root / CIFAR10_FOLDER).is_dir():
             return [f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
                     "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true"]
-    return []
+    return balance_problems(view) if view else []
 
 
 SWEEPS = ("m", "n", "budget")

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from crlrepro.datasets import CIFAR10_FOLDER, DATASETS
+from crlrepro.datasets import CIFAR10_FOLDER, DATASETS, digits_split_indices, pareto_class_sizes
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
 
 
@@ -32,13 +32,11 @@ def load_digits_split(test_fraction: float, seed: int) -> tuple[ImageSplit, Imag
     """scikit-learn's bundled 8×8 digits (1797 real images, 10 classes, grey levels 0..16), split
     into train and test, stratified, with a fixed seed."""
     from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
 
     digits = load_digits()
     images = torch.from_numpy(digits.images.astype(np.float32) / 16.0)[:, None]
-    labels = torch.from_numpy(digits.target.astype(np.int64))
-    train, test = train_test_split(np.arange(len(labels)), test_size=test_fraction, random_state=seed,
-                                   stratify=digits.target)
+    target, train, test = digits_split_indices(test_fraction, seed)
+    labels = torch.from_numpy(target.astype(np.int64))
     return ImageSplit(images[train], labels[train], 10), ImageSplit(images[test], labels[test], 10)
 
 
@@ -70,21 +68,6 @@ def load_dataset(data: dict) -> tuple[ImageSplit, ImageSplit]:
     if data["name"] == "cifar10":
         return load_cifar10(data["root"], data.get("download", False))
     raise ValueError(f"unknown data set {data['name']!r}; expected one of {', '.join(DATASETS)}")
-
-
-def pareto_class_sizes(num_classes: int, total: int, imbalance_ratio: float) -> np.ndarray:
-    """Class sizes n_k ∝ (k+1)^(−a), k = 0..K−1, with a = log(ratio)/log(K) so that n_0/n_{K−1} = ratio
-    (a power-law, Pareto profile), rounded to integers that sum exactly to ``total``
-    (largest remainders). ``imbalance_ratio`` = 1 gives the uniform profile."""
-    if imbalance_ratio < 1:
-        raise ValueError(f"imbalance_ratio must be >= 1, got {imbalance_ratio}")
-    k = np.arange(num_classes)
-    exponent = np.log(imbalance_ratio) / np.log(num_classes) if num_classes > 1 else 0.0
-    shares = (k + 1.0) ** (-exponent)
-    raw = total * shares / shares.sum()
-    sizes = np.floor(raw).astype(int)
-    sizes[np.argsort(-(raw - sizes), kind="stable")[: total - sizes.sum()]] += 1
-    return sizes
 
 
 def class_subset(labels: torch.Tensor, sizes, seed: int) -> np.ndarray:

@@ -18,6 +18,7 @@ from crlrepro.config import (
     config_value,
     data_problems,
     read_yaml,
+    resource_problems,
     ssl_experiment_specs,
     sweep_points,
     validate_config,
@@ -36,6 +37,10 @@ onstart:
     # Checked when a run starts, before any job and before Snakemake removes any output it would
     # recompute; not in a dry run, which previews the plan even where the data or GPU are not here.
     problems = data_problems(config)
+    if workflow.local_exec:
+        import psutil
+
+        problems += resource_problems(config, psutil.virtual_memory().total)
     if config["device"] == "cuda" and workflow.local_exec:
         from crlrepro.device import physical_gpus
 
