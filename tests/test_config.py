@@ -189,6 +189,11 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     config = validate_config(default_config(), SCHEMA)
     config["lcgm"]["dim_x"] = 10**6
     assert [p.split(":")[0] for p in resource_problems(config, 24 * 2**30)] == ["lcgm.dim_x", "lcgm.dim_y"]
+    config = validate_config(default_config(), SCHEMA)
+    config["approximation"]["train_samples"] = 10**9
+    config["approximation"]["epochs"] = 10_000  # 10^13 pairs: about 580 days at 200,000 pairs/s
+    (problem,) = resource_problems(config, 2**40)
+    assert problem.startswith("approximation.epochs: 10000 epochs of 1000000000 pairs take about 579 days")
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():

@@ -143,12 +143,22 @@ MEMORY_MODEL = {
                    lambda n, config: 2 * 4 * config["lcgm"]["train_samples"] * (n + config["lcgm"]["dim_x"])),
 }
 EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
+# Time of the two-tower trainings (A2, A3): pairs processed (epochs × pairs) at the CPU trainer's
+# measured ~200,000 pairs/s (docs/benchmarks.md); a job past TIME_LIMIT_S is refused on this machine.
+TRAINING_PAIRS_PER_SECOND = 200_000
+TIME_LIMIT_S = 30 * 24 * 3600
+TRAINING_TIME = {
+    "approximation.epochs": ("approximation.train_samples", lambda config: config["approximation"]["epochs"]
+                             * config["approximation"]["train_samples"]),
+    "lcgm.epochs": ("lcgm.train_samples", lambda config: config["lcgm"]["epochs"] * config["lcgm"]["train_samples"]),
+}
 
 
 def resource_problems(config: dict, memory_bytes: int) -> list[str]:
-    """Sizes that cannot run on a machine with ``memory_bytes`` of memory (:data:`MEMORY_MODEL`), and
+    """Sizes that cannot run on a machine with ``memory_bytes`` of memory (:data:`MEMORY_MODEL`),
+    trainings that would take more than :data:`TIME_LIMIT_S` on this CPU (:data:`TRAINING_TIME`), and
     epoch counts past :data:`EPOCH_LIMIT`, each naming its key. Checked when a local run starts; a
-    cluster run sizes its jobs with the profile's mem_mb / --set-resources instead."""
+    cluster run sizes its jobs with the profile's mem_mb, runtime and --set-resources instead."""
     problems = []
     for key, (what, estimate) in MEMORY_MODEL.items():
         value = config_value(config, key)
@@ -157,6 +167,12 @@ def resource_problems(config: dict, memory_bytes: int) -> list[str]:
         if need > memory_bytes:
             problems.append(f"{key}: {size} {what} need about {need / 2**30:,.1f} GiB in one job, more than this machine's "
                             f"{memory_bytes / 2**30:,.1f} GiB; lower it, or run on a cluster (profiles/slurm, --set-resources mem_mb=...)")
+    for key, (samples, pairs) in TRAINING_TIME.items():
+        seconds = pairs(config) / TRAINING_PAIRS_PER_SECOND
+        if seconds > TIME_LIMIT_S and config_value(config, key) <= EPOCH_LIMIT:
+            problems.append(f"{key}: {config_value(config, key)} epochs of {config_value(config, samples)} pairs take about "
+                            f"{seconds / 86400:,.0f} days per training job on this CPU (~{TRAINING_PAIRS_PER_SECOND:,} pairs/s); "
+                            "lower them, or run on GPUs or a cluster")
     for path, value in _walk(config):
         if path and path[-1] == "epochs" and isinstance(value, int) and value > EPOCH_LIMIT:
             problems.append(f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment")
