@@ -193,7 +193,12 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     config["approximation"]["train_samples"] = 10**9
     config["approximation"]["epochs"] = 10_000  # 10^13 pairs: about 580 days at 200,000 pairs/s
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("approximation.epochs: 10000 epochs of 1000000000 pairs take about 579 days")
+    assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs take about 579 days")
+    assert "for one job on this CPU" in problem
+    config = validate_config(default_config(), SCHEMA)
+    config["consistency"]["scaling"]["steps"] = 10**6  # 10^6 × 128 × 257 × 6 points × 3 seeds pairs: 34 days
+    (problem,) = resource_problems(config, 2**40)
+    assert problem.startswith("consistency.scaling.steps: 1000000 steps for each sweep point") and "about 34 days" in problem
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
