@@ -10,21 +10,21 @@ CIFAR10_FOLDER = "cifar-10-batches-py"  # what torchvision's CIFAR10 reads under
 CIFAR10_TRAIN_PER_CLASS = 5000  # CIFAR-10's training set: 50,000 images, 5,000 of each class
 
 
-def digits_split_indices(test_fraction: float, seed: int):
-    """scikit-learn's digits labels and the stratified train/test split of their indices."""
-    from sklearn.datasets import load_digits
+def digits_split(labels, test_fraction: float, seed: int):
+    """The stratified train/test split of scikit-learn's digits: (train indices, test indices)."""
     from sklearn.model_selection import train_test_split
 
-    labels = load_digits().target
-    train, test = train_test_split(np.arange(len(labels)), test_size=test_fraction, random_state=seed, stratify=labels)
-    return labels, train, test
+    return train_test_split(np.arange(len(labels)), test_size=test_fraction, random_state=seed, stratify=labels)
 
 
 def training_class_counts(data: dict) -> np.ndarray:
     """Images of each class in the training split of the config's ``supervised_view.data``."""
     if data["name"] == "cifar10":
         return np.full(10, CIFAR10_TRAIN_PER_CLASS)
-    labels, train, _ = digits_split_indices(data["test_fraction"], data["split_seed"])
+    from sklearn.datasets import load_digits
+
+    labels = load_digits().target
+    train, _ = digits_split(labels, data["test_fraction"], data["split_seed"])
     return np.bincount(labels[train], minlength=10)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from crlrepro.datasets import CIFAR10_FOLDER, DATASETS, digits_split_indices, pareto_class_sizes
+from crlrepro.datasets import CIFAR10_FOLDER, DATASETS, digits_split, pareto_class_sizes
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
 
 
@@ -35,8 +35,8 @@ def load_digits_split(test_fraction: float, seed: int) -> tuple[ImageSplit, Imag
 
     digits = load_digits()
     images = torch.from_numpy(digits.images.astype(np.float32) / 16.0)[:, None]
-    target, train, test = digits_split_indices(test_fraction, seed)
-    labels = torch.from_numpy(target.astype(np.int64))
+    labels = torch.from_numpy(digits.target.astype(np.int64))
+    train, test = digits_split(digits.target, test_fraction, seed)
     return ImageSplit(images[train], labels[train], 10), ImageSplit(images[test], labels[test], 10)
 
 
