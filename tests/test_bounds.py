@@ -39,6 +39,20 @@ def test_log_mean_exp_closed_forms_and_stability():
 def test_oce_table_has_every_setting():
     table = oce_identity_table([1, 8], [0.1, 1.0], 2.0, 0)
     assert len(table) == 4 and (table["abs_diff"] < 1e-12).all()
+    assert (table["max_abs_delta"] <= 4.0).all() and (table["mu_star"].abs() <= 4.0).all()
+
+
+@pytest.mark.parametrize("tau", [0.05, 0.5, 3.0])
+def test_oce_constraint_is_free_for_bounded_scores_and_binds_beyond_them(tau):
+    rng = np.random.default_rng(1)
+    bound = 1.5
+    deltas = rng.uniform(-bound, bound, 64) - rng.uniform(-bound, bound)  # |Δ| ≤ 2B
+    value, mu = oce_log_mean_exp(deltas, tau, score_bound=bound)
+    assert value == pytest.approx(log_mean_exp(deltas, tau), abs=1e-10) and abs(mu) <= 2 * bound
+    # scores beyond their bound (every Δ shifted by 5 > 2B = 3): the constrained minimum is no longer the log-mean-exp
+    wide = deltas + 5.0
+    value, mu = oce_log_mean_exp(wide, tau, score_bound=bound)
+    assert value > log_mean_exp(wide, tau) + 1e-3 and mu == pytest.approx(2 * bound, abs=1e-6)
 
 
 def test_calibration_bound():

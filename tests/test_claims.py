@@ -108,20 +108,36 @@ def c2_sqrt(good: bool):
     return c2_claims(table, {**fit, "points_used": 4, "floor": 1e-4}, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
 
 
+def deviation_slopes(scrl_m: float, sscrl_m: float, n: float, half_width: float = 0.05) -> pd.DataFrame:
+    """The family's supremum slopes (and one other score's, which the claims must ignore)."""
+    rows = []
+    for regime, axis, slope, predicted in (("scrl", "m", scrl_m, -1.0), ("sscrl", "m", sscrl_m, -0.5), ("both", "n", n, -0.5)):
+        for score, value in (("sup", slope), ("bayes", 0.0)):
+            rows.append({"regime": regime, "axis": axis, "score": score, "slope": value, "low": value - half_width,
+                         "high": value + half_width, "fit_from": 64, "fit_to": 1024, "points": 5, "predicted": predicted})
+    return pd.DataFrame(rows)
+
+
+def c3_runs(step: float) -> pd.DataFrame:
+    """m and n sweeps whose AUC and recall@1 change by ``step`` per point (SCRL's m gain three times SSCRL's)."""
+    runs = []
+    for regime, gain in (("scrl", 3 * step), ("sscrl", step)):
+        for sweep, points in (("m", [(1024, 2), (1024, 8), (1024, 32)]), ("n", [(128, 16), (512, 16), (2048, 16)])):
+            for i, (n, m) in enumerate(points):
+                for seed in SEEDS:
+                    value = 0.7 + (gain if sweep == "m" else step) * i + jitter(seed, 0.002, i + 2 * (regime == "sscrl"))
+                    runs.append({"regime": regime, "sweep": sweep, "n": n, "m": m, "seed": seed, "auc": value,
+                                 "recall_at_1": value - 0.3})
+    return pd.DataFrame(runs)
+
+
 def c3(good: bool):
     ref = paper_values("C3")
     slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
                            for r in ("scrl", "sscrl") for a in ("m", "n") for q in ("gap", "excess_risk")
                            for s in [ref[f"slope_{a}"][r] - 0.3 if good else 0.0]])
-    runs = []
-    for regime in ("scrl", "sscrl"):
-        for i, m in enumerate((2, 8, 32)):
-            for seed in SEEDS:
-                runs.append({"regime": regime, "sweep": "m", "n": 1024, "m": m, "seed": seed,
-                             "auc": 0.7 + (0.02 if good else -0.02) * i + jitter(seed, 0.002, i)})
-        for n in (128, 512):
-            runs.append({"regime": regime, "sweep": "n", "n": n, "m": 16, "seed": 0, "auc": 0.7})
-    return c3_claims(slopes, pd.DataFrame(runs), ref)
+    deviations = deviation_slopes(-1.0, -0.5, -0.5) if good else deviation_slopes(-0.5, -1.0, -1.0)
+    return c3_claims(deviations, slopes, c3_runs(0.02 if good else -0.02), ref)
 
 
 def c4(good: bool):
@@ -129,11 +145,16 @@ def c4(good: bool):
     shape = {1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68, 256: 0.6} if good else {1: 0.75, 4: 0.7, 16: 0.68, 64: 0.7, 256: 0.76}
     table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
                           for r in ("scrl", "sscrl") for i, (m, a) in enumerate(shape.items()) for s in SEEDS])
-    return c4_claims(table)
+    # the fit recommends m = 16 (good: the peak) or m = 16 (bad: the valley of the U)
+    fit = pd.DataFrame([{"regime": r, "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16} for r in ("scrl", "sscrl")])
+    return c4_claims(table, fit)
 
 
 def c5(good: bool):
-    return c5_claims(pd.DataFrame({"lhs": [1.0, 10.0], "abs_diff": [1e-12, 1e-11 if good else 1e-6]}), tolerance=1e-9)
+    # bad: a gap above the tolerance, and a minimiser outside |μ| ≤ 2B (a score beyond its bound)
+    return c5_claims(pd.DataFrame({"lhs": [1.0, 3.0], "abs_diff": [1e-12, 1e-11 if good else 1e-6], "score_bound": 2.0,
+                                   "mu_closed_form": [1.0, 3.0 if good else 4.5], "max_abs_delta": [3.5, 3.9]}),
+                     tolerance=1e-9)
 
 
 # Paper 3 ------------------------------------------------------------------------------------------
@@ -267,13 +288,42 @@ def test_c2_bound_that_says_nothing_is_inconclusive():
                           "bound": bound, "ratio": 0.1 / bound, "E_star": 0.8})
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 2, "floor": 1e-4}
     row = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))[0]
-    assert row.verdict == INCONCLUSIVE and "E* − ½ = 0.3" in row.tolerance
+    assert row.verdict == INCONCLUSIVE and "2E* − 1 = 0.6" in row.tolerance and "0% informative" in row.claim
+
+
+def test_c2_tsybakov_rate_of_another_mixture_is_not_compared():
+    rows = {r.claim_id: r for r in c2(True)}
+    assert rows["C2.exponent_tsybakov"].verdict == REPRODUCED
+    table = pd.DataFrame({"model": "m", "checkpoint": [1], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
+                          "ratio": [0.05], "E_star": 0.8})
+    fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
+    rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66),
+                                             same_mixture=False)}
+    row = rows["C2.exponent_tsybakov"]
+    assert row.verdict == NOT_COMPARABLE and "paper 1's (consistency.gmm)" in row.reason
+    assert rows["C2.exponent_half"].verdict == REPRODUCED
 
 
 def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():
     rows = c3(True)
-    gaps = [r for r in rows if r.kind == "rate"]
+    gaps = [r for r in rows if r.claim_id.startswith("C3.gap_rate")]
     assert len(gaps) == 4 and all(r.verdict == REPRODUCED and r.measured < r.paper_value for r in gaps)
+
+
+def test_c3_mechanism_rates_are_two_sided_and_tell_the_regimes_apart():
+    ref, runs = paper_values("C3"), c3_runs(0.02)
+    gaps = c3(True)  # reuse its gap slopes
+    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": "gap", "slope": -2.0, "low": -2.1, "high": -1.9}
+                           for r in ("scrl", "sscrl") for a in ("m", "n")])
+    assert gaps
+    # decaying faster than the theorem's rate contradicts a two-sided rate (unlike the one-sided gap)
+    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.5, -0.5, -0.5), slopes, runs, ref)}
+    assert rows["C3.inner_rate.scrl"].verdict == CONTRADICTED and rows["C3.inner_rate.sscrl"].verdict == REPRODUCED
+    # an interval that holds both −1 and −½ cannot tell SCRL from SSCRL
+    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-0.75, -0.75, -0.5, half_width=0.3), slopes, runs, ref)}
+    assert rows["C3.inner_rate.scrl"].verdict == rows["C3.inner_rate.sscrl"].verdict == INCONCLUSIVE
+    assert "n = ∞ (anchors integrated), m = 64..1024" in rows["C3.inner_rate.scrl"].claim
+    assert "SCRL and SSCRL" in rows["C3.outer_rate.both"].claim and "m = ∞" in rows["C3.outer_rate.both"].claim
 
 
 def test_c4_monotone_curve_beats_one_extreme_only():
@@ -343,13 +393,17 @@ def test_c3_reads_the_gap_slopes_and_names_the_sweep():
                          for r in ("sscrl", "scrl")
                          for sweep, points in (("m", [(fixed_n[r], 2), (fixed_n[r], 32)]), ("n", [(128, 16), (2048, 16)]))
                          for n, m in points for s in SEEDS])
-    rows = c3_claims(slopes, runs, ref)
-    assert [r.verdict for r in rows if r.kind == "rate"] == [REPRODUCED] * 4
+    runs["recall_at_1"] = runs["auc"] - 0.3
+    rows = c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref)
+    assert [r.verdict for r in rows if r.claim_id.startswith("C3.gap_rate")] == [REPRODUCED] * 4
     m_row = next(r for r in rows if r.claim_id == "C3.gap_rate.scrl.m")
     assert "(m = 2..32, n = 1024;" in m_row.claim and "slope in m ≤ -1 " in m_row.claim
     assert "(n = 128..2048, m = 16;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.n").claim
     assert "(m = 2..32, n = 512;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.m").claim
-    assert [r.claim_id for r in rows if r.kind == "direction"] == ["C3.auc_grows_with_m.scrl", "C3.auc_grows_with_m.sscrl"]
+    assert [r.claim_id for r in rows if r.kind == "direction"] == [
+        "C3.auc_grows_with_m.scrl", "C3.recall_grows_with_m.scrl", "C3.auc_grows_with_n.scrl", "C3.recall_grows_with_n.scrl",
+        "C3.auc_grows_with_m.sscrl", "C3.recall_grows_with_m.sscrl", "C3.auc_grows_with_n.sscrl", "C3.recall_grows_with_n.sscrl",
+        "C3.scrl_steeper_in_m"]
 
 
 def test_c4_names_the_budget_and_orders_regimes():
@@ -362,7 +416,8 @@ def test_c4_names_the_budget_and_orders_regimes():
 
 
 def test_c5_gap_is_relative_to_at_least_one():
-    rows = c5_claims(pd.DataFrame({"lhs": [10.0, 0.5], "abs_diff": [1e-6, 1e-6]}), tolerance=1e-9)
+    rows = c5_claims(pd.DataFrame({"lhs": [10.0, 0.5], "abs_diff": [1e-6, 1e-6], "score_bound": 8.0,
+                                   "mu_closed_form": [10.0, 0.5], "max_abs_delta": [12.0, 2.0]}), tolerance=1e-9)
     assert rows[0].measured == pytest.approx(1e-6) and rows[0].verdict == FAILED  # max(1e-6/10, 1e-6/1)
 
 

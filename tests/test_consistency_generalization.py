@@ -15,6 +15,7 @@ from crlrepro.generalization import (
     empirical_contrastive_loss,
     fit_budget_model,
     gallery_recall,
+    nearest_split,
     recommended_split,
     sample_objective,
     scaling_slope,
@@ -148,7 +149,10 @@ def test_scaling_slopes_table_and_claims():
     slopes = scaling_slopes(table.assign(auc=0.6), {"m": {"scrl": -1.0}, "n": {"scrl": -0.5}}, 300, seed=0)
     assert set(zip(slopes["axis"], slopes["quantity"])) == {("m", "gap"), ("m", "excess_risk"), ("n", "gap"), ("n", "excess_risk")}
     table["auc"] = 0.6 + 0.001 * np.log(table["m"])
-    verdicts = {c.claim_id: c.verdict for c in c3_claims(slopes, table, {"slope_m": {"scrl": -1.0}, "slope_n": {"scrl": -0.5}})}
+    table["recall_at_1"] = table["auc"] - 0.3
+    no_mechanism = pd.DataFrame(columns=["regime", "axis", "score", "slope", "low", "high", "fit_from", "fit_to", "predicted"])
+    verdicts = {c.claim_id: c.verdict for c in c3_claims(no_mechanism, slopes, table, {"slope_m": {"scrl": -1.0},
+                                                                                       "slope_n": {"scrl": -0.5}})}
     # the gap decays as m^-1: its interval holds the bound's exponent, so one-sided it cannot tell
     assert verdicts["C3.gap_rate.scrl.m"] == "inconclusive"
     assert verdicts["C3.gap_rate.scrl.n"] == "contradicted"  # the data say −0.2: slower than n^-1/2
@@ -161,18 +165,27 @@ def test_budget_fit_is_exact_on_its_own_model_and_the_split_is_the_minimum():
     ms = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
     a, b, c = 0.013, 0.21, 0.8
     excess = a + b / ms + c / np.sqrt(total / ms)
-    fit = fit_budget_model(ms, total / ms, excess)
-    assert (fit["a"], fit["b"], fit["c"]) == pytest.approx((a, b, c), rel=1e-7)
-    # a fit never returns a negative term, and ignores nothing because it is small
-    no_floor = fit_budget_model(ms, total / ms, b / ms + c / np.sqrt(total / ms) - 1e-4)
-    assert min(no_floor["a"], no_floor["b"], no_floor["c"]) >= 0.0
-    assert fit["relative_rms"] < 1e-9
     grid = np.geomspace(1, total, 200_001)
-    brute = grid[np.argmin(b / grid + c / np.sqrt(total / grid))]
-    assert recommended_split(b, c, total) == pytest.approx(brute, rel=1e-3)
-    assert recommended_split(-0.1, c, total) == 1.0
-    assert recommended_split(b, -0.1, total) == total
-    assert np.isnan(recommended_split(-1.0, -1.0, total))
+    for regime, inner in (("scrl", lambda m: 1.0 / m), ("sscrl", lambda m: 1.0 / np.sqrt(m))):
+        excess = a + b * inner(ms) + c / np.sqrt(total / ms)
+        fit = fit_budget_model(ms, total / ms, excess, regime)
+        assert (fit["a"], fit["b"], fit["c"]) == pytest.approx((a, b, c), rel=1e-7)
+        assert fit["relative_rms"] < 1e-9
+        # the other regime's shape does not fit these data exactly
+        other = fit_budget_model(ms, total / ms, excess, "sscrl" if regime == "scrl" else "scrl")
+        assert other["relative_rms"] > 1e-3
+        # a fit never returns a negative term, and ignores nothing because it is small
+        no_floor = fit_budget_model(ms, total / ms, b * inner(ms) + c / np.sqrt(total / ms) - 1e-4, regime)
+        assert min(no_floor["a"], no_floor["b"], no_floor["c"]) >= 0.0
+        brute = grid[np.argmin(b * inner(grid) + c / np.sqrt(total / grid))]
+        assert recommended_split(b, c, total, regime) == pytest.approx(brute, rel=1e-3)
+        assert recommended_split(-0.1, c, total, regime) == 1.0
+        assert recommended_split(b, -0.1, total, regime) == total
+        assert np.isnan(recommended_split(-1.0, -1.0, total, regime))
+    # SSCRL's minimiser is b√N/c, not SCRL's (2b√N/c)^{2/3}
+    assert recommended_split(b, c, total, "sscrl") == pytest.approx(b * np.sqrt(total) / c)
+    assert recommended_split(b, c, total, "scrl") == pytest.approx((2 * b * np.sqrt(total) / c) ** (2 / 3))
+    assert nearest_split([1, 4, 16, 64], 7.9) == 4 and nearest_split([1, 4, 16, 64], 8.1) == 16
 
 
 def test_budget_summary_and_claims():
@@ -182,6 +195,7 @@ def test_budget_summary_and_claims():
     summary = budget_summary(pd.DataFrame(rows), 1024).set_index("regime")
     assert summary.loc["scrl", "best_m_auc"] == 8
     assert summary.loc["scrl", "b"] == pytest.approx(0.2) and summary.loc["scrl", "c"] == pytest.approx(0.5)
+    assert summary.loc["sscrl", "shape"] == "a + b/√m + c/√n" and summary.loc["scrl", "nearest_m"] in (1, 4, 8, 16, 64)
     verdicts = {c.claim_id: c.verdict for c in c4_claims(pd.DataFrame(rows))}
     # two seeds with identical AUCs: the exact sign test (1/4) cannot decide
     assert verdicts == {"C4.extreme_not_best.scrl.m1": "inconclusive", "C4.extreme_not_best.scrl.m64": "inconclusive",
@@ -249,3 +263,94 @@ def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
     assert points["checkpoint"].tolist() == [0, 1, 2]
     assert (points["excess_loss"] > 0).all() and points["model"].eq("D2_seed0").all()
     assert points["excess_loss"].iloc[-1] < points["excess_loss"].iloc[0]
+
+
+# -- C3 at the theorem's mechanism: fixed scores ------------------------------------------------------------
+
+from crlrepro.generalization import (  # noqa: E402
+    FixedScore,
+    deviation_rates,
+    fixed_score_family,
+    inner_term_draws,
+    log_partition,
+    outer_term_draws,
+)
+
+
+def test_inner_term_matches_a_literal_transcription(skewed_gmm):
+    tau, m, pools, nodes = 0.7, 5, 3, 40
+    score = FixedScore("s", lambda x, y: np.sin(np.multiply.outer(x, y)), lambda x, y: np.sin(x * y))
+    draws = inner_term_draws([score], skewed_gmm, tau, [m], pools, seed=3, nodes=nodes)
+    rule = skewed_gmm.grid(nodes).x
+    keep = rule.weights > 1e-14 * rule.weights.max()
+    xs, ws = rule.nodes[keep], rule.weights[keep] / rule.weights[keep].sum()
+    _, negatives, _ = skewed_gmm.sample(pools * m, np.random.default_rng([3, m]))
+    negatives = negatives.reshape(pools, m)
+    y_rule = skewed_gmm.grid(nodes).y
+    for p in range(pools):
+        literal = 0.0
+        for x, w in zip(xs, ws):
+            z_hat = np.mean([np.exp(np.sin(x * y) / tau) for y in negatives[p]])
+            z = sum(wy * np.exp(np.sin(x * y) / tau) for y, wy in zip(y_rule.nodes, y_rule.weights))
+            literal += w * tau * np.log(z_hat / z)
+        assert draws["inner"].iloc[p] == pytest.approx(literal, rel=1e-10)
+
+
+def test_a_score_blind_to_y_has_no_inner_error_and_its_outer_term_is_centred(skewed_gmm):
+    shift = FixedScore("x_only", lambda x, y: np.add.outer(np.tanh(x), 0 * y), lambda x, y: np.tanh(x))
+    inner = inner_term_draws([shift], skewed_gmm, 0.5, [1, 8], 20, seed=0, nodes=60)
+    assert np.abs(inner[["inner", "inner_cv"]].to_numpy()).max() < 1e-12
+    family = fixed_score_family(skewed_gmm, 0.5, 2.0)
+    outer = outer_term_draws(family, skewed_gmm, 0.5, [64], 400, seed=0, nodes=120)
+    for name, draws in outer.groupby("score"):
+        assert abs(draws["outer"].mean()) < 4 * draws["outer"].std() / np.sqrt(len(draws)), name
+
+
+def test_log_partition_is_the_population_normaliser(skewed_gmm):
+    bayes = fixed_score_family(skewed_gmm, 1.0, 2.0)[0]  # τ·PMI with τ = 1: E_{y'} e^{PMI(x, y')} = 1
+    assert np.abs(log_partition(bayes, skewed_gmm, np.linspace(-3, 3, 7), 1.0, 300)).max() < 1e-10
+
+
+def test_the_mechanism_separates_the_regimes_on_a_mixture_it_was_not_tuned_on(skewed_gmm):
+    """SCRL's bias decays as 1/m, SSCRL's shared-pool error as 1/√m, the anchors' as 1/√n; and the Bayes
+    score's shared-pool error has no first-order term (E_x e^{PMI(x, y')} = 1 for every y'), so it decays as 1/m."""
+    tau = 0.5
+    family = fixed_score_family(skewed_gmm, tau, 1.0)
+    inner = inner_term_draws(family, skewed_gmm, tau, [32, 64, 128, 256], 200, seed=1, nodes=80)
+    outer = outer_term_draws(family, skewed_gmm, tau, [64, 256, 1024], 200, seed=1, nodes=80)
+    predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
+    _, slopes = deviation_rates(inner, outer, fit_from=32, bootstrap=200, seed=0, predicted=predicted)
+    slope = slopes.set_index(["regime", "score"])["slope"]
+    assert slope["scrl", "sup"] == pytest.approx(-1.0, abs=0.15)
+    assert slope["sscrl", "misspecified"] == pytest.approx(-0.5, abs=0.12)
+    assert slope["sscrl", "bayes"] == pytest.approx(-1.0, abs=0.15)
+    assert slope["both", "sup"] == pytest.approx(-0.5, abs=0.1)
+    fits = slopes.set_index(["regime", "score"])
+    assert (fits["low"] <= fits["slope"]).all() and (fits["slope"] <= fits["high"]).all()
+
+
+def test_deviation_rates_recover_planted_power_laws():
+    rng = np.random.default_rng(0)
+    ms, ns, pools = [16, 64, 256, 1024], [100, 400, 1600], 300
+    inner = pd.concat([pd.DataFrame({"m": m, "pool": np.arange(pools), "score": s,
+                                     "inner": -0.3 / m + scale / np.sqrt(m) * rng.standard_normal(pools),
+                                     "inner_cv": -0.3 / m * (1 + 0.05 * rng.standard_normal(pools))})
+                       for m in ms for s, scale in (("a", 0.2), ("b", 0.1))], ignore_index=True)
+    outer = pd.concat([pd.DataFrame({"n": n, "draw": np.arange(pools), "score": s,
+                                     "outer": scale / np.sqrt(n) * rng.standard_normal(pools)})
+                       for n in ns for s, scale in (("a", 1.0), ("b", 0.5))], ignore_index=True)
+    predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
+    points, slopes = deviation_rates(inner, outer, fit_from=64, bootstrap=300, seed=0, predicted=predicted)
+    fit = slopes.set_index(["regime", "score"])
+    assert fit.loc[("scrl", "sup"), "slope"] == pytest.approx(-1.0, abs=0.03)
+    assert fit.loc[("sscrl", "sup"), "slope"] == pytest.approx(-0.5, abs=0.06)
+    assert fit.loc[("both", "sup"), "slope"] == pytest.approx(-0.5, abs=0.06)
+    assert (fit["fit_from"] == [64] * 6 + [100] * 3).all() and set(fit["predicted"]) == {-1.0, -0.5}
+    # the supremum dominates every member, at every point
+    for (regime, at), group in points.groupby(["regime", "at"]):
+        sup = group.loc[group["score"] == "sup", "deviation"].iloc[0]
+        assert sup >= group["deviation"].max() - 1e-15
+    with pytest.raises(ValueError, match="fit_from"):
+        deviation_rates(inner, outer, fit_from=512, bootstrap=10, seed=0, predicted=predicted)
+    with pytest.raises(ValueError, match="same for every regime"):
+        deviation_rates(inner, outer, fit_from=64, bootstrap=10, seed=0, predicted={**predicted, "n": {"scrl": -0.5, "sscrl": -1}})

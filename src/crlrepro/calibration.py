@@ -44,8 +44,10 @@ def calibration_trajectory(gmm: LatentClassGMM, dim: int, seed: int, tau: float,
 
 
 def calibration_table(points: pd.DataFrame, gmm: LatentClassGMM, tau: float, *, nodes: int, inner_nodes: int) -> pd.DataFrame:
-    """Add E*, the regret excess_auc = E* − E(s), the bound √(2/τ · excess_loss), their ratio and a
-    ``violates`` flag (regret above the bound; never clipped) to the checkpoints' measurements."""
+    """Add E*, the regret excess_auc = E* − E(s), the bound √(2/τ · excess_loss), their ratio, a
+    ``violates`` flag (regret above the bound; never clipped) and an ``informative`` flag (bound below
+    2E* − 1, the largest regret any score has: that of the reversed Bayes ranking, E = 1 − E*) to the
+    checkpoints' measurements."""
     table = points.copy()
     table["E_star"] = bayes_auc(gmm, nodes, inner_nodes)
     table["excess_auc"] = table["E_star"] - table["auc"]
@@ -53,16 +55,18 @@ def calibration_table(points: pd.DataFrame, gmm: LatentClassGMM, tau: float, *, 
     with np.errstate(divide="ignore", invalid="ignore"):
         table["ratio"] = np.where(table["bound"] > 0, table["excess_auc"] / table["bound"], np.inf)
     table["violates"] = table["excess_auc"] > table["bound"]
+    table["informative"] = table["bound"] < 2.0 * table["E_star"] - 1.0
     return table
 
 
 def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.random.Generator, *,
-                             floor: float = 0.0, level: float = 0.95) -> dict:
-    """Least-squares r in log(E* − E) = log C + r log(L − L*) over the points with both sides above
-    ``floor`` (smaller regrets are below the quadrature's resolution), with a percentile bootstrap
-    interval over the points."""
+                             floor: float = 0.0, eligible=None, level: float = 0.95) -> dict:
+    """Least-squares r in log(E* − E) = log C + r log(L − L*) over the ``eligible`` points (all by default;
+    the pipeline passes the trained, informative checkpoints) with both sides above ``floor`` (smaller
+    regrets are below the quadrature's resolution), with a percentile bootstrap interval over the points."""
     loss, regret = np.asarray(excess_loss, dtype=float), np.asarray(excess_auc, dtype=float)
-    used = (loss > floor) & (regret > floor)
+    eligible = np.ones(loss.shape, dtype=bool) if eligible is None else np.asarray(eligible, dtype=bool)
+    used = eligible & (loss > floor) & (regret > floor)
     if used.sum() < 3:
         raise ValueError(f"need at least 3 checkpoints with both excesses above {floor:g} to fit an exponent, got {used.sum()}")
     x, y = loss[used], regret[used]

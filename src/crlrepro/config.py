@@ -55,14 +55,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     problems = []
-    gmm = config.get("gmm", {})
-    k = len(gmm.get("weights", []))
-    for name in ("mean_x", "std_x", "mean_y", "std_y"):
-        if name in gmm and len(gmm[name]) != k:
-            problems.append(f"gmm.{name}: has {len(gmm[name])} entries but gmm.weights has {k}")
-    weights = gmm.get("weights", [])
-    if weights and abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
-        problems.append(f"gmm.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
+    for block in ("gmm", "consistency.gmm"):  # paper 2's mixture and paper 1's own
+        gmm = config.get("gmm", {}) if block == "gmm" else config.get("consistency", {}).get("gmm", {})
+        k = len(gmm.get("weights", []))
+        for name in ("mean_x", "std_x", "mean_y", "std_y"):
+            if name in gmm and len(gmm[name]) != k:
+                problems.append(f"{block}.{name}: has {len(gmm[name])} entries but {block}.weights has {k}")
+        weights = gmm.get("weights", [])
+        if weights and abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
+            problems.append(f"{block}.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
     approx = config.get("approximation", {})
     # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
     for key, values in (("approximation.dims", approx.get("dims", [])), ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
@@ -105,6 +106,10 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
     batch = config.get("training", {}).get("batch_size")
+    deviation = config.get("consistency", {}).get("deviation", {})
+    if "ms" in deviation and "fit_from" in deviation and sum(m >= deviation["fit_from"] for m in deviation["ms"]) < 2:
+        problems.append(f"consistency.deviation.fit_from: {deviation['fit_from']} leaves fewer than two of "
+                        f"consistency.deviation.ms = {deviation['ms']} for the m-slopes")
     calibration = config.get("consistency", {}).get("calibration", {})
     for key, samples, batch_key, size in (("approximation.train_samples", approx.get("train_samples"), "training.batch_size", batch),
                                           ("lcgm.train_samples", lcgm.get("train_samples"), "training.batch_size", batch),

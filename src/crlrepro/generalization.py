@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+from scipy.special import logsumexp
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.losses import info_nce_independent, info_nce_shared
@@ -213,31 +214,45 @@ def scaling_slopes(table, predicted: dict, bootstrap: int, seed: int) -> "pd.Dat
     return pd.DataFrame(rows)
 
 
-def fit_budget_model(m, n, excess) -> dict:
-    """Fit excess risk ≈ a + b/m + c/√n (the shape of Thm 4.5's bound) by non-negative least squares
-    on relative residuals, min_{a,b,c ≥ 0} Σ_k ((e_k − a − b/m_k − c/√n_k) / e_k)²: the excess risks
-    of a budget grid span orders of magnitude, and plain least squares would fit only the largest
-    ones (and return a negative floor a). Also returns the rms relative error of the fit."""
+SHAPES = {"scrl": "a + b/m + c/√n", "sscrl": "a + b/√m + c/√n"}  # Thm 4.5's bound per regime
+
+
+def _inner_rate(regime: str, m):
+    """The inner term's decay in m under each regime: 1/m (SCRL) or 1/√m (SSCRL)."""
+    m = np.asarray(m, dtype=float)
+    return 1.0 / m if _check_regime(regime) == "scrl" else 1.0 / np.sqrt(m)
+
+
+def fit_budget_model(m, n, excess, regime: str) -> dict:
+    """Fit the shape of Thm 4.5's bound for ``regime`` (``SHAPES``: excess ≈ a + b/m + c/√n under SCRL,
+    a + b/√m + c/√n under SSCRL) by non-negative least squares on relative residuals,
+    min_{a,b,c ≥ 0} Σ_k ((e_k − a − b·r(m_k) − c/√n_k) / e_k)²: the excess risks of a budget grid span
+    orders of magnitude, and plain least squares would fit only the largest ones (and return a negative
+    floor a). Also returns the rms relative error of the fit."""
     from scipy.optimize import nnls
 
     m, n, excess = (np.asarray(v, dtype=float) for v in (m, n, excess))
     if np.any(excess <= 0):
         raise ValueError("excess risks must be > 0 for a relative fit")
-    design = np.column_stack([np.ones_like(m), 1.0 / m, 1.0 / np.sqrt(n)])
+    design = np.column_stack([np.ones_like(m), _inner_rate(regime, m), 1.0 / np.sqrt(n)])
     (a, b, c), _ = nnls(design / excess[:, None], np.ones_like(excess))
     relative = (design @ np.array([a, b, c]) - excess) / excess
     return {"a": float(a), "b": float(b), "c": float(c), "relative_rms": float(np.sqrt(np.mean(relative**2)))}
 
 
-def recommended_split(b: float, c: float, budget: int) -> float:
-    """The m in [1, N] minimising b/m + c/√(N/m) for a budget N = n·m:
+def recommended_split(b: float, c: float, budget: int, regime: str) -> float:
+    """The m in [1, N] minimising the fitted bound at a budget of N = n·m anchor–negative pairs scored
+    (both regimes score n·m pairs; SCRL also draws n·m negatives, SSCRL only m):
 
-        d/dm [b/m + c·√m/√N] = 0  ⇔  m* = (2 b √N / c)^{2/3}   (b, c > 0),
+        SCRL:  d/dm [b/m + c√m/√N] = 0   ⇔  m* = (2b√N/c)^{2/3},
+        SSCRL: d/dm [b/√m + c√m/√N] = 0  ⇔  m* = b√N/c          (b, c > 0),
 
     clipped to [1, N]. With b ≤ 0 < c more anchors always help (m = 1); with c ≤ 0 < b more
     negatives always help (m = N); with b, c ≤ 0 the fit has no minimum to offer (NaN)."""
     if b > 0 and c > 0:
-        return float(np.clip((2.0 * b * np.sqrt(budget) / c) ** (2.0 / 3.0), 1.0, budget))
+        root = np.sqrt(budget) / c
+        m_star = (2.0 * b * root) ** (2.0 / 3.0) if _check_regime(regime) == "scrl" else b * root
+        return float(np.clip(m_star, 1.0, budget))
     if b <= 0 < c:
         return 1.0
     if c <= 0 < b:
@@ -245,18 +260,263 @@ def recommended_split(b: float, c: float, budget: int) -> float:
     return float("nan")
 
 
+def nearest_split(ms, m_star: float) -> int:
+    """The grid split nearest m* on a log scale (the grid's spacing is geometric)."""
+    ms = np.asarray(sorted(ms), dtype=float)
+    if not np.isfinite(m_star):
+        raise ValueError("the fit recommends no split (m* is NaN)")
+    return int(ms[np.argmin(np.abs(np.log(ms) - np.log(m_star)))])
+
+
 def budget_summary(table, total: int) -> "pd.DataFrame":
     """C4 per regime: the measured best split (highest mean AUC, and lowest mean excess risk, over
-    seeds), the fit excess ≈ a + b/m + c/√n on all runs and the split m* it recommends for N."""
+    seeds), the regime's fit (``SHAPES``) on all runs, the split m* it recommends for N and the grid
+    split nearest it."""
     import pandas as pd
 
     rows = []
     for regime, runs in table.groupby("regime", sort=True):
         means = runs.groupby("m")[["auc", "excess_risk"]].mean()
-        fit = fit_budget_model(runs["m"], runs["n"], runs["excess_risk"])
-        m_star = recommended_split(fit["b"], fit["c"], total)
-        rows.append({"regime": regime, "total": int(total), "best_m_auc": int(means["auc"].idxmax()),
+        fit = fit_budget_model(runs["m"], runs["n"], runs["excess_risk"], regime)
+        m_star = recommended_split(fit["b"], fit["c"], total, regime)
+        rows.append({"regime": regime, "shape": SHAPES[regime], "total": int(total), "best_m_auc": int(means["auc"].idxmax()),
                      "best_m_excess": int(means["excess_risk"].idxmin()), "smallest_m": int(means.index.min()),
                      "largest_m": int(means.index.max()), **fit, "recommended_m": m_star,
-                     "recommended_n": total / m_star if np.isfinite(m_star) else float("nan")})
+                     "recommended_n": total / m_star if np.isfinite(m_star) else float("nan"),
+                     "nearest_m": nearest_split(means.index, m_star) if np.isfinite(m_star) else -1})
     return pd.DataFrame(rows)
+
+
+# -- C3 at the theorem's mechanism: the deviation of L̂_S from L for scores held fixed ------------------------
+#
+# Thm 4.5 splits L̂_S(s) − L(s) into an inner term, the error of the m-negative log-mean-exp at each anchor,
+#
+#     I_S(s) = (1/n) Σ_i τ [ log (1/m) Σ_j e^{s(x_i, y'_ij)/τ} − log Z_s(x_i) ],   Z_s(x) = E_{y'~P_Y} e^{s(x, y')/τ},
+#
+# and an outer term, the anchor average of a fixed function ℓ_s(x, y) = τ log Z_s(x) − s(x, y) around its mean L(s),
+#
+#     O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s),        L̂_S(s) − L(s) = I_S(s) + O_S(s).
+#
+# As n → ∞ the inner term tends to E_x[τ log Ẑ(x)/Z(x)] with Ẑ the m-sample mean: under SCRL every anchor has its
+# own negatives, so the pools' errors average out and only the bias E log Ẑ/Z = O(1/m) remains (Jensen, second
+# order); under SSCRL one pool serves all anchors, its first-order error (1/m) Σ_j E_x[e^{s(x, y'_j)/τ}/Z(x)] − 1
+# does not average out and is O(1/√m). The outer term is O(1/√n) (m plays no part in it).
+
+
+@dataclass(frozen=True)
+class FixedScore:
+    """A score held fixed while the sample varies: ``pairwise(x, y)`` -> (len x, len y), ``aligned(x, y)`` -> (n,)."""
+
+    name: str
+    pairwise: object
+    aligned: object
+
+
+def _diagonal(pairwise, chunk: int = 512):
+    """s(x_i, y_i) from a pairwise score, one chunk of pairs at a time (the chunk's diagonal)."""
+    def aligned(x, y):
+        return np.concatenate([np.diagonal(pairwise(x[i:i + chunk], y[i:i + chunk])) for i in range(0, len(x), chunk)])
+    return aligned
+
+
+def two_tower_score(name: str, model: TwoTower) -> FixedScore:
+    """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score (float64 copy on the CPU)."""
+    from crlrepro.networks import embed
+
+    def pairwise(x, y):
+        return embed(model, "f", np.asarray(x, dtype=float)) @ embed(model, "g", np.asarray(y, dtype=float)).T
+
+    def aligned(x, y):
+        return np.sum(embed(model, "f", np.asarray(x, dtype=float)) * embed(model, "g", np.asarray(y, dtype=float)), axis=1)
+
+    return FixedScore(name, pairwise, aligned)
+
+
+def fixed_score_family(gmm: LatentClassGMM, tau: float, score_bound: float, trained=()) -> list[FixedScore]:
+    """The scores of the C3 mechanism study: the Bayes score τ·PMI; the Bayes ranking at half the scale,
+    (τ/2)·PMI; τ·PMI of a misspecified mixture (every mean halved); the monotone B·tanh(x)·tanh(y); and the
+    ``trained`` ones (:func:`two_tower_score`). All are bounded above; the PMI-based ones are unbounded below
+    only far in the tails, where e^{s/τ} vanishes."""
+    shrunk = LatentClassGMM(gmm.weights, 0.5 * gmm.mean_x, gmm.std_x, 0.5 * gmm.mean_y, gmm.std_y)
+    bound = float(score_bound)
+    family = [
+        FixedScore("bayes", lambda x, y: tau * gmm.pmi(x, y), lambda x, y: tau * gmm.pmi_pairs(x, y)),
+        FixedScore("bayes_half_scale", lambda x, y: 0.5 * tau * gmm.pmi(x, y), lambda x, y: 0.5 * tau * gmm.pmi_pairs(x, y)),
+        FixedScore("misspecified", lambda x, y: tau * shrunk.pmi(x, y), lambda x, y: tau * shrunk.pmi_pairs(x, y)),
+        FixedScore("bilinear", lambda x, y: bound * np.outer(np.tanh(x), np.tanh(y)),
+                   lambda x, y: bound * np.tanh(x) * np.tanh(y)),
+    ]
+    return family + list(trained)
+
+
+def _anchor_rule(gmm: LatentClassGMM, nodes: int):
+    """P_X's quadrature rule without the nodes whose weight is below 1e-14 of the largest (far tails)."""
+    rule = gmm.grid(nodes).x
+    keep = rule.weights > 1e-14 * rule.weights.max()
+    return rule.nodes[keep], rule.weights[keep] / rule.weights[keep].sum()
+
+
+def log_partition(score: FixedScore, gmm: LatentClassGMM, x, tau: float, nodes: int) -> np.ndarray:
+    """log Z_s(x) = log E_{y'~P_Y} e^{s(x, y')/τ} at every x, by quadrature over P_Y (log-sum-exp)."""
+    y_rule = gmm.grid(nodes).y
+    return logsumexp(score.pairwise(np.asarray(x, dtype=float), y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
+
+
+def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, seed: int, nodes: int,
+                     chunk_pairs: int = 1 << 22) -> "pd.DataFrame":
+    """The inner term at n → ∞ (anchors integrated by quadrature over P_X) for ``pools`` independent pools
+    of m negatives y' ~ P_Y at every m, the same pools for every score (module comment above):
+
+        inner(pool)    = E_x τ log Ẑ(x)/Z(x),                        Ẑ(x) = (1/m) Σ_j e^{s(x, y'_j)/τ},
+        inner_cv(pool) = E_x τ [log Ẑ(x)/Z(x) − (Ẑ(x)/Z(x) − 1)].
+
+    Under SSCRL the deviation is ``inner`` of the one shared pool. Under SCRL it is the mean of ``inner`` over
+    pools (every anchor has its own); ``inner_cv`` has that same mean (E Ẑ/Z = 1: a control variate) with a
+    variance O(1/m²) instead of O(1/m), so the bias is resolved at every m. One row per (m, pool, score)."""
+    import pandas as pd
+
+    x, wx = _anchor_rule(gmm, nodes)
+    log_z = {s.name: log_partition(s, gmm, x, tau, nodes) for s in scores}
+    rows = []
+    for m in sorted(int(m) for m in ms):
+        rng = np.random.default_rng([int(seed), m])
+        _, negatives, _ = gmm.sample(pools * m, rng)
+        negatives = negatives.reshape(pools, m)
+        step = max(1, chunk_pairs // (len(x) * m))
+        for score in scores:
+            inner, inner_cv = [], []
+            for start in range(0, pools, step):
+                block = negatives[start:start + step]
+                s = score.pairwise(x, block.ravel()).reshape(len(x), len(block), m) / tau
+                ratio = logsumexp(s, axis=2) - np.log(m) - log_z[score.name][:, None]  # log Ẑ/Z, (x, pools)
+                inner.append(tau * (wx @ ratio))
+                inner_cv.append(tau * (wx @ (ratio - np.expm1(ratio))))
+            inner, inner_cv = np.concatenate(inner), np.concatenate(inner_cv)
+            rows.append(pd.DataFrame({"m": m, "pool": np.arange(pools), "score": score.name, "inner": inner, "inner_cv": inner_cv}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, seed: int, nodes: int,
+                     table_points: int = 20001) -> "pd.DataFrame":
+    """The outer term O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s), ℓ_s = τ log Z_s(x) − s(x, y), for ``draws``
+    independent samples of n pairs at every n (negatives integrated exactly: m = ∞, where SCRL and SSCRL
+    coincide), the same samples for every score. log Z_s is tabulated on ``table_points`` points of P_X's
+    support and interpolated linearly (error ~h²/8·|(log Z)''|, below 1e-6 here); L(s) = E_p ℓ_s by the
+    product quadrature with the same table, so each O is centred exactly."""
+    import pandas as pd
+
+    grid = gmm.grid(nodes)
+    table_x = np.linspace(grid.x.nodes[0], grid.x.nodes[-1], int(table_points))
+    rows = []
+    tables = {s.name: log_partition(s, gmm, table_x, tau, nodes) for s in scores}
+    joint = grid.joint_weights()
+    means = {}
+    for s in scores:
+        ell = tau * np.interp(grid.x.nodes, table_x, tables[s.name])[:, None] - s.pairwise(grid.x.nodes, grid.y.nodes)
+        means[s.name] = float(np.sum(joint * ell) / joint.sum())
+    for n in sorted(int(n) for n in ns):
+        rng = np.random.default_rng([int(seed), n, 1])
+        x, y, _ = gmm.sample(draws * n, rng)
+        for s in scores:
+            ell = tau * np.interp(x, table_x, tables[s.name]) - s.aligned(x, y)
+            rows.append(pd.DataFrame({"n": n, "draw": np.arange(draws), "score": s.name,
+                                      "outer": ell.reshape(draws, n).mean(axis=1) - means[s.name]}))
+    return pd.concat(rows, ignore_index=True)
+
+
+SUPREMUM = "sup"  # the family's supremum, sup_s |deviation| (Thm 4.5 bounds sup_w |L − L̂_S|)
+DEVIATIONS = (  # (regime, axis, column of the draws, statistic)
+    ("scrl", "m", "inner_cv", "bias"),     # |E_pools inner|: the anchors average the pools out
+    ("sscrl", "m", "inner", "spread"),     # E_pool |inner|: one pool serves every anchor
+    ("both", "n", "outer", "spread"),      # E_sample |outer|: m = ∞, the regimes coincide
+)
+
+
+def _deviation(values: np.ndarray, statistic: str) -> np.ndarray:
+    """values (..., scores, draws) -> (..., scores + 1): each score's deviation, then the family's supremum.
+    ``bias``: |mean over draws| per score, the largest of them; ``spread``: mean |value| per score and
+    the mean over draws of the largest |value| (the supremum inside the expectation)."""
+    if statistic == "bias":
+        per = np.abs(values.mean(axis=-1))
+        return np.concatenate([per, per.max(axis=-1, keepdims=True)], axis=-1)
+    per = np.abs(values).mean(axis=-1)
+    sup = np.abs(values).max(axis=-2).mean(axis=-1)
+    return np.concatenate([per, sup[..., None]], axis=-1)
+
+
+def _common(by_regime: dict) -> float:
+    """The one slope the theory predicts for every regime (m = ∞, where the regimes coincide)."""
+    values = {float(v) for v in by_regime.values()}
+    if len(values) != 1:
+        raise ValueError(f"the n-slope at m = ∞ must be the same for every regime, got {by_regime}")
+    return values.pop()
+
+
+def deviation_rates(inner: "pd.DataFrame", outer: "pd.DataFrame", *, fit_from: int, bootstrap: int, seed: int,
+                    predicted: dict, level: float = 0.95) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+    """C3's mechanism: per regime and axis (``DEVIATIONS``), every score's deviation and the family's
+    supremum at each m (or n) with percentile bootstrap intervals (draws resampled independently at each
+    point), and the log-log slope over m ≥ ``fit_from`` (every n) with its bootstrap interval, beside the
+    ``predicted`` slopes {"m": {regime: slope}, "n": {regime: slope}}. Returns (deviations, slopes)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    tail = (1 - level) / 2
+    points, slopes = [], []
+    for regime, axis, column, statistic in DEVIATIONS:
+        draws = inner if axis == "m" else outer
+        names = list(dict.fromkeys(draws["score"]))
+        cube = draws.pivot_table(index=[axis, "score"], columns="pool" if axis == "m" else "draw", values=column)
+        ats = sorted(cube.index.get_level_values(0).unique())
+        values = np.stack([cube.loc[a].loc[names].to_numpy() for a in ats])  # (points, scores, draws)
+        point = _deviation(values, statistic)
+        picks = rng.integers(0, values.shape[2], size=(len(ats), bootstrap, values.shape[2]))
+        boot = np.stack([_deviation(np.moveaxis(values[k][:, picks[k]], 0, 1), statistic) for k in range(len(ats))],
+                        axis=1)  # (bootstrap, points, scores + 1)
+        low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
+        for k, at in enumerate(ats):
+            for j, name in enumerate(names + [SUPREMUM]):
+                points.append({"regime": regime, "axis": axis, "at": int(at), "score": name, "deviation": point[k, j],
+                               "low": low[k, j], "high": high[k, j], "draws": values.shape[2]})
+        used = np.array([a >= fit_from if axis == "m" else True for a in ats])
+        xs = np.array(ats, dtype=float)[used]
+        if used.sum() < 2:
+            raise ValueError(f"a slope in {axis} needs two values at or above fit_from = {fit_from}, got {xs.tolist()}")
+        fitted = loglog_slope(xs, np.moveaxis(point[used], 0, -1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            resampled = loglog_slope(xs, np.moveaxis(np.maximum(boot[:, used], np.finfo(float).tiny), 1, -1))
+        s_low, s_high = np.quantile(resampled, [tail, 1 - tail], axis=0)
+        expected = float(predicted["m"][regime]) if axis == "m" else _common(predicted["n"])
+        for j, name in enumerate(names + [SUPREMUM]):
+            slopes.append({"regime": regime, "axis": axis, "score": name, "slope": float(fitted[j]), "low": float(s_low[j]),
+                           "high": float(s_high[j]), "fit_from": int(xs.min()), "fit_to": int(xs.max()),
+                           "points": int(used.sum()), "predicted": expected})
+    return pd.DataFrame(points), pd.DataFrame(slopes)
+
+
+def trained_fixed_scores(gmm: LatentClassGMM, tau: float, model: dict, n: int, m: int, seed: int, device: str = "cpu"):
+    """Two trained members of the C3 family: the ``consistency.scaling`` model (``model``: dim, hidden, layers,
+    score_bound, batch_size, learning_rate, weight_decay, steps) trained on an SCRL and on an SSCRL sample of
+    n anchors and m negatives, then held fixed (:func:`two_tower_score`)."""
+    scores = []
+    for regime in REGIMES:
+        rng = np.random.default_rng([int(seed), int(n), int(m), REGIMES.index(regime), 2])
+        settings = TrainSettings(epochs=1, batch_size=model["batch_size"], learning_rate=model["learning_rate"],
+                                 weight_decay=model["weight_decay"], seed=int(seed), device=device, name=f"fixed {regime}")
+        trained, _ = train_on_sample(draw_negative_sample(gmm, regime, n, m, rng), tau, settings, dim=model["dim"],
+                                     hidden=model["hidden"], layers=model["layers"], score_bound=model["score_bound"],
+                                     steps=model["steps"])
+        scores.append(two_tower_score(f"trained_{regime}", trained))
+    return scores
+
+
+def fixed_score_deviations(gmm: LatentClassGMM, tau: float, deviation: dict, model: dict, device: str = "cpu"):
+    """C3's mechanism under the config's ``consistency.deviation`` block: the family of
+    :func:`fixed_score_family` (with :func:`trained_fixed_scores`), its inner-term draws at every m and
+    outer-term draws at every n. Returns (inner, outer) tables."""
+    trained = trained_fixed_scores(gmm, tau, model, deviation["trained"]["n"], deviation["trained"]["m"],
+                                   deviation["seed"], device)
+    family = fixed_score_family(gmm, tau, model["score_bound"], trained)
+    inner = inner_term_draws(family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"])
+    outer = outer_term_draws(family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"], deviation["nodes"])
+    return inner, outer

@@ -101,11 +101,23 @@ class LatentClassGMM:
     def pmi(self, x, y) -> np.ndarray:
         """PMI(x_a, y_b) = log Σ_k p(z=k|x_a) p(z=k|y_b) / π_k for all pairs, shape (len(x), len(y)).
 
-        Evaluated in log space (log-sum-exp over k), so it stays finite far in the tails.
+        Evaluated as a log-sum-exp factorised into a matrix product: with A_ak = log p(k|x_a) − log π_k
+        and B_bk = log p(k|y_b), each shifted by its row maximum,
+
+            PMI_ab = max_k A_ak + max_k B_bk + log Σ_k e^{A_ak − max A_a} e^{B_bk − max B_b},
+
+        exact to rounding (every term of the sum is in (0, 1], one factor of each row is 1); entries whose
+        sum underflows (far in the tails) are recomputed by a plain log-sum-exp, so they stay finite.
         """
-        a = self.log_posterior_x(x)
+        a = self.log_posterior_x(x) - np.log(self.weights)[None, :]
         b = self.log_posterior_y(y)
-        return logsumexp(a[:, None, :] + b[None, :, :] - np.log(self.weights)[None, None, :], axis=2)
+        a_max, b_max = a.max(axis=1, keepdims=True), b.max(axis=1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            out = np.log(np.exp(a - a_max) @ np.exp(b - b_max).T) + a_max + b_max.T
+        tiny = np.nonzero(~np.isfinite(out) | (out - a_max - b_max.T < -600.0))
+        if tiny[0].size:
+            out[tiny] = logsumexp(a[tiny[0]] + b[tiny[1]], axis=1)
+        return out
 
     def pmi_pairs(self, x, y) -> np.ndarray:
         """PMI(x_i, y_i) for aligned pairs, shape (n,): the diagonal of :meth:`pmi` without the matrix."""

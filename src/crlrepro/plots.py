@@ -160,7 +160,8 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
 
 def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None, style: FigureStyle | None = None):
     """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
-    sized by epoch; the bound √(2/τ·(L − L*)) as a line; the fitted power law over the points used."""
+    sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
+    informative below it); the fitted power law over the points used (trained, informative checkpoints)."""
     _style(style)
     fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
@@ -173,21 +174,59 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     if tsybakov_rate is not None:
         anchor = np.exp(fit["log_constant"]) * np.median(x) ** fit["exponent"]
         ax.plot(x, anchor * (x / np.median(x)) ** tsybakov_rate, color="C1", linestyle=":",
-                label=rf"slope $(\hat\mu+1)/(\hat\mu+2)$ = {tsybakov_rate:.3f} (A4)")
+                label=rf"slope $(\hat\mu+1)/(\hat\mu+2)$ = {tsybakov_rate:.3f} (A4, paper 2's mixture)")
     ax.axhline(fit["floor"], color="0.6", linewidth=0.8, linestyle="-.", label="regret floor of the fit")
+    if "informative" in table:
+        largest = float(2.0 * table["E_star"].iloc[0] - 1.0)
+        share = float(table["informative"].mean())
+        ax.axhline(largest, color="C3", linewidth=0.8, linestyle="--",
+                   label=f"largest possible regret 2E*−1 = {largest:.3f} (bound informative below it: {share:.0%})")
     ax.set(xscale="log", yscale="log", xlabel=r"excess contrastive risk $L(s)-L^*$",
            ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$", title="Calibration along training (C2)")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1)
     return fig
 
 
-def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, style: FigureStyle | None = None):
-    """C3: mean |gap| over seeds (bars: min–max) against m at fixed n and against n at fixed m, both
-    regimes, log-log, with reference lines of the predicted slopes through the first point."""
+def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFrame, axis: str, colors: dict):
+    """One axis of C3's mechanism: every fixed score's deviation (thin) and the family's supremum (thick, with
+    its bootstrap band) per regime, the fit window shaded and the predicted slope through the window's start."""
+    for regime, rows in deviations[deviations["axis"] == axis].groupby("regime", sort=True):
+        color = colors.get(regime, "C2")
+        for score, line in rows[rows["score"] != "sup"].groupby("score"):
+            ax.plot(line["at"], line["deviation"], color=color, linewidth=0.7, alpha=0.35)
+        sup = rows[rows["score"] == "sup"].sort_values("at")
+        fit = deviation_slopes[(deviation_slopes["regime"] == regime) & (deviation_slopes["axis"] == axis)
+                               & (deviation_slopes["score"] == "sup")].iloc[0]
+        name = regime.upper() if regime != "both" else "both regimes"
+        ax.plot(sup["at"], sup["deviation"], "o-", color=color, linewidth=2,
+                label=f"{name} sup: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
+        ax.fill_between(sup["at"], sup["low"], sup["high"], color=color, alpha=0.2)
+        start = sup[sup["at"] == fit["fit_from"]]["deviation"].iloc[0]
+        xs = sup["at"][sup["at"] >= fit["fit_from"]].to_numpy(dtype=float)
+        ax.plot(xs, start * (xs / xs[0]) ** fit["predicted"], color=color, linestyle=":",
+                label=f"Thm 4.5: slope {fit['predicted']:g}")
+        ax.axvspan(fit["fit_from"], fit["fit_to"], color="0.95", zorder=0)
+    ax.set(xscale="log", yscale="log")
+    _log_ticks_at(ax, deviations[deviations["axis"] == axis]["at"].unique())
+    ax.legend(fontsize=6.5)
+
+
+def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataFrame | None = None,
+                 deviation_slopes: pd.DataFrame | None = None, style: FigureStyle | None = None):
+    """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
+    the bias |E inner|; SSCRL: E|inner| of the shared pool) and (b) the outer term's against n at m = ∞, every
+    score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
+    (d) n (mean over seeds, bars: min–max). Bottom: downstream AUC and recall@1 against m and n."""
     _style(style)
-    fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.8), constrained_layout=True)
-    colors = {"scrl": "C0", "sscrl": "C1"}
-    for ax, axis in zip(axes[:2], ("m", "n")):
+    fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
+    colors = {"scrl": "C0", "sscrl": "C1", "both": "C2"}
+    if deviations is not None and deviation_slopes is not None:
+        _mechanism_panel(axes[0, 0], deviations, deviation_slopes, "m", colors)
+        axes[0, 0].set(xlabel="negatives m", ylabel=r"inner-term deviation", title="(a) fixed scores, n = ∞: inner term vs m")
+        _mechanism_panel(axes[0, 1], deviations, deviation_slopes, "n", colors)
+        axes[0, 1].set(xlabel="anchors n", ylabel=r"$\mathbb{E}|$outer term$|$", title="(b) fixed scores, m = ∞: outer term vs n")
+    for ax, axis, letter in ((axes[0, 2], "m", "c"), (axes[0, 3], "n", "d")):
         for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
             gap = runs.assign(abs_gap=runs["gap"].abs()).groupby(axis)["abs_gap"]
             mean, lo, hi = gap.mean(), gap.min(), gap.max()
@@ -195,24 +234,29 @@ def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, style: FigureStyle |
             ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3,
                         label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
             ref = mean.iloc[0] * (mean.index / mean.index[0]) ** fit["predicted"]
-            ax.plot(mean.index, ref, color=colors[regime], linestyle=":", label=f"predicted slope {fit['predicted']:g}")
+            ax.plot(mean.index, ref, color=colors[regime], linestyle=":", label=f"bound's slope {fit['predicted']:g}")
         fixed = "n" if axis == "m" else "m"
         value = int(table[table["sweep"] == axis][fixed].iloc[0])
-        ax.set(yscale="log", xlabel=axis, ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
-               title=f"({'a' if axis == 'm' else 'b'}) gap vs {axis} ({fixed} = {value})")
+        ax.set(xscale="log", yscale="log", xlabel=axis, ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
+               title=f"({letter}) trained model's gap vs {axis} ({fixed} = {value})")
         _log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
-        ax.legend(fontsize=7)
-    m_runs = table[table["sweep"] == "m"]
-    sns.lineplot(data=m_runs, x="m", y="auc", hue="regime", marker="o", errorbar=("pi", 100), ax=axes[2],
-                 palette=colors)
-    axes[2].set(xlabel="m", ylabel=r"retrieval AUC $\mathcal{E}(\hat w)$", title="(c) downstream AUC vs m")
-    _log_ticks_at(axes[2], m_runs["m"].unique())
+        ax.legend(fontsize=6.5)
+    for col, (axis, metric, label) in enumerate((("m", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
+                                                 ("m", "recall_at_1", "recall@1"),
+                                                 ("n", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
+                                                 ("n", "recall_at_1", "recall@1"))):
+        ax = axes[1, col]
+        runs = table[table["sweep"] == axis]
+        sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
+        ax.set(xscale="log", xlabel=axis, ylabel=label, title=f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis}")
+        _log_ticks_at(ax, runs[axis].unique())
     return fig
 
 
 def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle | None = None):
-    """C4: excess risk and AUC per split m (n = N/m) of the fixed budget, both regimes (mean over
-    seeds, bars: min–max), with the fitted a + b/m + c/√n and its recommended m*."""
+    """C4: excess risk and AUC per split m (n = N/m) of the fixed budget N = n·m anchor–negative pairs scored,
+    both regimes (mean over seeds, bars: min–max), with each regime's fitted shape (a + b/m + c/√n for SCRL,
+    a + b/√m + c/√n for SSCRL) and the m* it recommends."""
     _style(style)
     fig, (ax_risk, ax_auc) = plt.subplots(1, 2, figsize=(9.5, 3.8), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1"}
@@ -223,8 +267,9 @@ def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle |
         ax_risk.errorbar(mean.index, mean, yerr=[mean - risk.min(), risk.max() - mean], fmt="o", color=colors[regime],
                          capsize=3, label=f"{regime.upper()} measured")
         m = np.geomspace(mean.index.min(), mean.index.max(), 200)
-        ax_risk.plot(m, s["a"] + s["b"] / m + s["c"] / np.sqrt(s["total"] / m), color=colors[regime], linestyle="--",
-                     label=f"fit, m* = {s['recommended_m']:.3g}")
+        inner = 1.0 / m if regime == "scrl" else 1.0 / np.sqrt(m)
+        ax_risk.plot(m, s["a"] + s["b"] * inner + s["c"] / np.sqrt(s["total"] / m), color=colors[regime], linestyle="--",
+                     label=f"fit {s['shape']}, m* = {s['recommended_m']:.3g}")
         if np.isfinite(s["recommended_m"]):
             ax_risk.axvline(s["recommended_m"], color=colors[regime], linestyle=":", linewidth=1)
     sns.lineplot(data=table, x="m", y="auc", hue="regime", marker="o", errorbar=("pi", 100), ax=ax_auc, palette=colors)

@@ -77,7 +77,7 @@ rule oracle:
         CONDA_ENV
     threads: 1
     params:
-        gmm=gmm_params(),
+        gmm=paper1_gmm(),
         tau=config["tau"],
         oracle=config_keys(
             "consistency.oracle", "nodes", "inner_nodes", "convergence_nodes", "monte_carlo_samples", "seed"
@@ -99,7 +99,7 @@ rule oce_identity:
         CONDA_ENV
     threads: 1
     params:
-        oce=config_keys("consistency.oce", "ms", "taus", "delta_scale", "seed"),
+        oce=config_keys("consistency.oce", "ms", "taus", "score_bound", "seed"),
     script:
         "../scripts/oce_identity.py"
 
@@ -119,7 +119,7 @@ rule calibration:
         CONDA_ENV
     threads: 1
     params:
-        gmm=gmm_params(),
+        gmm=paper1_gmm(),
         tau=config["tau"],
         calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor"),
     script:
@@ -145,6 +145,28 @@ rule scaling:
         bootstrap=config["consistency"]["scaling"]["bootstrap"],
     script:
         "../scripts/scaling.py"
+
+
+rule deviation:
+    input:
+        library("deviation"),
+        inner=f"{RESULTS}/consistency/deviation/inner_draws.csv",
+        outer=f"{RESULTS}/consistency/deviation/outer_draws.csv",
+        paper_values=PAPER_VALUES,
+    output:
+        deviations=f"{RESULTS}/consistency/deviation.csv",
+        slopes=f"{RESULTS}/consistency/deviation_slopes.csv",
+    log:
+        f"{RESULTS}/logs/deviation.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/deviation.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        deviation=config_keys("consistency.deviation", "fit_from", "bootstrap", "seed"),
+    script:
+        "../scripts/deviation.py"
 
 
 rule budget:

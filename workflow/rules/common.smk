@@ -101,7 +101,13 @@ def figure_style(name):
 
 
 def gmm_params():
+    """Paper 2's mixture (A1–A4)."""
     return dict(config["gmm"])
+
+
+def paper1_gmm():
+    """Paper 1's own mixture (C1–C4): its Bayes ranking is not monotone in y."""
+    return dict(config["consistency"]["gmm"])
 
 
 def gpu_request():

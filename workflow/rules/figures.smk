@@ -124,6 +124,8 @@ rule figure_scaling:
         library("figure_scaling"),
         table=rules.scaling.output.table,
         slopes=rules.scaling.output.slopes,
+        deviations=rules.deviation.output.deviations,
+        deviation_slopes=rules.deviation.output.slopes,
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",

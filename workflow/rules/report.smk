@@ -159,6 +159,8 @@ rule claims_c2:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        same_mixture=config["gmm"] == config["consistency"]["gmm"],
     script:
         "../scripts/claims_c2.py"
 
@@ -166,6 +168,7 @@ rule claims_c2:
 rule claims_c3:
     input:
         library("claims_c3"),
+        deviation_slopes=rules.deviation.output.slopes,
         table=rules.scaling.output.table,
         slopes=rules.scaling.output.slopes,
         paper_values=PAPER_VALUES,
@@ -186,6 +189,7 @@ rule claims_c4:
     input:
         library("claims_c4"),
         table=rules.budget.output.table,
+        fit=rules.budget.output.fit,
     output:
         f"{RESULTS}/claims/C4.csv",
     log:

@@ -67,7 +67,7 @@ rule calibration_run:
     resources:
         gpu=gpu_request(),
     params:
-        gmm=gmm_params(),
+        gmm=paper1_gmm(),
         tau=config["tau"],
         calibration=calibration_training(),
         training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
@@ -91,7 +91,7 @@ rule negative_sampling:
     resources:
         gpu=gpu_request(),
     params:
-        gmm=gmm_params(),
+        gmm=paper1_gmm(),
         tau=config["tau"],
         points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
         seeds=config["consistency"]["scaling"]["seeds"],
@@ -99,3 +99,28 @@ rule negative_sampling:
         device=config["device"],
     script:
         "../scripts/negative_sampling.py"
+
+
+rule deviation_draws:
+    input:
+        library("deviation_draws"),
+    output:
+        inner=f"{RESULTS}/consistency/deviation/inner_draws.csv",
+        outer=f"{RESULTS}/consistency/deviation/outer_draws.csv",
+    log:
+        f"{RESULTS}/logs/deviation_draws.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/deviation_draws.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        gmm=paper1_gmm(),
+        tau=config["tau"],
+        deviation=config_keys("consistency.deviation", "ms", "ns", "pools", "nodes", "trained", "seed"),
+        model=scaling_model(),
+        device=config["device"],
+    script:
+        "../scripts/deviation_draws.py"

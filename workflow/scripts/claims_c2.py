@@ -10,5 +10,6 @@ run = ScriptRun(snakemake)
 fit = read_json(snakemake.input.fit)
 tsybakov = read_table(snakemake.input.tsybakov).iloc[0]
 claims = c2_claims(read_table(snakemake.input.table), fit, paper_values("C2", snakemake.input.paper_values),
-                   tsybakov_rate=(float(tsybakov["rate"]), float(tsybakov["rate_low"]), float(tsybakov["rate_high"])))
+                   tsybakov_rate=(float(tsybakov["rate"]), float(tsybakov["rate_low"]), float(tsybakov["rate_high"])),
+                   same_mixture=run.params["same_mixture"])
 run.write_table(claims_frame(claims), snakemake.output[0])

@@ -1,4 +1,5 @@
-"""C3 claims: the trained gap's slopes in m and n against Thm 4.5 (one-sided); AUC rises with m."""
+"""C3 claims: the fixed-score deviation rates of Thm 4.5's mechanism (two-sided), the trained gap's slopes
+(one-sided: the theorem is an upper bound), and the downstream AUC / recall@1 directions in m and n."""
 
 from crlrepro.artifacts import read_table
 from crlrepro.claims_paper1 import c3_claims
@@ -7,6 +8,6 @@ from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
-claims = c3_claims(read_table(snakemake.input.slopes), read_table(snakemake.input.table),
-                   paper_values("C3", snakemake.input.paper_values))
+claims = c3_claims(read_table(snakemake.input.deviation_slopes), read_table(snakemake.input.slopes),
+                   read_table(snakemake.input.table), paper_values("C3", snakemake.input.paper_values))
 run.write_table(claims_frame(claims), snakemake.output[0])

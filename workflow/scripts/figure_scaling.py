@@ -1,4 +1,4 @@
-"""C3 figure: the gap against m and n for both regimes, with the predicted slopes; AUC against m."""
+"""C3 figure: the fixed-score mechanism (inner term vs m, outer vs n), the trained gap vs m and n, and AUC / recall@1."""
 
 from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
@@ -6,5 +6,6 @@ from crlrepro.plots import FigureStyle, plot_scaling
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), style=style)
+fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), read_table(snakemake.input.deviations),
+                   read_table(snakemake.input.deviation_slopes), style=style)
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

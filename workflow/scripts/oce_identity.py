@@ -5,4 +5,4 @@ from crlrepro.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.oce["seed"])
 c = run.params["oce"]
-run.write_table(oce_identity_table(c["ms"], c["taus"], c["delta_scale"], c["seed"]), snakemake.output[0])
+run.write_table(oce_identity_table(c["ms"], c["taus"], c["score_bound"], c["seed"]), snakemake.output[0])
