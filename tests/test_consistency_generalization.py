@@ -267,6 +267,7 @@ def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
 
 # -- C3 at the theorem's mechanism: fixed scores ------------------------------------------------------------
 
+from crlrepro.quadrature import trapezoid_mixture  # noqa: E402
 from crlrepro.generalization import (  # noqa: E402
     FixedScore,
     deviation_rates,
@@ -280,13 +281,13 @@ from crlrepro.generalization import (  # noqa: E402
 def test_inner_term_matches_a_literal_transcription(skewed_gmm):
     tau, m, pools, nodes = 0.7, 5, 3, 40
     score = FixedScore("s", lambda x, y: np.sin(np.multiply.outer(x, y)), lambda x, y: np.sin(x * y))
-    draws = inner_term_draws([score], skewed_gmm, tau, [m], pools, seed=3, nodes=nodes)
+    draws = inner_term_draws([score], skewed_gmm, tau, [m], pools, seed=3, nodes=nodes, partition_nodes=nodes)
     rule = skewed_gmm.grid(nodes).x
     keep = rule.weights > 1e-14 * rule.weights.max()
     xs, ws = rule.nodes[keep], rule.weights[keep] / rule.weights[keep].sum()
     _, negatives, _ = skewed_gmm.sample(pools * m, np.random.default_rng([3, m]))
     negatives = negatives.reshape(pools, m)
-    y_rule = skewed_gmm.grid(nodes).y
+    y_rule = trapezoid_mixture(skewed_gmm.weights, skewed_gmm.mean_y, skewed_gmm.std_y, nodes)
     for p in range(pools):
         literal = 0.0
         for x, w in zip(xs, ws):
@@ -298,10 +299,10 @@ def test_inner_term_matches_a_literal_transcription(skewed_gmm):
 
 def test_a_score_blind_to_y_has_no_inner_error_and_its_outer_term_is_centred(skewed_gmm):
     shift = FixedScore("x_only", lambda x, y: np.add.outer(np.tanh(x), 0 * y), lambda x, y: np.tanh(x))
-    inner = inner_term_draws([shift], skewed_gmm, 0.5, [1, 8], 20, seed=0, nodes=60)
+    inner = inner_term_draws([shift], skewed_gmm, 0.5, [1, 8], 20, seed=0, nodes=60, partition_nodes=60)
     assert np.abs(inner[["inner", "inner_cv"]].to_numpy()).max() < 1e-12
     family = fixed_score_family(skewed_gmm, 0.5, 2.0)
-    outer = outer_term_draws(family, skewed_gmm, 0.5, [64], 400, seed=0, nodes=120)
+    outer = outer_term_draws(family, skewed_gmm, 0.5, [64], 400, seed=0, partition_nodes=401)
     for name, draws in outer.groupby("score"):
         assert abs(draws["outer"].mean()) < 4 * draws["outer"].std() / np.sqrt(len(draws)), name
 
@@ -316,8 +317,8 @@ def test_the_mechanism_separates_the_regimes_on_a_mixture_it_was_not_tuned_on(sk
     score's shared-pool error has no first-order term (E_x e^{PMI(x, y')} = 1 for every y'), so it decays as 1/m."""
     tau = 0.5
     family = fixed_score_family(skewed_gmm, tau, 1.0)
-    inner = inner_term_draws(family, skewed_gmm, tau, [32, 64, 128, 256], 200, seed=1, nodes=80)
-    outer = outer_term_draws(family, skewed_gmm, tau, [64, 256, 1024], 200, seed=1, nodes=80)
+    inner = inner_term_draws(family, skewed_gmm, tau, [32, 64, 128, 256], 200, seed=1, nodes=80, partition_nodes=801)
+    outer = outer_term_draws(family, skewed_gmm, tau, [64, 256, 1024], 200, seed=1, partition_nodes=801)
     predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
     _, slopes = deviation_rates(inner, outer, fit_from=32, bootstrap=200, seed=0, predicted=predicted)
     slope = slopes.set_index(["regime", "score"])["slope"]
@@ -354,3 +355,14 @@ def test_deviation_rates_recover_planted_power_laws():
         deviation_rates(inner, outer, fit_from=512, bootstrap=10, seed=0, predicted=predicted)
     with pytest.raises(ValueError, match="same for every regime"):
         deviation_rates(inner, outer, fit_from=64, bootstrap=10, seed=0, predicted={**predicted, "n": {"scrl": -0.5, "sscrl": -1}})
+
+
+def test_log_partition_of_a_kinked_score_converges_with_its_nodes(skewed_gmm):
+    """A ReLU network's score has kinks, where the trapezoidal rule is only O(h²): the study's Z(x) needs
+    thousands of nodes, or its error floors the inner term's bias at large m."""
+    kinked = FixedScore("relu", lambda x, y: np.maximum(np.subtract.outer(x, y), 0.0).clip(max=2.0), None)
+    x = np.linspace(-2, 2, 5)
+    coarse, fine, finer, finest = (log_partition(kinked, skewed_gmm, x, 0.5, n) for n in (201, 4001, 16001, 64001))
+    assert np.abs(fine - finest).max() < 3e-5 < 1e-3 < np.abs(coarse - finest).max()
+    # second order: four times the nodes, a sixteenth of the error
+    assert 10 < np.abs(fine - finest).max() / np.abs(finer - finest).max() < 25

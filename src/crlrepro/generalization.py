@@ -31,6 +31,7 @@ from crlrepro.losses import info_nce_independent, info_nce_shared
 from crlrepro.metrics import loglog_slope, recall_at_k
 from crlrepro.networks import TwoTower, numpy_score
 from crlrepro.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
+from crlrepro.quadrature import trapezoid_mixture
 from crlrepro.train import TrainSettings, seed_everything, train
 
 if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
@@ -356,14 +357,33 @@ def _anchor_rule(gmm: LatentClassGMM, nodes: int):
     return rule.nodes[keep], rule.weights[keep] / rule.weights[keep].sum()
 
 
-def log_partition(score: FixedScore, gmm: LatentClassGMM, x, tau: float, nodes: int) -> np.ndarray:
-    """log Z_s(x) = log E_{y'~P_Y} e^{s(x, y')/τ} at every x, by quadrature over P_Y (log-sum-exp)."""
-    y_rule = gmm.grid(nodes).y
-    return logsumexp(score.pairwise(np.asarray(x, dtype=float), y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
+def log_partition(score: FixedScore, gmm: LatentClassGMM, x, tau: float, nodes: int, chunk_pairs: int = 1 << 22) -> np.ndarray:
+    """log Z_s(x) = log E_{y'~P_Y} e^{s(x, y')/τ} at every x, by the trapezoidal rule with ``nodes`` points for
+    P_Y (log-sum-exp), over chunks of x. Smooth scores converge geometrically in ``nodes``; a ReLU network's
+    kinks make it O(h²), so the mechanism study uses thousands of nodes (consistency.deviation.partition_nodes)."""
+    y_rule = trapezoid_mixture(gmm.weights, gmm.mean_y, gmm.std_y, nodes)
+    x = np.asarray(x, dtype=float)
+    step = max(1, chunk_pairs // len(y_rule))
+    return np.concatenate([logsumexp(score.pairwise(x[i:i + step], y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
+                           for i in range(0, len(x), step)])
+
+
+def _joint_mean(score: FixedScore, gmm: LatentClassGMM, nodes: int, chunk_pairs: int = 1 << 22) -> float:
+    """E_{(x,y)~p} s(x, y) on the product trapezoidal rule with ``nodes`` points per view, p = Σ_k π_k N N."""
+    x_rule = trapezoid_mixture(gmm.weights, gmm.mean_x, gmm.std_x, nodes)
+    y_rule = trapezoid_mixture(gmm.weights, gmm.mean_y, gmm.std_y, nodes)
+    step = max(1, chunk_pairs // nodes)
+    total = mass = 0.0
+    for i in range(0, nodes, step):
+        xs = x_rule.nodes[i:i + step]
+        joint = x_rule.weights[i:i + step, None] * y_rule.weights[None, :] * np.exp(gmm.pmi(xs, y_rule.nodes))
+        total += float(np.sum(joint * score.pairwise(xs, y_rule.nodes)))
+        mass += float(joint.sum())
+    return total / mass
 
 
 def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, seed: int, nodes: int,
-                     chunk_pairs: int = 1 << 22) -> "pd.DataFrame":
+                     partition_nodes: int, chunk_pairs: int = 1 << 22) -> "pd.DataFrame":
     """The inner term at n → ∞ (anchors integrated by quadrature over P_X) for ``pools`` independent pools
     of m negatives y' ~ P_Y at every m, the same pools for every score (module comment above):
 
@@ -372,11 +392,13 @@ def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, se
 
     Under SSCRL the deviation is ``inner`` of the one shared pool. Under SCRL it is the mean of ``inner`` over
     pools (every anchor has its own); ``inner_cv`` has that same mean (E Ẑ/Z = 1: a control variate) with a
-    variance O(1/m²) instead of O(1/m), so the bias is resolved at every m. One row per (m, pool, score)."""
+    variance O(1/m²) instead of O(1/m), so the bias is resolved at every m. Anchors: P_X's rule with ``nodes``
+    points; Z(x): :func:`log_partition` with ``partition_nodes`` (its error would floor the bias at large m).
+    One row per (m, pool, score)."""
     import pandas as pd
 
     x, wx = _anchor_rule(gmm, nodes)
-    log_z = {s.name: log_partition(s, gmm, x, tau, nodes) for s in scores}
+    log_z = {s.name: log_partition(s, gmm, x, tau, partition_nodes) for s in scores}
     rows = []
     for m in sorted(int(m) for m in ms):
         rng = np.random.default_rng([int(seed), m])
@@ -396,31 +418,33 @@ def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, se
     return pd.concat(rows, ignore_index=True)
 
 
-def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, seed: int, nodes: int,
-                     table_points: int = 20001) -> "pd.DataFrame":
+def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, seed: int, partition_nodes: int,
+                     table_points: int = 4001, chunk_pairs: int = 1 << 21) -> "pd.DataFrame":
     """The outer term O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s), ℓ_s = τ log Z_s(x) − s(x, y), for ``draws``
     independent samples of n pairs at every n (negatives integrated exactly: m = ∞, where SCRL and SSCRL
-    coincide), the same samples for every score. log Z_s is tabulated on ``table_points`` points of P_X's
-    support and interpolated linearly (error ~h²/8·|(log Z)''|, below 1e-6 here); L(s) = E_p ℓ_s by the
-    product quadrature with the same table, so each O is centred exactly."""
+    coincide), the same samples for every score. log Z_s (:func:`log_partition`, ``partition_nodes``) is
+    tabulated on ``table_points`` equispaced points of P_X's support and interpolated linearly; L(s) = E_p ℓ_s
+    is the trapezoidal mean of that table over P_X minus E_p s on the product rule with ``partition_nodes``
+    points per view, so each O is centred to well below its spread at the largest n."""
     import pandas as pd
 
-    grid = gmm.grid(nodes)
-    table_x = np.linspace(grid.x.nodes[0], grid.x.nodes[-1], int(table_points))
+    x_rule = trapezoid_mixture(gmm.weights, gmm.mean_x, gmm.std_x, table_points)
+    table_x = x_rule.nodes
+    tables = {s.name: log_partition(s, gmm, table_x, tau, partition_nodes) for s in scores}
+    means = {s.name: float(tau * x_rule.weights @ tables[s.name]) - _joint_mean(s, gmm, partition_nodes) for s in scores}
     rows = []
-    tables = {s.name: log_partition(s, gmm, table_x, tau, nodes) for s in scores}
-    joint = grid.joint_weights()
-    means = {}
-    for s in scores:
-        ell = tau * np.interp(grid.x.nodes, table_x, tables[s.name])[:, None] - s.pairwise(grid.x.nodes, grid.y.nodes)
-        means[s.name] = float(np.sum(joint * ell) / joint.sum())
     for n in sorted(int(n) for n in ns):
         rng = np.random.default_rng([int(seed), n, 1])
-        x, y, _ = gmm.sample(draws * n, rng)
+        step = max(1, chunk_pairs // n)  # draws per batch: memory stays bounded for any n (a constant, not the machine's)
+        outer = {s.name: [] for s in scores}
+        for start in range(0, draws, step):
+            count = min(step, draws - start)
+            x, y, _ = gmm.sample(count * n, rng)
+            for s in scores:
+                ell = tau * np.interp(x, table_x, tables[s.name]) - s.aligned(x, y)
+                outer[s.name].append(ell.reshape(count, n).mean(axis=1) - means[s.name])
         for s in scores:
-            ell = tau * np.interp(x, table_x, tables[s.name]) - s.aligned(x, y)
-            rows.append(pd.DataFrame({"n": n, "draw": np.arange(draws), "score": s.name,
-                                      "outer": ell.reshape(draws, n).mean(axis=1) - means[s.name]}))
+            rows.append(pd.DataFrame({"n": n, "draw": np.arange(draws), "score": s.name, "outer": np.concatenate(outer[s.name])}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -517,6 +541,8 @@ def fixed_score_deviations(gmm: LatentClassGMM, tau: float, deviation: dict, mod
     trained = trained_fixed_scores(gmm, tau, model, deviation["trained"]["n"], deviation["trained"]["m"],
                                    deviation["seed"], device)
     family = fixed_score_family(gmm, tau, model["score_bound"], trained)
-    inner = inner_term_draws(family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"])
-    outer = outer_term_draws(family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"], deviation["nodes"])
+    inner = inner_term_draws(family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"],
+                             deviation["partition_nodes"])
+    outer = outer_term_draws(family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"],
+                             deviation["partition_nodes"])
     return inner, outer
