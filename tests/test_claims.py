@@ -85,8 +85,13 @@ def c1(good: bool):
     oracle["monte_carlo"] = {"samples": 10000, **{k: v + shift for k, v in oracle.items()},
                              **{f"{k}_se": 1e-3 for k in oracle}}
     finest = {k: v * (1 + (1e-8 if good else 1e-3)) for k, v in oracle.items() if k != "monte_carlo"}
-    convergence = pd.DataFrame([{"nodes": 100, **oracle}, {"nodes": 800, **finest}]).drop(columns="monte_carlo")
-    return c1_claims(oracle, convergence, standard_errors=3.0, digits=6.0)
+    return c1_claims(oracle, convergence_study({100: oracle, 800: finest}), standard_errors=3.0, digits=6.0)
+
+
+def convergence_study(values_at: dict) -> pd.DataFrame:
+    """C1's convergence table from {nodes: {quantity: value}}."""
+    return pd.DataFrame([{"quantity": k, "rule": "r", "nodes": n, "value": v} for n, values in values_at.items()
+                         for k, v in values.items() if k != "monte_carlo"])
 
 
 def c2(good: bool):
@@ -376,11 +381,16 @@ def test_c1_intervals_digits_and_tolerance():
     assert rows["C1.converged.E_star"].measured == pytest.approx(8.0, abs=1e-6)
     oracle = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
     oracle["monte_carlo"] = {"samples": 10, **oracle, **{f"{k}_se": 1e-3 for k in oracle}}
-    exact = pd.DataFrame([{"nodes": 100, **oracle}, {"nodes": 800, **{k: v * (1 + 8e-7) for k, v in oracle.items() if k != "monte_carlo"}}])
-    rows = {r.claim_id: r for r in c1_claims(oracle, exact.drop(columns="monte_carlo"), standard_errors=3.0, digits=6.0)}
+    exact = convergence_study({100: oracle, 800: {k: v * (1 + 8e-7) for k, v in oracle.items() if k != "monte_carlo"}})
+    rows = {r.claim_id: r for r in c1_claims(oracle, exact, standard_errors=3.0, digits=6.0)}
     assert rows["C1.converged.L_star"].verdict == VERIFIED  # relative 8e-7 ≤ 1e-6
-    same = pd.DataFrame([{"nodes": 800, **{k: v for k, v in oracle.items() if k != "monte_carlo"}}])
+    same = convergence_study({800: oracle})
     assert {r.claim_id: r for r in c1_claims(oracle, same, standard_errors=3.0, digits=6.0)}["C1.converged.E_star"].measured == 16.0
+    # each quantity is judged against the finest rule of its own study (E* at 64 nodes, not the trapezoid's 800)
+    mixed = pd.concat([convergence_study({800: {"mutual_information": 0.4, "L_star": -0.2}}),
+                       convergence_study({32: {"E_star": 0.7}, 64: {"E_star": 0.7 * (1 + 1e-3)}})])
+    row = {r.claim_id: r for r in c1_claims(oracle, mixed, standard_errors=3.0, digits=6.0)}["C1.converged.E_star"]
+    assert row.verdict == FAILED and "64 nodes" in row.claim
 
 
 def test_c3_reads_the_gap_slopes_and_names_the_sweep():

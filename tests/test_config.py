@@ -73,6 +73,11 @@ BAD_VALUES = [
     ("consistency.oce.ms", [0, 4], "consistency.oce.ms[0]"),
     ("consistency.oce.taus", [-1.0], "consistency.oce.taus[0]"),
     ("consistency.oracle.convergence_nodes", [100, 200], "consistency.oracle.convergence_nodes"),
+    ("consistency.oracle.auc_convergence_nodes", [16, 32], "consistency.oracle.auc_convergence_nodes"),
+    ("consistency.deviation.fit_from", 2048, "consistency.deviation.fit_from"),
+    ("consistency.gmm.std_y", [1.0, 1.0], "consistency.gmm.std_y"),
+    ("consistency.gmm.weights", [0.5, 0.5, 0.5, 0.5], "consistency.gmm.weights"),
+    ("consistency.oce.score_bound", 0.0, "consistency.oce.score_bound"),
     ("consistency.oracul", {}, "oracul"),
     ("consistency.budget.ms", [1, 3, 16], "consistency.budget.ms[1]"),
     ("consistency.budget.ms", [0, 4, 16], "consistency.budget.ms[0]"),
@@ -196,9 +201,9 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs take about 579 days")
     assert "for one job on this CPU" in problem
     config = validate_config(default_config(), SCHEMA)
-    config["consistency"]["scaling"]["steps"] = 10**6  # 10^6 × 128 × 257 × 6 points × 3 seeds pairs: 34 days
+    config["consistency"]["scaling"]["steps"] = 10**6  # 10^6 steps × 128 anchors × (1 + m) pairs over the 7 m points × 5 seeds: 67 days
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("consistency.scaling.steps: 1000000 steps for each sweep point") and "about 34 days" in problem
+    assert problem.startswith("consistency.scaling.steps: 1000000 steps for each sweep point") and "about 67 days" in problem
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():

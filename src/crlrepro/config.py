@@ -91,6 +91,10 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     oracle = config.get("consistency", {}).get("oracle", {})
     if oracle.get("convergence_nodes") and oracle.get("nodes") and max(oracle["convergence_nodes"]) <= oracle["nodes"]:
         problems.append(f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})")
+    if (oracle.get("auc_convergence_nodes") and oracle.get("auc_nodes")
+            and max(oracle["auc_convergence_nodes"]) <= oracle["auc_nodes"]):
+        problems.append("consistency.oracle.auc_convergence_nodes: the largest size must exceed consistency.oracle.auc_nodes "
+                        f"({oracle['auc_nodes']})")
     budget = config.get("consistency", {}).get("budget", {})
     total = budget.get("total")
     for i, m in enumerate(budget.get("ms", [])):
