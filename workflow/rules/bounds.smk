@@ -80,7 +80,13 @@ rule oracle:
         gmm=paper1_gmm(),
         tau=config["tau"],
         oracle=config_keys(
-            "consistency.oracle", "nodes", "convergence_nodes", "auc_nodes", "auc_convergence_nodes", "monte_carlo_samples", "seed"
+            "consistency.oracle",
+            "nodes",
+            "convergence_nodes",
+            "auc_nodes",
+            "auc_convergence_nodes",
+            "monte_carlo_samples",
+            "seed",
         ),
     script:
         "../scripts/oracle.py"

@@ -119,7 +119,9 @@ rule deviation_draws:
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
-        deviation=config_keys("consistency.deviation", "ms", "ns", "pools", "nodes", "partition_nodes", "trained", "seed"),
+        deviation=config_keys(
+            "consistency.deviation", "ms", "ns", "pools", "nodes", "partition_nodes", "trained", "seed"
+        ),
         model=scaling_model(),
         device=config["device"],
     script:
