@@ -79,13 +79,18 @@ def a4(good: bool):
 # Paper 1 ------------------------------------------------------------------------------------------
 
 
+ORACLE_VALUES = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
+
+
 def c1(good: bool):
     oracle = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
     shift = 1e-4 if good else 1e-2
     oracle["monte_carlo"] = {"samples": 10000, **{k: v + shift for k, v in oracle.items()},
                              **{f"{k}_se": 1e-3 for k in oracle}}
     finest = {k: v * (1 + (1e-8 if good else 1e-3)) for k, v in oracle.items() if k != "monte_carlo"}
-    return c1_claims(oracle, convergence_study({100: oracle, 800: finest}), standard_errors=3.0, digits=6.0)
+    other = convergence_study({16: {"E_star_paper2_gmm": 0.6}, 32: {"E_star_paper2_gmm": 0.675},
+                               64: {"E_star_paper2_gmm": 0.675 * (1 + (1e-9 if good else 1e-4))}})
+    return c1_claims(oracle, pd.concat([convergence_study({100: oracle, 800: finest}), other]), standard_errors=3.0, digits=6.0)
 
 
 def convergence_study(values_at: dict) -> pd.DataFrame:
@@ -379,6 +384,16 @@ def test_a1_interval_is_the_quadrature_error():
 
 def test_c1_intervals_digits_and_tolerance():
     rows = {r.claim_id: r for r in c1(True)}
+    other = rows["C1.converged.E_star_paper2_gmm"]
+    assert other.measured == pytest.approx(9.0, abs=0.01) and "at 32 nodes against the r rule with 64 nodes" in other.claim and "paper2_gmm" in other.claim
+    assert "E* of paper2_gmm = 0.675000000675:" in other.claim
+    assert {r.claim_id: r for r in c1(False)}["C1.converged.E_star_paper2_gmm"].verdict == FAILED
+    # every other mixture gets its row, in the order of their names
+    study = pd.concat([convergence_study({100: {k: v for k, v in ORACLE_VALUES.items()}}),
+                       convergence_study({32: {"E_star_b": 0.6, "E_star_a": 0.7}, 64: {"E_star_b": 0.6, "E_star_a": 0.7}})])
+    oracle = {**ORACLE_VALUES, "monte_carlo": {"samples": 10, **ORACLE_VALUES, **{f"{k}_se": 1e-3 for k in ORACLE_VALUES}}}
+    ids = [r.claim_id for r in c1_claims(oracle, study, standard_errors=3.0, digits=6.0)]
+    assert ids[-2:] == ["C1.converged.E_star_a", "C1.converged.E_star_b"]
     mc = rows["C1.monte_carlo.E_star"]
     assert (mc.ci_low, mc.ci_high) == pytest.approx((0.7001 - 0.003, 0.7001 + 0.003))
     assert rows["C1.converged.E_star"].measured == pytest.approx(8.0, abs=1e-6)

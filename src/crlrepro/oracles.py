@@ -152,11 +152,12 @@ def monte_carlo_oracles(gmm, tau: float, samples: int, seed: int) -> dict:
     }
 
 
-def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list) -> "pd.DataFrame":
+def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list, others: dict | None = None) -> "pd.DataFrame":
     """C1 convergence study, one row per (quantity, rule, nodes): I(X;Y) and L* = −τ·I by the trapezoidal
     product rule at every size in ``nodes_list``; E* by the piecewise Gauss–Legendre rule of
     :func:`crlrepro.bayes_ranking.bayes_auc_piecewise` (split where the Bayes ranking has kinks) at every
-    size in ``auc_nodes_list`` (nodes per part)."""
+    size in ``auc_nodes_list`` (nodes per part); and E* of every mixture in ``others`` ({name: gmm}) as
+    quantity ``E_star_<name>`` with the same rule."""
     import pandas as pd
 
     from crlrepro.bayes_ranking import bayes_auc_piecewise
@@ -168,4 +169,7 @@ def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list) -> "pd.DataFrame":
                  {"quantity": "L_star", "rule": "trapezoid", "nodes": n, "value": -tau * mi}]
     for n in sorted(int(n) for n in auc_nodes_list):
         rows.append({"quantity": "E_star", "rule": "piecewise Gauss-Legendre", "nodes": n, "value": bayes_auc_piecewise(gmm, n)})
+        for name, other in (others or {}).items():
+            rows.append({"quantity": f"E_star_{name}", "rule": "piecewise Gauss-Legendre", "nodes": n,
+                         "value": bayes_auc_piecewise(other, n)})
     return pd.DataFrame(rows)

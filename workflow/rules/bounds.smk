@@ -78,6 +78,7 @@ rule oracle:
     threads: 1
     params:
         gmm=paper1_gmm(),
+        paper2_gmm=gmm_params(),
         tau=config["tau"],
         oracle=config_keys(
             "consistency.oracle",

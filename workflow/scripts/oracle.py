@@ -1,6 +1,7 @@
 """C1: I(X;Y), L* = −τ·I(X;Y) (trapezoidal rule) and the Bayes AUC E* (piecewise Gauss–Legendre, split at the
 ranking's kinks), their convergence study, an independent Monte-Carlo check, and the power of the setting:
-the AUC of scores monotone in y (x·y, −x·y, the best per-x direction)."""
+the AUC of scores monotone in y (x·y, −x·y, the best per-x direction).
+E* of paper 2's GMM joins the convergence study, as a check of the rule on a second mixture."""
 
 from crlrepro.artifacts import write_artifact_json
 from crlrepro.bayes_ranking import monotone_auc
@@ -11,8 +12,10 @@ from crlrepro.pipeline import ScriptRun
 run = ScriptRun(snakemake, seed=snakemake.params.oracle["seed"])
 p, o = run.params, run.params["oracle"]
 gmm = LatentClassGMM.from_config(p["gmm"])
+# paper 2's GMM beside paper 1's: the piecewise rule's convergence on the mixture whose E* the trapezoid got wrong
 table = oracle_table(gmm, p["tau"], sorted({*o["convergence_nodes"], o["nodes"]}),
-                     sorted({*o["auc_convergence_nodes"], o["auc_nodes"]}))
+                     sorted({*o["auc_convergence_nodes"], o["auc_nodes"]}),
+                     others={"paper2_gmm": LatentClassGMM.from_config(p["paper2_gmm"])})
 used = {"mutual_information": o["nodes"], "L_star": o["nodes"], "E_star": o["auc_nodes"]}
 oracle = {key: float(table[(table["quantity"] == key) & (table["nodes"] == n)]["value"].iloc[0]) for key, n in used.items()}
 monotone = monotone_auc(gmm, o["auc_nodes"])
