@@ -182,6 +182,10 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration", "claims_c2", "figure_calibration", "summary", "report_captions"}
+    # C3's fit window re-fits the mechanism's slopes from the same draws.
+    fit_from = smoke_run / "fit_from.yaml"
+    fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation", "claims_c3", "figure_scaling", "summary", "report_captions"}
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
     edit(smoke_run / "src" / "crlrepro" / "config.py")
     assert planned_jobs(smoke_run, *SMOKE) == set()
@@ -205,6 +209,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "oracle", "claims_c1", "summary", "report_captions",
         "calibration_run", "calibration", "figure_calibration", "claims_c2",
         "negative_sampling", "scaling", "budget", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
+        "deviation_draws", "deviation",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
