@@ -159,15 +159,17 @@ def c4(good: bool):
     table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
                           for r in ("scrl", "sscrl") for i, (m, a) in enumerate(shape.items()) for s in SEEDS])
     # the fit recommends m = 16 (good: the peak) or m = 16 (bad: the valley of the U)
-    fit = pd.DataFrame([{"regime": r, "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16} for r in ("scrl", "sscrl")])
-    return c4_claims(table, fit)
+    fit = pd.DataFrame([{"regime": r, "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.1}
+                        for r in ("scrl", "sscrl")])
+    return c4_claims(table, fit, fit_tolerance=0.25)
 
 
 def c5(good: bool):
-    # bad: a gap above the tolerance, and a minimiser just outside |μ| ≤ 2B = 4 (a score beyond its bound)
+    # bad: a gap above the tolerance, and a closed-form minimiser outside |μ| ≤ 2B = 4 (a score beyond its bound),
+    # where the search over |μ| ≤ 2B stops at the boundary
     return c5_claims(pd.DataFrame({"lhs": [1.0, 3.0], "abs_diff": [1e-12, 1e-11 if good else 1e-6], "score_bound": 2.0,
-                                   "mu_closed_form": [1.0, 3.8 if good else 4.2], "max_abs_delta": [3.5, 3.9]}),
-                     tolerance=1e-9)
+                                   "mu_closed_form": [1.0, 3.8 if good else 4.2], "mu_star": [1.0 + 1e-8, 3.8 if good else 4.0],
+                                   "max_abs_delta": [3.5, 3.9]}), tolerance=1e-9)
 
 
 # Paper 3 ------------------------------------------------------------------------------------------
@@ -445,7 +447,8 @@ def test_c4_names_the_budget_and_orders_regimes():
 
 def test_c5_gap_is_relative_to_at_least_one():
     rows = c5_claims(pd.DataFrame({"lhs": [10.0, 0.5], "abs_diff": [1e-6, 1e-6], "score_bound": 8.0,
-                                   "mu_closed_form": [10.0, 0.5], "max_abs_delta": [12.0, 2.0]}), tolerance=1e-9)
+                                   "mu_closed_form": [10.0, 0.5], "mu_star": [10.0, 0.5], "max_abs_delta": [12.0, 2.0]}),
+                     tolerance=1e-9)
     assert rows[0].measured == pytest.approx(1e-6) and rows[0].verdict == FAILED  # max(1e-6/10, 1e-6/1)
 
 
@@ -483,7 +486,12 @@ def test_value_intervals_are_bonferroni_widened_over_the_experiments_value_claim
 
 def test_c5_constraint_row_reports_the_reach_of_the_minimiser():
     row = {r.claim_id: r for r in c5(True)}["C5.constraint"]
-    assert row.measured == pytest.approx(3.8 / 4.0) and "2B = 4)" in row.claim and "largest |Δ| = 3.9" in row.claim
+    assert row.measured == pytest.approx(1e-8) and "2B = 4)" in row.claim and "largest |Δ| = 3.9" in row.claim
+    assert "largest |μ*| / 2B = 0.95," in row.claim and row.tolerance == "at most √1e-09 = 3.16e-05"
+    # a minimiser 4e-5 off the closed form fails (√1e-9 ≈ 3.2e-5), one 3e-5 off passes
+    table = pd.DataFrame({"lhs": [1.0], "abs_diff": [0.0], "score_bound": 2.0, "mu_closed_form": [2.0], "max_abs_delta": [3.0]})
+    verdict = lambda off: c5_claims(table.assign(mu_star=2.0 + 2 * off), tolerance=1e-9)[1].verdict  # noqa: E731
+    assert verdict(4e-5) == FAILED and verdict(3e-5) == VERIFIED
 
 
 def test_c2_share_of_informative_checkpoints_counts_bounds_strictly_below_the_largest_regret():
@@ -516,10 +524,31 @@ def test_c4_recommended_split_is_tested_in_its_own_regime_against_each_existing_
               "sscrl": {1: 0.5, 4: 0.55, 16: 0.6, 64: 0.65, 256: 0.7}}   # rising to the largest split
     table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
                           for r, shape in shapes.items() for i, (m, a) in enumerate(shape.items()) for s in SEEDS])
-    fit = pd.DataFrame([{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 3.0, "nearest_m": 4},
-                        {"regime": "sscrl", "shape": "a + b/√m + c/√n", "recommended_m": 300.0, "nearest_m": 256}])
-    rows = {r.claim_id: r.verdict for r in c4_claims(table, fit) if "recommended" in r.claim_id}
+    fit = pd.DataFrame([{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 3.0, "nearest_m": 4, "relative_rms": 0.2},
+                        {"regime": "sscrl", "shape": "a + b/√m + c/√n", "recommended_m": 300.0, "nearest_m": 256,
+                         "relative_rms": 0.2}])
+    rows = {r.claim_id: r.verdict for r in c4_claims(table, fit, fit_tolerance=0.25) if "recommended" in r.claim_id}
     # scrl: m = 4 beats m = 1 and loses to m = 16; sscrl: m = 256 has one neighbour, which it beats
     assert rows == {"C4.recommended_beats_neighbours.scrl.m1": REPRODUCED,
                     "C4.recommended_beats_neighbours.scrl.m16": CONTRADICTED,
                     "C4.recommended_beats_neighbours.sscrl.m64": REPRODUCED}
+
+
+def test_c4_a_fit_that_misses_the_data_recommends_nothing():
+    table = pd.DataFrame([{"regime": "scrl", "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
+                          for i, (m, a) in enumerate({1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68}.items()) for s in SEEDS])
+    fit = pd.DataFrame([{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.3}])
+    rows = {r.claim_id: r for r in c4_claims(table, fit, fit_tolerance=0.25) if "recommended" in r.claim_id}
+    assert set(rows) == {"C4.recommended_beats_neighbours.scrl.m4", "C4.recommended_beats_neighbours.scrl.m64"}
+    assert all(r.verdict == INCONCLUSIVE and "0.30 (rms relative) > 0.25" in r.reason for r in rows.values())
+    assert rows["C4.recommended_beats_neighbours.scrl.m4"].measured == pytest.approx(0.02)
+    # the same fit within the tolerance, or exactly at it, is tested
+    for tolerance in (0.35, 0.3):
+        rows = [r for r in c4_claims(table, fit, fit_tolerance=tolerance) if "recommended" in r.claim_id]
+        assert {r.verdict for r in rows} == {REPRODUCED}
+    with pytest.raises(ValueError, match="fit_tolerance"):
+        c4_claims(table, fit)
+    # no minimum, no split: one inconclusive row that says so
+    none = fit.assign(recommended_m=np.nan, nearest_m=-1)
+    (row,) = [r for r in c4_claims(table, none, fit_tolerance=0.25) if "recommended" in r.claim_id]
+    assert row.claim_id == "C4.recommended_beats_neighbours.scrl" and row.verdict == INCONCLUSIVE and "no minimum" in row.reason

@@ -257,6 +257,20 @@ def test_calibration_exponent_recovers_a_power_law():
         fit_calibration_exponent(loss[:2], regret[:2], 10, rng)
 
 
+def test_calibration_exponent_resamples_whole_runs():
+    """Two runs with their own exact power laws (exponents ½ and 1): resampling runs, the unit that is
+    independent, gives exactly the runs' own slopes at the interval's ends (checkpoints resampled one by
+    one give a mixture of the two lines instead)."""
+    loss = np.tile(np.geomspace(1e-3, 1e-1, 10), 2)
+    regret = np.concatenate([0.1 * loss[:10] ** 0.5, 0.1 * loss[10:] ** 1.0])
+    groups = np.repeat(["run_a", "run_b"], 10)
+    by_point = fit_calibration_exponent(loss, regret, 500, np.random.default_rng(0))
+    by_run = fit_calibration_exponent(loss, regret, 500, np.random.default_rng(0), groups=groups)
+    assert by_run["exponent"] == by_point["exponent"] == pytest.approx(0.75) and by_run["resampled"] == "models"
+    assert by_run["low"] == pytest.approx(0.5) and by_run["high"] == pytest.approx(1.0)
+    assert by_point["low"] != pytest.approx(0.5, abs=0.05)
+
+
 def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
     settings = TrainSettings(epochs=2, batch_size=64, learning_rate=1e-3, weight_decay=0.0, seed=0)
     points = calibration_trajectory(paper_gmm, 2, 0, 0.5, 256, settings, hidden=16, layers=2, nodes=60, inner_nodes=200)

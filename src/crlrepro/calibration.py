@@ -60,10 +60,12 @@ def calibration_table(points: pd.DataFrame, gmm: LatentClassGMM, tau: float, *, 
 
 
 def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.random.Generator, *,
-                             floor: float = 0.0, eligible=None, level: float = 0.95) -> dict:
+                             floor: float = 0.0, eligible=None, groups=None, level: float = 0.95) -> dict:
     """Least-squares r in log(E* − E) = log C + r log(L − L*) over the ``eligible`` points (all by default;
     the pipeline passes the trained, informative checkpoints) with both sides above ``floor`` (smaller
-    regrets are below the quadrature's resolution), with a percentile bootstrap interval over the points."""
+    regrets are below the quadrature's resolution), with a percentile bootstrap interval. With ``groups``
+    (e.g. the model each checkpoint belongs to) the bootstrap resamples whole groups: checkpoints of one
+    training run are not independent, so resampling them one by one would make the interval too narrow."""
     loss, regret = np.asarray(excess_loss, dtype=float), np.asarray(excess_auc, dtype=float)
     eligible = np.ones(loss.shape, dtype=bool) if eligible is None else np.asarray(eligible, dtype=bool)
     used = eligible & (loss > floor) & (regret > floor)
@@ -72,10 +74,20 @@ def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.ra
     x, y = loss[used], regret[used]
     slope = float(loglog_slope(x, y))
     intercept = float(np.mean(np.log(y)) - slope * np.mean(np.log(x)))
-    picks = rng.integers(0, x.size, size=(bootstrap, x.size))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slopes = loglog_slope(x[picks], y[picks])  # a resample of one repeated point has no slope
+    if groups is None:
+        picks = rng.integers(0, x.size, size=(bootstrap, x.size))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slopes = loglog_slope(x[picks], y[picks])  # a resample of one repeated point has no slope
+    else:
+        labels = np.asarray(groups)[used]
+        members = [np.nonzero(labels == g)[0] for g in np.unique(labels)]
+        slopes = np.empty(bootstrap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for b, chosen in enumerate(rng.integers(0, len(members), size=(bootstrap, len(members)))):
+                rows = np.concatenate([members[g] for g in chosen])
+                slopes[b] = loglog_slope(x[rows], y[rows])
     slopes = slopes[np.isfinite(slopes)]
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
     return {"exponent": float(slope), "log_constant": float(intercept), "low": float(low), "high": float(high),
+            "resampled": "models" if groups is not None else "checkpoints",
             "points_used": int(used.sum()), "points_excluded": int((~used).sum()), "floor": float(floor)}

@@ -139,7 +139,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          ClaimSpec("recall_grows_with_m", "downstream recall@1 higher with more negatives", "direction"),
          ClaimSpec("auc_grows_with_n", "downstream AUC higher with more anchors", "direction"),
          ClaimSpec("recall_grows_with_n", "downstream recall@1 higher with more anchors", "direction"),
-         ClaimSpec("scrl_steeper_in_m", "SCRL gains more from more negatives than SSCRL (Sec. 5 ablation)", "direction")),
+         ClaimSpec("scrl_steeper_in_m", "SCRL gains more from more negatives than SSCRL (Sec. 5 ablation; read as the "
+                   "absolute AUC gain, not the rate of approach to the plateau)", "direction")),
         figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling"),
     Experiment(
         "C4", 1, "Sec. 5 (fixed budget)", "a fixed budget N = n·m split in several ways",
@@ -152,7 +153,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "C5", 1, "Lemma 4.2", "the OCE rewrite of the log-mean-exp",
         ("oce_identity",), ("consistency/oce_identity.csv",), "claims_c5",
         (ClaimSpec("oce", "OCE identity (Lemma 4.2), minimised over |μ| ≤ 2B for scores |s| ≤ B", "identity"),
-         ClaimSpec("constraint", "the log-mean-exp's minimiser μ* lies in |μ| ≤ 2B when |s| ≤ B", "identity"))),
+         ClaimSpec("constraint", "the minimiser over |μ| ≤ 2B is the closed form μ* = τ log mean e^{Δ/τ} (inside the "
+                   "constraint when |s| ≤ B)", "identity"))),
     _ssl("S1", "balanced contrastive loss: λ/ν against InfoNCE",
          (ClaimSpec("balanced_beats_infonce", "some λ/ν ≠ 1 fixed in advance beats InfoNCE (λ/ν = 1)", "direction"),)),
     _ssl("S2", "similarity: cosine vs dot vs negative Euclidean",

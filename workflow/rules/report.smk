@@ -199,6 +199,8 @@ rule claims_c4:
     conda:
         CONDA_ENV
     threads: 1
+    params:
+        fit_tolerance=config["consistency"]["budget"]["fit_tolerance"],
     script:
         "../scripts/claims_c4.py"
 

@@ -6,4 +6,5 @@ from crlrepro.pipeline import ScriptRun
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
-run.write_table(claims_frame(c4_claims(read_table(snakemake.input.table), read_table(snakemake.input.fit))), snakemake.output[0])
+claims = c4_claims(read_table(snakemake.input.table), read_table(snakemake.input.fit), fit_tolerance=run.params["fit_tolerance"])
+run.write_table(claims_frame(claims), snakemake.output[0])
