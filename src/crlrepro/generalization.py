@@ -313,13 +313,6 @@ class FixedScore:
     aligned: object
 
 
-def _diagonal(pairwise, chunk: int = 512):
-    """s(x_i, y_i) from a pairwise score, one chunk of pairs at a time (the chunk's diagonal)."""
-    def aligned(x, y):
-        return np.concatenate([np.diagonal(pairwise(x[i:i + chunk], y[i:i + chunk])) for i in range(0, len(x), chunk)])
-    return aligned
-
-
 def two_tower_score(name: str, model: TwoTower) -> FixedScore:
     """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score (float64 copy on the CPU)."""
     from crlrepro.networks import embed
