@@ -345,7 +345,7 @@ def fixed_score_family(gmm: LatentClassGMM, tau: float, score_bound: float, trai
 
 def _anchor_rule(gmm: LatentClassGMM, nodes: int):
     """P_X's quadrature rule without the nodes whose weight is below 1e-14 of the largest (far tails)."""
-    rule = gmm.grid(nodes).x
+    rule = trapezoid_mixture(gmm.weights, gmm.mean_x, gmm.std_x, nodes)  # the x rule alone, without the PMI matrix
     keep = rule.weights > 1e-14 * rule.weights.max()
     return rule.nodes[keep], rule.weights[keep] / rule.weights[keep].sum()
 
