@@ -118,10 +118,14 @@ def c2_sqrt(good: bool):
     return c2_claims(table, {**fit, "points_used": 4, "floor": 1e-4}, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
 
 
-def deviation_slopes(scrl_m: float, sscrl_m: float, n: float, half_width: float = 0.05) -> pd.DataFrame:
-    """The family's supremum slopes (and one other score's, which the claims must ignore)."""
+def deviation_slopes(scrl_m: float, sscrl_m: float, n: float, half_width: float = 0.05,
+                     inbatch_m: float | None = None) -> pd.DataFrame:
+    """The family's supremum slopes (and one other score's, which the claims must ignore); in-batch as
+    SCRL unless ``inbatch_m`` is given."""
+    inbatch_m = scrl_m if inbatch_m is None else inbatch_m
     rows = []
-    for regime, axis, slope, predicted in (("scrl", "m", scrl_m, -1.0), ("sscrl", "m", sscrl_m, -0.5), ("both", "n", n, -0.5)):
+    for regime, axis, slope, predicted in (("scrl", "m", scrl_m, -1.0), ("sscrl", "m", sscrl_m, -0.5),
+                                           ("inbatch", "m", inbatch_m, -1.0), ("both", "n", n, -0.5)):
         for score, value in (("sup", slope), ("bayes", 0.0)):
             rows.append({"regime": regime, "axis": axis, "score": score, "slope": value, "low": value - half_width,
                          "high": value + half_width, "fit_from": 64, "fit_to": 1024, "points": 5, "predicted": predicted})
@@ -149,7 +153,8 @@ def c3(good: bool):
     slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
                            for r in ("scrl", "sscrl") for a in ("m", "n") for q in ("gap", "excess_risk")
                            for s in [ref[f"slope_{a}"][r] - 0.3 if good else 0.0]])
-    deviations = deviation_slopes(-1.0, -0.5, -0.5) if good else deviation_slopes(-0.5, -1.0, -1.0)
+    # bad: in-batch does not decay at all (contradicts SCRL's law and the paper's SSCRL bound alike)
+    deviations = deviation_slopes(-1.0, -0.5, -0.5) if good else deviation_slopes(-0.5, -1.0, -1.0, inbatch_m=0.0)
     return c3_claims(deviations, slopes, c3_runs(0.02 if good else -0.02), ref)
 
 
@@ -508,6 +513,23 @@ def test_c3_mechanism_rows_name_the_competing_rate():
     assert rows["C3.inner_rate.scrl"].tolerance == "two-sided against -0.5 (bootstrap over draws)"
     assert rows["C3.inner_rate.scrl"].reason.endswith("excludes -0.5")
     assert "against -1" in rows["C3.inner_rate.sscrl"].tolerance and "against -1" in rows["C3.outer_rate.both"].tolerance
+
+
+def test_c3_in_batch_rows_test_scrls_law_two_sided_and_the_papers_bound_one_sided():
+    ref, runs = paper_values("C3"), c3_runs(0.02)
+    slopes = pd.DataFrame(columns=["quantity"])
+    # decaying like the shared pool: SCRL's law is contradicted, the paper's SSCRL bound is not violated
+    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, inbatch_m=-0.5), slopes, runs, ref)}
+    law, within = rows["C3.inbatch_rate"], rows["C3.inbatch_within_sscrl"]
+    assert law.verdict == CONTRADICTED and within.verdict == INCONCLUSIVE
+    assert np.isnan(law.paper_value) and within.paper_value == -0.5 and "batches of m + 1 pairs" in law.claim
+    # faster than m^{-1}: contradicts the two-sided law, still within the one-sided bound
+    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, inbatch_m=-1.5), slopes, runs, ref)}
+    assert rows["C3.inbatch_rate"].verdict == CONTRADICTED and rows["C3.inbatch_within_sscrl"].verdict == REPRODUCED
+    # an interval holding both −1 and −½ decides neither the law nor the bound
+    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, half_width=0.3, inbatch_m=-0.75), slopes,
+                                             runs, ref)}
+    assert rows["C3.inbatch_rate"].verdict == rows["C3.inbatch_within_sscrl"].verdict == INCONCLUSIVE
 
 
 def test_c3_one_regime_has_no_steeper_row():

@@ -286,6 +286,7 @@ from crlrepro.generalization import (  # noqa: E402
     FixedScore,
     deviation_rates,
     fixed_score_family,
+    in_batch_inner_draws,
     inner_term_draws,
     log_partition,
     outer_term_draws,
@@ -311,6 +312,49 @@ def test_inner_term_matches_a_literal_transcription(skewed_gmm):
         assert draws["inner"].iloc[p] == pytest.approx(literal, rel=1e-10)
 
 
+def test_in_batch_inner_term_matches_a_literal_transcription(skewed_gmm):
+    tau, m, batches, nodes = 0.7, 4, 3, 401
+    score = FixedScore("s", lambda x, y: np.sin(np.multiply.outer(x, y)), lambda x, y: np.sin(x * y))
+    draws = in_batch_inner_draws([score], skewed_gmm, tau, [m], batches, seed=5, partition_nodes=nodes, table_points=8001,
+                                 block_pairs=60)  # 60 pairs: one batch of 5 × 5 per pairwise call, then several
+    x, y, _ = skewed_gmm.sample(batches * (m + 1), np.random.default_rng([5, m, 2]))
+    x, y = x.reshape(batches, m + 1), y.reshape(batches, m + 1)
+    y_rule = trapezoid_mixture(skewed_gmm.weights, skewed_gmm.mean_y, skewed_gmm.std_y, nodes)
+    for b in range(batches):
+        literal = literal_cv = 0.0
+        for i in range(m + 1):
+            z_hat = np.mean([np.exp(np.sin(x[b, i] * y[b, j]) / tau) for j in range(m + 1) if j != i])
+            z = sum(wy * np.exp(np.sin(x[b, i] * v) / tau) for v, wy in zip(y_rule.nodes, y_rule.weights))
+            literal += tau * np.log(z_hat / z) / (m + 1)
+            literal_cv += tau * (np.log(z_hat / z) - (z_hat / z - 1)) / (m + 1)
+        # log Z at the anchors is interpolated from a table: agreement to the table's resolution
+        assert draws["inner"].iloc[b] == pytest.approx(literal, abs=1e-5)
+        assert draws["inner_cv"].iloc[b] == pytest.approx(literal_cv, abs=1e-5)
+    with pytest.raises(ValueError, match="m >= 1"):
+        in_batch_inner_draws([score], skewed_gmm, tau, [0], batches, seed=5, partition_nodes=nodes)
+
+
+def test_in_batch_negatives_have_scrls_bias_not_sscrls_shared_error(skewed_gmm):
+    """Each anchor's in-batch negatives are iid P_Y draws independent of it, so the batch mean's expectation is
+    SCRL's bias at the same m (and decays as 1/m), on a mixture the study was not tuned on."""
+    tau = 0.5
+    family = fixed_score_family(skewed_gmm, tau, 1.0)
+    ms = [32, 64, 128, 256]
+    inner = inner_term_draws(family, skewed_gmm, tau, ms, 200, seed=2, nodes=80, partition_nodes=801)
+    inbatch = in_batch_inner_draws(family, skewed_gmm, tau, ms, 200, seed=2, partition_nodes=801)
+    for (m, name), draws in inbatch.groupby(["m", "score"]):
+        scrl = inner[(inner["m"] == m) & (inner["score"] == name)]["inner_cv"]
+        se = np.hypot(draws["inner_cv"].sem(), scrl.sem())
+        assert abs(draws["inner_cv"].mean() - scrl.mean()) < 4 * se, (m, name)
+        assert abs(draws["inner_cv"].mean()) > 10 * draws["inner_cv"].sem(), (m, name)  # the bias is resolved
+    outer = outer_term_draws(family, skewed_gmm, tau, [64, 256], 50, seed=2, partition_nodes=801)
+    predicted = {"m": {"scrl": -1.0, "sscrl": -0.5, "inbatch": -1.0}, "n": {"scrl": -0.5, "sscrl": -0.5}}
+    _, slopes = deviation_rates({"inner": inner, "inbatch": inbatch, "outer": outer}, fit_from=32, bootstrap=200, seed=0,
+                                predicted=predicted)
+    fit = slopes.set_index(["regime", "score"]).loc[("inbatch", "sup")]
+    assert fit["slope"] == pytest.approx(-1.0, abs=0.15) and fit["high"] < -0.75
+
+
 def test_a_score_blind_to_y_has_no_inner_error_and_its_outer_term_is_centred(skewed_gmm):
     shift = FixedScore("x_only", lambda x, y: np.add.outer(np.tanh(x), 0 * y), lambda x, y: np.tanh(x))
     inner = inner_term_draws([shift], skewed_gmm, 0.5, [1, 8], 20, seed=0, nodes=60, partition_nodes=60)
@@ -334,7 +378,8 @@ def test_the_mechanism_separates_the_regimes_on_a_mixture_it_was_not_tuned_on(sk
     inner = inner_term_draws(family, skewed_gmm, tau, [32, 64, 128, 256], 200, seed=1, nodes=80, partition_nodes=801)
     outer = outer_term_draws(family, skewed_gmm, tau, [64, 256, 1024], 200, seed=1, partition_nodes=801)
     predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
-    _, slopes = deviation_rates(inner, outer, fit_from=32, bootstrap=200, seed=0, predicted=predicted)
+    draws = {"inner": inner, "inbatch": inner, "outer": outer}  # in-batch has its own test
+    _, slopes = deviation_rates(draws, fit_from=32, bootstrap=200, seed=0, predicted={**predicted, "m": {**predicted["m"], "inbatch": -1.0}})
     slope = slopes.set_index(["regime", "score"])["slope"]
     assert slope["scrl", "sup"] == pytest.approx(-1.0, abs=0.15)
     assert slope["sscrl", "misspecified"] == pytest.approx(-0.5, abs=0.12)
@@ -354,21 +399,25 @@ def test_deviation_rates_recover_planted_power_laws():
     outer = pd.concat([pd.DataFrame({"n": n, "draw": np.arange(pools), "score": s,
                                      "outer": scale / np.sqrt(n) * rng.standard_normal(pools)})
                        for n in ns for s, scale in (("a", 1.0), ("b", 0.5))], ignore_index=True)
-    predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
-    points, slopes = deviation_rates(inner, outer, fit_from=64, bootstrap=300, seed=0, predicted=predicted)
+    predicted = {"m": {"scrl": -1.0, "sscrl": -0.5, "inbatch": -1.0}, "n": {"scrl": -0.5, "sscrl": -0.5}}
+    draws = {"inner": inner, "inbatch": inner, "outer": outer}
+    points, slopes = deviation_rates(draws, fit_from=64, bootstrap=300, seed=0, predicted=predicted)
     fit = slopes.set_index(["regime", "score"])
     assert fit.loc[("scrl", "sup"), "slope"] == pytest.approx(-1.0, abs=0.03)
     assert fit.loc[("sscrl", "sup"), "slope"] == pytest.approx(-0.5, abs=0.06)
     assert fit.loc[("both", "sup"), "slope"] == pytest.approx(-0.5, abs=0.06)
-    assert (fit["fit_from"] == [64] * 6 + [100] * 3).all() and set(fit["predicted"]) == {-1.0, -0.5}
+    assert fit.loc[("inbatch", "sup"), "slope"] == fit.loc[("scrl", "sup"), "slope"]  # same draws, same statistic
+    assert (fit["fit_from"] == [64] * 9 + [100] * 3).all() and set(fit["predicted"]) == {-1.0, -0.5}
     # the supremum dominates every member, at every point
     for (regime, at), group in points.groupby(["regime", "at"]):
         sup = group.loc[group["score"] == "sup", "deviation"].iloc[0]
         assert sup >= group["deviation"].max() - 1e-15
     with pytest.raises(ValueError, match="fit_from"):
-        deviation_rates(inner, outer, fit_from=512, bootstrap=10, seed=0, predicted=predicted)
+        deviation_rates(draws, fit_from=512, bootstrap=10, seed=0, predicted=predicted)
+    with pytest.raises(ValueError, match=r"needs the draws tables \['inbatch'\]"):
+        deviation_rates({"inner": inner, "outer": outer}, fit_from=64, bootstrap=10, seed=0, predicted=predicted)
     with pytest.raises(ValueError, match="same for every regime"):
-        deviation_rates(inner, outer, fit_from=64, bootstrap=10, seed=0, predicted={**predicted, "n": {"scrl": -0.5, "sscrl": -1}})
+        deviation_rates(draws, fit_from=64, bootstrap=10, seed=0, predicted={**predicted, "n": {"scrl": -0.5, "sscrl": -1}})
 
 
 def test_log_partition_of_a_kinked_score_converges_with_its_nodes(skewed_gmm):

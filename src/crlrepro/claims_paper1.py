@@ -97,12 +97,31 @@ def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate:
     return rows
 
 
+def _in_batch_claims(fit, reference: dict) -> list[Claim]:
+    """In-batch negatives at n = ∞ (a batch of m + 1 pairs, each anchor's negatives the other m positives):
+    two-sided against SCRL's m^{-1} (``fit.predicted``, derived in crlrepro.generalization), and one-sided against
+    the m^{-1/2} the paper's SSCRL bound allows (the paper files CLIP's in-batch negatives under SSCRL)."""
+    spec_of = experiment("C3").claim
+    where = f"n = ∞ (batches of m + 1 pairs, their means averaged), m = {fit.fit_from}..{fit.fit_to}; log-log slope of the family's sup"
+    bound = float(reference["slope_m"]["sscrl"])
+    law, within = spec_of("inbatch_rate"), spec_of("inbatch_within_sscrl")
+    return [
+        claim("C3", f"C3.{law.key}", f"{law.statement}: slope in m = {fit.predicted:g} ({where})", "rate",
+              decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(bound,)), measured=fit.slope,
+              low=fit.low, high=fit.high, tolerance=f"two-sided against SSCRL's {bound:g} (bootstrap over batches)"),
+        claim("C3", f"C3.{within.key}", f"{within.statement}: slope in m ≤ {bound:g} ({where})", "rate",
+              decide_rate(fit.slope, fit.low, fit.high, bound, side="at_most"), measured=fit.slope, low=fit.low,
+              high=fit.high, paper=bound, tolerance="one-sided: the interval at or below the exponent (bootstrap over batches)"),
+    ]
+
+
 def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
     * the mechanism at fixed scores (``deviation_slopes``, :func:`crlrepro.generalization.deviation_rates`):
       the family's supremum of the inner term's deviation decays as m^{-1} under SCRL and m^{-1/2} under
       SSCRL, the outer term's as n^{-1/2}; ``rate`` claims tested two-sided, each against the other rate;
+      in-batch negatives against SCRL's m^{-1} (two-sided) and the paper's SSCRL bound (one-sided);
     * the trained model's gap |L(ŵ) − L̂_S(ŵ)| (``slopes``): the theorem bounds it from above, so its slope
       is tested one-sided (at most the bound's exponent);
     * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
@@ -111,6 +130,9 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
     spec_of = experiment("C3").claim
     rows = []
     for fit in deviation_slopes[deviation_slopes["score"] == "sup"].itertuples():
+        if fit.regime == "inbatch":
+            rows += _in_batch_claims(fit, reference)
+            continue
         key = "inner_rate" if fit.axis == "m" else "outer_rate"
         spec = spec_of(key)
         other = -1.0 if fit.predicted == -0.5 else -0.5  # each rate told apart from the other regime's

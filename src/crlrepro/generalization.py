@@ -411,6 +411,57 @@ def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, se
     return pd.concat(rows, ignore_index=True)
 
 
+def _log_partition_tables(scores, gmm: LatentClassGMM, tau: float, partition_nodes: int, table_points: int):
+    """log Z_s (:func:`log_partition`, ``partition_nodes``) on ``table_points`` trapezoidal nodes of P_X, for
+    linear interpolation at sampled anchors. Returns (P_X's rule, {score name: table})."""
+    x_rule = trapezoid_mixture(gmm.weights, gmm.mean_x, gmm.std_x, table_points)
+    return x_rule, {s.name: log_partition(s, gmm, x_rule.nodes, tau, partition_nodes) for s in scores}
+
+
+def in_batch_inner_draws(scores, gmm: LatentClassGMM, tau: float, ms, batches: int, seed: int, partition_nodes: int,
+                         table_points: int = 4001, block_pairs: int = 1 << 20) -> "pd.DataFrame":
+    """The inner term with in-batch negatives (CLIP, SimCLR): a batch of m + 1 pairs (x_i, y_i) ~ p in which
+    anchor i's negatives are the other m positives, for ``batches`` independent batches at every m:
+
+        inner(batch)    = (1/(m+1)) Σ_i τ log Ẑ_i/Z(x_i),          Ẑ_i = (1/m) Σ_{j≠i} e^{s(x_i, y_j)/τ},
+        inner_cv(batch) = (1/(m+1)) Σ_i τ [log Ẑ_i/Z(x_i) − (Ẑ_i/Z(x_i) − 1)].
+
+    Anchor i's negatives are m iid P_Y draws independent of (x_i, y_i), so E inner is SCRL's bias at m exactly
+    and E[Ẑ_i/Z(x_i) − 1] = 0 (the control variate stays valid); what a batch's anchors share averages out over
+    the n/(m+1) batches of a sample of n anchors, so as n → ∞ the deviation is that bias. log Z_s at the sampled
+    anchors: a :func:`log_partition` table on ``table_points`` nodes of P_X, interpolated linearly. Batches are
+    scored in blocks of about ``block_pairs`` pairs (one pairwise call, its diagonal blocks kept).
+    One row per (m, pool = batch, score)."""
+    import pandas as pd
+
+    ms = sorted(int(m) for m in ms)
+    if not ms or ms[0] < 1:
+        raise ValueError(f"in-batch negatives need m >= 1 (batches of m + 1 pairs), got ms = {ms}")
+    x_rule, tables = _log_partition_tables(scores, gmm, tau, partition_nodes, table_points)
+    rows = []
+    for m in ms:
+        size = m + 1
+        rng = np.random.default_rng([int(seed), m, 2])
+        x, y, _ = gmm.sample(batches * size, rng)
+        x, y = x.reshape(batches, size), y.reshape(batches, size)
+        per_block = max(1, int(np.sqrt(block_pairs)) // size)
+        off_diagonal = ~np.eye(size, dtype=bool)
+        for score in scores:
+            log_z = np.interp(x, x_rule.nodes, tables[score.name])  # (batches, m + 1)
+            inner, inner_cv = [], []
+            for start in range(0, batches, per_block):
+                xs, ys = x[start:start + per_block], y[start:start + per_block]
+                k = len(xs)
+                s = score.pairwise(xs.ravel(), ys.ravel()).reshape(k, size, k, size)[np.arange(k), :, np.arange(k), :] / tau
+                s = np.where(off_diagonal, s, -np.inf)  # (k, anchors, candidates): the anchor's own positive is no negative
+                ratio = logsumexp(s, axis=2) - np.log(m) - log_z[start:start + k]
+                inner.append(tau * ratio.mean(axis=1))
+                inner_cv.append(tau * (ratio - np.expm1(ratio)).mean(axis=1))
+            rows.append(pd.DataFrame({"m": m, "pool": np.arange(batches), "score": score.name,
+                                      "inner": np.concatenate(inner), "inner_cv": np.concatenate(inner_cv)}))
+    return pd.concat(rows, ignore_index=True)
+
+
 def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, seed: int, partition_nodes: int,
                      table_points: int = 4001, chunk_pairs: int = 1 << 21) -> "pd.DataFrame":
     """The outer term O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s), ℓ_s = τ log Z_s(x) − s(x, y), for ``draws``
@@ -421,9 +472,8 @@ def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, se
     points per view, so each O is centred to well below its spread at the largest n."""
     import pandas as pd
 
-    x_rule = trapezoid_mixture(gmm.weights, gmm.mean_x, gmm.std_x, table_points)
+    x_rule, tables = _log_partition_tables(scores, gmm, tau, partition_nodes, table_points)
     table_x = x_rule.nodes
-    tables = {s.name: log_partition(s, gmm, table_x, tau, partition_nodes) for s in scores}
     means = {s.name: float(tau * x_rule.weights @ tables[s.name]) - _joint_mean(s, gmm, partition_nodes) for s in scores}
     rows = []
     for n in sorted(int(n) for n in ns):
@@ -442,11 +492,15 @@ def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, se
 
 
 SUPREMUM = "sup"  # the family's supremum, sup_s |deviation| (Thm 4.5 bounds sup_w |L − L̂_S|)
-DEVIATIONS = (  # (regime, axis, column of the draws, statistic)
-    ("scrl", "m", "inner_cv", "bias"),     # |E_pools inner|: the anchors average the pools out
-    ("sscrl", "m", "inner", "spread"),     # E_pool |inner|: one pool serves every anchor
-    ("both", "n", "outer", "spread"),      # E_sample |outer|: m = ∞, the regimes coincide
+DEVIATIONS = (  # (regime, axis, draws table, column of the draws, statistic)
+    ("scrl", "m", "inner", "inner_cv", "bias"),      # |E_pools inner|: the anchors average the pools out
+    ("sscrl", "m", "inner", "inner", "spread"),      # E_pool |inner|: one pool serves every anchor
+    ("inbatch", "m", "inbatch", "inner_cv", "bias"),  # |E_batches inner|: n/(m+1) batches average out
+    ("both", "n", "outer", "outer", "spread"),       # E_sample |outer|: m = ∞, the regimes coincide
 )
+# In-batch negatives at n = ∞: each anchor's m negatives are iid P_Y draws independent of it, so the deviation is
+# SCRL's bias, O(1/m) (in_batch_inner_draws). Derived here; the paper files in-batch negatives under SSCRL's O(1/√m).
+IN_BATCH_SLOPE_M = -1.0
 
 
 def _deviation(values: np.ndarray, statistic: str) -> np.ndarray:
@@ -469,21 +523,26 @@ def _common(by_regime: dict) -> float:
     return values.pop()
 
 
-def deviation_rates(inner: "pd.DataFrame", outer: "pd.DataFrame", *, fit_from: int, bootstrap: int, seed: int,
-                    predicted: dict, level: float = 0.95) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+def deviation_rates(draws: dict, *, fit_from: int, bootstrap: int, seed: int, predicted: dict,
+                    level: float = 0.95) -> tuple["pd.DataFrame", "pd.DataFrame"]:
     """C3's mechanism: per regime and axis (``DEVIATIONS``), every score's deviation and the family's
     supremum at each m (or n) with percentile bootstrap intervals (draws resampled independently at each
     point), and the log-log slope over m ≥ ``fit_from`` (every n) with its bootstrap interval, beside the
-    ``predicted`` slopes {"m": {regime: slope}, "n": {regime: slope}}. Returns (deviations, slopes)."""
+    ``predicted`` slopes {"m": {regime: slope}, "n": {regime: slope}}. ``draws``: {"inner":
+    :func:`inner_term_draws`, "inbatch": :func:`in_batch_inner_draws`, "outer": :func:`outer_term_draws`}.
+    Returns (deviations, slopes)."""
     import pandas as pd
 
+    missing = sorted({source for _, _, source, _, _ in DEVIATIONS} - set(draws))
+    if missing:
+        raise ValueError(f"deviation_rates needs the draws tables {missing}; got {sorted(draws)}")
     rng = np.random.default_rng(seed)
     tail = (1 - level) / 2
     points, slopes = [], []
-    for regime, axis, column, statistic in DEVIATIONS:
-        draws = inner if axis == "m" else outer
-        names = list(dict.fromkeys(draws["score"]))
-        cube = draws.pivot_table(index=[axis, "score"], columns="pool" if axis == "m" else "draw", values=column)
+    for regime, axis, source, column, statistic in DEVIATIONS:
+        table = draws[source]
+        names = list(dict.fromkeys(table["score"]))
+        cube = table.pivot_table(index=[axis, "score"], columns="pool" if axis == "m" else "draw", values=column)
         ats = sorted(cube.index.get_level_values(0).unique())
         values = np.stack([cube.loc[a].loc[names].to_numpy() for a in ats])  # (points, scores, draws)
         point = _deviation(values, statistic)
@@ -530,12 +589,15 @@ def trained_fixed_scores(gmm: LatentClassGMM, tau: float, model: dict, n: int, m
 def fixed_score_deviations(gmm: LatentClassGMM, tau: float, deviation: dict, model: dict, device: str = "cpu"):
     """C3's mechanism under the config's ``consistency.deviation`` block: the family of
     :func:`fixed_score_family` (with :func:`trained_fixed_scores`), its inner-term draws at every m and
-    outer-term draws at every n. Returns (inner, outer) tables."""
+    in-batch inner-term draws at every m and outer-term draws at every n. Returns {"inner", "inbatch", "outer"}
+    tables (:func:`deviation_rates`' input)."""
     trained = trained_fixed_scores(gmm, tau, model, deviation["trained"]["n"], deviation["trained"]["m"],
                                    deviation["seed"], device)
     family = fixed_score_family(gmm, tau, model["score_bound"], trained)
     inner = inner_term_draws(family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"],
                              deviation["partition_nodes"])
+    inbatch = in_batch_inner_draws(family, gmm, tau, deviation["ms"], deviation["batches"], deviation["seed"],
+                                   deviation["partition_nodes"])
     outer = outer_term_draws(family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"],
                              deviation["partition_nodes"])
-    return inner, outer
+    return {"inner": inner, "inbatch": inbatch, "outer": outer}

@@ -198,14 +198,14 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
         sup = rows[rows["score"] == "sup"].sort_values("at")
         fit = deviation_slopes[(deviation_slopes["regime"] == regime) & (deviation_slopes["axis"] == axis)
                                & (deviation_slopes["score"] == "sup")].iloc[0]
-        name = regime.upper() if regime != "both" else "both regimes"
+        name = {"both": "both regimes", "inbatch": "in-batch"}.get(regime, regime.upper())
         ax.plot(sup["at"], sup["deviation"], "o-", color=color, linewidth=2,
                 label=f"{name} sup: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
         ax.fill_between(sup["at"], sup["low"], sup["high"], color=color, alpha=0.2)
         start = sup[sup["at"] == fit["fit_from"]]["deviation"].iloc[0]
         xs = sup["at"][sup["at"] >= fit["fit_from"]].to_numpy(dtype=float)
         ax.plot(xs, start * (xs / xs[0]) ** fit["predicted"], color=color, linestyle=":",
-                label=f"Thm 4.5: slope {fit['predicted']:g}")
+                label=f"{'SCRL law' if regime == 'inbatch' else 'Thm 4.5'}: slope {fit['predicted']:g}")
         ax.axvspan(fit["fit_from"], fit["fit_to"], color="0.95", zorder=0)
     ax.set(xscale="log", yscale="log")
     _log_ticks_at(ax, deviations[deviations["axis"] == axis]["at"].unique())
@@ -215,12 +215,12 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
 def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataFrame | None = None,
                  deviation_slopes: pd.DataFrame | None = None, style: FigureStyle | None = None):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
-    the bias |E inner|; SSCRL: E|inner| of the shared pool) and (b) the outer term's against n at m = ∞, every
+    the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the outer term's against n at m = ∞, every
     score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
     (d) n (mean over seeds, bars: min–max). Bottom: downstream AUC and recall@1 against m and n."""
     _style(style)
     fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
-    colors = {"scrl": "C0", "sscrl": "C1", "both": "C2"}
+    colors = {"scrl": "C0", "sscrl": "C1", "both": "C2", "inbatch": "C3"}
     if deviations is not None and deviation_slopes is not None:
         _mechanism_panel(axes[0, 0], deviations, deviation_slopes, "m", colors)
         axes[0, 0].set(xlabel="negatives m", ylabel=r"inner-term deviation", title="(a) fixed scores, n = ∞: inner term vs m")

@@ -134,6 +134,11 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                    "rate", "slope_m"),
          ClaimSpec("outer_rate", "the outer term's deviation at fixed scores (sup over the family) decays at Thm 4.5's rate",
                    "rate", "slope_n"),
+         ClaimSpec("inbatch_rate", "in-batch negatives (CLIP, SimCLR): the inner term's deviation at fixed scores (sup over "
+                   "the family) decays as SCRL's m^{-1}: each anchor's negatives are iid P_Y draws independent of it "
+                   "(derived here, not the paper's statement)", "rate"),
+         ClaimSpec("inbatch_within_sscrl", "in-batch negatives, which the paper files under SSCRL (eq. 8): the inner "
+                   "term's deviation decays at least as fast as SSCRL's bound m^{-1/2}", "rate"),
          ClaimSpec("gap_rate", "trained model's gap |L(ŵ) − L̂_S(ŵ)| decays at least as fast as the bound", "rate"),
          ClaimSpec("auc_grows_with_m", "downstream AUC higher with more negatives", "direction"),
          ClaimSpec("recall_grows_with_m", "downstream recall@1 higher with more negatives", "direction"),

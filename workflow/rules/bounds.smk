@@ -158,6 +158,7 @@ rule deviation:
     input:
         library("deviation"),
         inner=f"{RESULTS}/consistency/deviation/inner_draws.csv",
+        inbatch=f"{RESULTS}/consistency/deviation/inbatch_draws.csv",
         outer=f"{RESULTS}/consistency/deviation/outer_draws.csv",
         paper_values=PAPER_VALUES,
     output:

@@ -106,6 +106,7 @@ rule deviation_draws:
         library("deviation_draws"),
     output:
         inner=f"{RESULTS}/consistency/deviation/inner_draws.csv",
+        inbatch=f"{RESULTS}/consistency/deviation/inbatch_draws.csv",
         outer=f"{RESULTS}/consistency/deviation/outer_draws.csv",
     log:
         f"{RESULTS}/logs/deviation_draws.log",
@@ -120,7 +121,15 @@ rule deviation_draws:
         gmm=paper1_gmm(),
         tau=config["tau"],
         deviation=config_keys(
-            "consistency.deviation", "ms", "ns", "pools", "nodes", "partition_nodes", "trained", "seed"
+            "consistency.deviation",
+            "ms",
+            "ns",
+            "pools",
+            "batches",
+            "nodes",
+            "partition_nodes",
+            "trained",
+            "seed",
         ),
         model=scaling_model(),
         device=config["device"],

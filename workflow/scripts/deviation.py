@@ -1,16 +1,18 @@
-"""C3 at Thm 4.5's mechanism: each score's deviation and the family's supremum per m (SCRL, SSCRL) and
-per n, with bootstrap intervals, and their log-log slopes beside the theorem's."""
+"""C3 at Thm 4.5's mechanism: each score's deviation and the family's supremum per m (SCRL, SSCRL, in-batch)
+and per n, with bootstrap intervals, and their log-log slopes beside the theorem's (in-batch: beside SCRL's
+law, derived in crlrepro.generalization)."""
 
 from crlrepro.artifacts import read_table
-from crlrepro.generalization import deviation_rates
+from crlrepro.generalization import IN_BATCH_SLOPE_M, deviation_rates
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 
 run = ScriptRun(snakemake)
 p = run.params["deviation"]
 reference = paper_values("C3", snakemake.input.paper_values)
-deviations, slopes = deviation_rates(read_table(snakemake.input.inner), read_table(snakemake.input.outer),
-                                     fit_from=p["fit_from"], bootstrap=p["bootstrap"], seed=p["seed"],
-                                     predicted={"m": reference["slope_m"], "n": reference["slope_n"]})
+draws = {name: read_table(snakemake.input[name]) for name in ("inner", "inbatch", "outer")}
+deviations, slopes = deviation_rates(draws, fit_from=p["fit_from"], bootstrap=p["bootstrap"], seed=p["seed"],
+                                     predicted={"m": {**reference["slope_m"], "inbatch": IN_BATCH_SLOPE_M},
+                                                "n": reference["slope_n"]})
 run.write_table(deviations, snakemake.output.deviations)
 run.write_table(slopes, snakemake.output.slopes)
