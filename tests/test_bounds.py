@@ -96,3 +96,62 @@ def test_bayes_auc_quadrature_matches_monte_carlo_and_dominates_other_scores(gmm
     # A strictly increasing transform of the Bayes score has the same AUC (up to the O(h²)
     # interpolation of the score on the inner grid)
     assert retrieval_auc(lambda a, b: np.tanh(gmm.pmi(a, b)), gmm, 200, 1000) == pytest.approx(e_star, abs=1e-5)
+
+
+# -- paper 2, Sec. 3: the approximation bound's constant -------------------------------------------------------
+
+from crlrepro.bounds import approximation_bound_constant, density_ratio_bound, score_sup_norm  # noqa: E402
+from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score  # noqa: E402
+
+
+def test_density_ratio_bound_is_the_sup_of_r(paper_gmm, skewed_gmm):
+    # paper 2's GMM: r = 1 + tanh(1.2x) tanh(1.2y) < 2, approached as x, y → ±∞ together
+    assert density_ratio_bound(paper_gmm) == pytest.approx(2.0, abs=1e-9)
+    alpha = density_ratio_bound(skewed_gmm)
+    assert 1.0 < alpha <= 1.0 / skewed_gmm.weights.min() + 1e-12
+
+
+def test_sup_norm_tells_bounded_scores_from_growing_ones(paper_gmm):
+    bounded, ok = score_sup_norm(lambda x, y: 0.7 * np.tanh(np.add.outer(x, y)), paper_gmm)
+    assert ok and bounded == pytest.approx(0.7, rel=1e-9)
+    grows, ok = score_sup_norm(lambda x, y: np.multiply.outer(x, y), paper_gmm)
+    assert not ok and grows > 100
+
+
+def test_approximation_bound_constant_closed_form_and_small_b_limit():
+    tau, alpha, b = 0.5, 2.0, 1.5
+    a = 2 * b / tau
+    t = np.linspace(0, 1, 200001)
+    integral = np.trapezoid((1 - t) * np.exp(a * t), t)
+    assert approximation_bound_constant(alpha, b, tau) == pytest.approx(tau * alpha * integral, rel=1e-8)
+    assert approximation_bound_constant(alpha, 1e-9, tau) == pytest.approx(tau * alpha / 2, rel=1e-8)
+    assert approximation_bound_constant(alpha, np.inf, tau) == np.inf
+    for bad in ({"alpha": 0.5}, {"score_bound": -1.0}, {"tau": 0.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            approximation_bound_constant(**{"alpha": alpha, "score_bound": b, "tau": tau, **bad})
+
+
+@pytest.mark.parametrize("tau", [0.3, 1.0])
+def test_the_taylor_bound_holds_for_bounded_scores_and_is_not_loose_by_orders(paper_gmm, skewed_gmm, tau):
+    """L(s) − L* ≤ C(α, B, τ)·‖s̃ − τP̃MI‖²/τ² for random bounded scores on two mixtures; C/(α e^{2B/τ}) is the
+    only slack, so halving the constant must fail for some score near s* (the constant is not padded)."""
+    rng = np.random.default_rng(0)
+    for gmm in (paper_gmm, skewed_gmm):
+        grid, alpha = gmm.grid(160), density_ratio_bound(gmm)
+        for _ in range(6):
+            c = rng.normal(size=4)
+            b = rng.uniform(0.2, 1.5)
+            score = lambda x, y, c=c, b=b: b * np.tanh(c[0] * np.add.outer(x, 0 * y) * np.add.outer(0 * x, y)  # noqa: E731
+                                                      + c[1] * np.add.outer(x, 0 * y) + c[2] * np.add.outer(0 * x, y) + c[3])
+            excess = excess_contrastive_risk(score, grid, tau)
+            distance = l2_distance_to_bayes_score(score, grid, tau)
+            assert excess <= approximation_bound_constant(alpha, b, tau) * distance**2 / tau**2 + 1e-12
+    # to leading order near s*, L(s* + εh) − L* = (ε²/2τ) E_x Var_{p(·|x)} h, and on a nearly independent mixture
+    # Var_{p(·|x)} h → E_{P_Y} h̃², while α = 2 (attained only at infinity): the constant's B → 0 limit τα/2 is then
+    # exactly α = 2 times the leading term, not more (a constant padded by another factor 2 would fail here)
+    weak = LatentClassGMM(np.array([0.5, 0.5]), np.array([0.05, -0.05]), np.ones(2), np.array([0.05, -0.05]), np.ones(2))
+    grid, alpha = weak.grid(160), density_ratio_bound(weak)
+    assert alpha == pytest.approx(2.0, abs=1e-9)  # r = 1 + tanh(0.05x) tanh(0.05y) → 2 only far beyond any box
+    score = lambda x, y: tau * weak.pmi(x, y) + 1e-3 * np.tanh(np.multiply.outer(x, y))  # noqa: E731
+    leading = approximation_bound_constant(alpha, 0.0, tau) * l2_distance_to_bayes_score(score, grid, tau)**2 / tau**2
+    assert excess_contrastive_risk(score, grid, tau) / leading == pytest.approx(1 / alpha, abs=0.02)

@@ -81,3 +81,63 @@ def oce_identity_table(ms, taus, score_bound: float, seed: int):
                          "abs_diff": abs(lhs - rhs), "mu_star": mu_star, "mu_closed_form": lhs,
                          "max_abs_delta": float(np.abs(deltas).max())})
     return pd.DataFrame(rows)
+
+
+# -- Paper 2, Sec. 3: the excess risk of the best rank-D score against the spectral tail -----------------------
+#
+# The summary states inf_{s ∈ S_D} L(s) − L* ≲ Σ_{i>D} λ_i under p(x, y)/(p(x)p(y)) ≤ α and ‖s_D‖∞ ≤ B, proved by a
+# second-order Taylor expansion of L along the segment from s* = τ·PMI to s_D, without the constant. We derive one
+# (approximation_bound_constant) so that the inequality can be tested as an inequality.
+
+
+def density_ratio_bound(gmm, nodes: int = 2001, span: float = 16.0) -> float:
+    """α = sup_{x,y} r(x, y), r = p(x, y)/(p(x)p(y)) = Σ_k p(k|x) p(k|y)/π_k, over a box of ``span`` standard
+    deviations beyond the outermost means and far points out to 10^6 scales (:func:`_probe_points`), where the
+    posteriors reach their limits: the sup is often approached only at infinity (2 on paper 2's GMM, whatever
+    its separation). r ≤ 1/min_k π_k always, so α is finite for every latent-class mixture."""
+    return float(np.exp(np.max(gmm.pmi(_probe_points(gmm, "x", nodes, span), _probe_points(gmm, "y", nodes, span)))))
+
+
+def _probe_points(gmm, view: str, nodes: int, span: float, far_decades: int = 6) -> np.ndarray:
+    """``nodes`` equispaced points over the outermost means ± ``span`` standard deviations, and ±10^k scales
+    (k = 2..``far_decades``, scale = the largest |mean| + standard deviation) beyond them."""
+    means, stds = (gmm.mean_x, gmm.std_x) if view == "x" else (gmm.mean_y, gmm.std_y)
+    box = np.linspace(means.min() - span * stds.max(), means.max() + span * stds.max(), int(nodes))
+    far = (np.abs(means).max() + stds.max()) * 10.0 ** np.arange(2, far_decades + 1)
+    return np.concatenate([-far[::-1], box, far])
+
+
+def score_sup_norm(score, gmm, nodes: int = 801, span: float = 16.0) -> tuple[float, bool]:
+    """B = sup_{x,y} |s(x, y)| over :func:`_probe_points` (a box of ``span`` standard deviations and far points out
+    to 10^6 scales); returns (B, bounded), bounded = the points out to 10^6 scales raise the sup over those out to
+    10^5 by at most 1e-6 (relative). A score that keeps growing (a ReLU network, τ·PMI or its truncations where
+    the classes' tails cross) has no finite B: the bound's assumption fails for it."""
+    near = np.abs(np.asarray(score(_probe_points(gmm, "x", nodes, span, 5), _probe_points(gmm, "y", nodes, span, 5)),
+                             dtype=float)).max()
+    outer = np.abs(np.asarray(score(_probe_points(gmm, "x", nodes, span), _probe_points(gmm, "y", nodes, span)),
+                              dtype=float)).max()
+    return float(outer), bool(outer <= near * (1 + 1e-6))
+
+
+def approximation_bound_constant(alpha: float, score_bound: float, tau: float) -> float:
+    """C with L(s) − L* ≤ C · ‖s̃ − τ·P̃MI‖²/τ² ≤ C · Σ_{i>D} λ_i for s = s_D (h̃: h centred in y under P_Y):
+
+        C = τ α (e^a − 1 − a)/a²,   a = 2B/τ   (→ τα/2 as B → 0).
+
+    Derivation. Along s_t = s* + t(s − s*), L''(t) = (1/τ) E_x Var_{q_t(·|x)} h, h = s − s*, with the tilted law
+    q_t(y|x) ∝ e^{s_t(x,y)/τ} p(y); L'(0) = 0 because q_0 = p(·|x). With r ≤ α and |s| ≤ B, q_t/p ≤ α e^{2tB/τ}
+    (numerator ≤ α^{1−t} e^{tB/τ}; Z_t ≥ e^{−tB/τ} E r^{1−t} ≥ e^{−tB/τ} α^{−t}), so Var_{q_t} h ≤ α e^{2tB/τ}
+    E_{P_Y} h̃² and L(s) − L* = ∫_0^1 (1 − t) L''(t) dt ≤ (α/τ) ‖h̃‖² ∫_0^1 (1 − t) e^{2tB/τ} dt; for s_D,
+    ‖h̃‖² ≤ ‖h‖² = τ² Σ_{i>D} λ_i. The paper's constant is not in the summary; this one is ours."""
+    alpha, bound, tau = float(alpha), float(score_bound), float(tau)
+    if not (np.isfinite(tau) and tau > 0):
+        raise ValueError(f"temperature tau must be a finite number > 0, got {tau!r}")
+    if not alpha >= 1:
+        raise ValueError(f"alpha, a density-ratio bound, is at least 1 (E_{{P_Y}} r = 1), got {alpha!r}")
+    if not bound >= 0:
+        raise ValueError(f"score_bound, a sup-norm bound B, must be >= 0, got {score_bound!r}")
+    a = 2.0 * bound / tau
+    if not np.isfinite(a):
+        return float("inf")
+    factor = 0.5 + a / 6.0 + a * a / 24.0 if a < 1e-4 else np.expm1(a) / a / a - 1.0 / a
+    return float(tau * alpha * factor)
