@@ -174,3 +174,31 @@ def test_two_tower_batched_pass_equals_the_separate_towers():
     # unequal input dimensions and row counts take the separate path
     other = TwoTower(2, 5, 3, hidden=8, layers=1)
     assert [t.shape for t in other(torch.randn(4, 2), torch.randn(6, 5))] == [(4, 3), (6, 3)]
+
+
+def test_fresh_pairs_every_epoch_are_deterministic_differ_from_a_fixed_sample_and_resume(tmp_path):
+    (a, ha), (b, hb), (fixed, _) = run(0, fresh=True), run(0, fresh=True), run(0)
+    assert same_weights(a, b) and ha == hb
+    assert not same_weights(a, fixed)  # epochs 2 and 3 saw other pairs
+    # a run stopped after epoch 2 and resumed reaches the same model: epoch 3's pairs depend on the epoch alone
+    ckpt = tmp_path / "ckpt.pt"
+    two = TrainSettings(**{**SETTINGS.__dict__, "epochs": 3})
+    seen = []
+
+    def stop_after_two(epoch, model):
+        seen.append(epoch)
+        if epoch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, two, hidden=32, fresh=True, checkpoint=ckpt, on_epoch=stop_after_two)
+    resumed, history = train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, two, hidden=32, fresh=True, checkpoint=ckpt)
+    assert same_weights(resumed, a) and history == ha
+
+
+def test_a_data_function_of_the_wrong_length_fails_naming_the_epoch():
+    model = TwoTower(1, 1, 2, hidden=8, layers=2)
+    data = lambda epoch: [torch.zeros(256 if epoch == 0 else 200, 1)] * 2  # noqa: E731
+    with pytest.raises(ValueError, match="epoch 1's data tensors have lengths"):
+        train(model, lambda m, batch, rng: m.f(batch[0]).sum() * 0.0 + m.g(batch[1]).sum() * 0.0, data,
+              TrainSettings(epochs=2, batch_size=128, learning_rate=1e-3, weight_decay=0.0, seed=0, name="t"))

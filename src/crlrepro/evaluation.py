@@ -10,15 +10,17 @@ from crlrepro.gmm import LatentClassGMM
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.metrics import elbow_by_relative_gain, held_out_excess_risk, linear_probe_r2
 from crlrepro.networks import TwoTower, embed, numpy_score
-from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score
+from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_to_bayes_score
 
 
 def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nodes: int) -> dict:
-    """A2 metrics by quadrature: population excess risk L(s_w) − L* and the shift-removed L2 distance
-    to τ·PMI (crlrepro.oracles)."""
+    """A2 metrics by quadrature: population excess risk L(s_w) − L*, the shift-removed L2 distance to τ·PMI
+    (``l2_distance``) and the distance under every candidate definition (``l2_<name>``, crlrepro.oracles)."""
     grid = gmm.grid(nodes)
     score = numpy_score(model)
-    return {"excess_risk": excess_contrastive_risk(score, grid, tau), "l2_distance": l2_distance_to_bayes_score(score, grid, tau)}
+    distances = l2_distances_to_bayes_score(score, grid, tau)
+    return {"excess_risk": excess_contrastive_risk(score, grid, tau), "l2_distance": l2_distance_to_bayes_score(score, grid, tau),
+            **{f"l2_{name}": value for name, value in distances.items()}}
 
 
 def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float, test_samples: int, seed: int) -> dict:

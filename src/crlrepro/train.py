@@ -76,6 +76,9 @@ def _adamw(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.AdamW
 
 
 BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
+# A fixed training set, or a function epoch -> the epoch's training set (fresh samples every epoch from a generative
+# model; it must be a pure function of the epoch, so that a resumed run sees the same data).
+Data = Sequence[torch.Tensor] | Callable[[int], Sequence[torch.Tensor]]
 
 
 def _set_aside(path: Path, why: str) -> None:
@@ -108,7 +111,7 @@ def _load_checkpoint(path: Path | None, fingerprint: str):
 def train(
     model: torch.nn.Module,
     batch_loss: BatchLoss,
-    data: Sequence[torch.Tensor],
+    data: Data,
     settings: TrainSettings,
     checkpoint: str | Path | None = None,
     fingerprint: str = "",
@@ -116,7 +119,8 @@ def train(
 ) -> list[dict]:
     """Train ``model`` in place; return the per-epoch history [{"epoch", "loss"}, ...].
 
-    ``data`` are tensors with the same first dimension; each step draws ``batch_size`` rows of all
+    ``data`` are tensors with the same first dimension, or a function epoch -> such tensors (a fresh
+    training set every epoch, the same size each time); each step draws ``batch_size`` rows of all
     of them (the last incomplete batch of an epoch is dropped, so in-batch negatives always number
     batch_size − 1). ``fingerprint`` identifies everything that shapes the run besides
     ``settings`` (e.g. a hash of the experiment's parameters): a checkpoint made under another one is
@@ -124,12 +128,20 @@ def train(
     model when a run starts afresh (e.g. to evaluate checkpoints along the training).
     """
     device = settings.device
-    n = data[0].shape[0]
-    if any(t.shape[0] != n for t in data):
-        raise ValueError(f"{settings.name}: data tensors have different lengths {[t.shape[0] for t in data]}")
+    fixed = None if callable(data) else [t.to(device) for t in data]
+
+    def epoch_data(epoch: int) -> list[torch.Tensor]:
+        tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
+        if any(t.shape[0] != n for t in tensors):
+            raise ValueError(f"{settings.name}: epoch {epoch}'s data tensors have lengths {[t.shape[0] for t in tensors]}, "
+                             f"expected {n} each")
+        return tensors
+
+    n = (fixed if fixed is not None else data(0))[0].shape[0]
+    if fixed is not None:
+        epoch_data(0)  # unequal lengths fail before any work (a function's are checked at every epoch)
     if settings.batch_size > n:
         raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
-    data = [t.to(device) for t in data]
     model.to(device)
     optimizer = _adamw(model, settings)
     steps_per_epoch = n // settings.batch_size
@@ -156,6 +168,7 @@ def train(
         on_epoch(0, model)
     model.train()
     for epoch in range(start, settings.epochs):
+        tensors = epoch_data(epoch)
         rng = epoch_generator(settings.seed, epoch, device)
         order = torch.randperm(n, generator=rng, device=device)
         total = 0.0
@@ -166,7 +179,7 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = rate
             index = order[step * settings.batch_size : (step + 1) * settings.batch_size]
-            loss = batch_loss(model, [t[index] for t in data], rng)
+            loss = batch_loss(model, [t[index] for t in tensors], rng)
             value = loss.item()  # one read per step: the finiteness check and the epoch mean
             if not math.isfinite(value):
                 raise NonFiniteLossError(
