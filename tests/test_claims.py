@@ -53,8 +53,26 @@ def a2_table(good: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def approximation_bound(good: bool, bounded: bool = True) -> pd.DataFrame:
+    """good: the best excess risk below C·tail, which is below τ·I; bad: above it at D = 4."""
+    tail = np.array([0.5, 1e-2, 7e-4, 6e-6])
+    inf_estimate = 0.08 * tail * np.array([1, 1, 1 if good else 200, 1])
+    return pd.DataFrame({"D": [1, 2, 4, 8], "tail_sum": tail, "inf_estimate": inf_estimate, "alpha": 2.0,
+                         "bound": 2.0 * tail, "bounded": [True, True, True, bounded], "trivial_excess": 0.13})
+
+
+def l2_minima(good: bool) -> pd.DataFrame:
+    """Each definition's rank-D floor: good, half the paper's value at every D; bad, twice it at D = 4."""
+    paper = paper_values("A2")["l2_distance"]
+    rows = [{"D": 0, "definition": name, "minimum": 1.0} for name in ("plain", "joint")]
+    rows += [{"D": d, "definition": name, "minimum": v * (2.0 if d == 4 and not good else 0.5)}
+             for name in ("plain", "joint") for d, v in paper.items()]
+    return pd.DataFrame(rows)
+
+
 def a2(good: bool):
-    return a2_claims(a2_table(good), paper_values("A2"), paper_setting("A2"))
+    return a2_claims(a2_table(good), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(good),
+                     minima=l2_minima(good))
 
 
 def a3(good: bool):
@@ -63,7 +81,14 @@ def a3(good: bool):
     table = pd.DataFrame([{"D": d, "seed": s, "r2_f": f - 0.1 * (d != 8) + jitter(s, 0.002),
                            "r2_g": g - 0.1 * (d != 8) + jitter(s, 0.002, 1)} for d in (7, 8, 9) for s in SEEDS])
     elbow = {"classes": 8, "elbow": 8 if good else 6, "rule": "test rule", "per_seed": {s: 8 if good else 6 + s % 2 for s in SEEDS}}
-    return a3_claims(table, elbow, ref, paper_setting("A3"))
+    return a3_claims(table, elbow, ref, paper_setting("A3"), spectrum=rank_evidence(8 if good else 11))
+
+
+def rank_evidence(detected: int, classes: int = 8) -> dict:
+    return {"classes": classes, "samples": 2000, "repeats": 5, "ratio": 0.04, "tail_share": 1e-3, "anchor_error": 2e-3,
+            "deterministic": {"max_relative_tail": 1e-31},
+            "floor": {"detected_rank": detected, "saturated": detected == 2 * classes, "rule": "test rule", "rtol": 1e-3,
+                      "z": 3.0, "margin_above": 8.5, "margin_below": 2.0}}
 
 
 def a4(good: bool):
@@ -247,6 +272,40 @@ def test_every_row_is_a_complete_typed_claim(experiment):
     table = claims_frame(BUILDERS[experiment](True))
     assert (table["experiment"] == experiment).all() and table["claim_id"].is_unique
     assert table[["kind", "power", "reason", "tolerance", "claim"]].map(bool).all().all()
+
+
+def test_the_approximation_bound_needs_a_finite_sup_norm_and_an_informative_constant():
+    row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(True, False))[-1]
+    assert row.claim_id == "A2.approx_bound" and row.verdict == INCONCLUSIVE and "fails" in row.reason and "D = 8" in row.reason
+    vacuous = approximation_bound(True).assign(bound=lambda t: 0.2 + t["tail_sum"])  # C·tail above τ·I everywhere
+    row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=vacuous)[-1]
+    assert row.verdict == INCONCLUSIVE and "says nothing" in row.reason
+    row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(True))[-1]
+    assert row.verdict == REPRODUCED and row.measured == pytest.approx(0.04) and "D=4: 0.08" in row.claim
+
+
+def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floor():
+    minima = l2_minima(True)
+    minima.loc[(minima["D"] == 2), "minimum"] = 0.05  # above the paper's 4.607e-2 at D = 2
+    minima = pd.concat([minima, minima.assign(definition=minima["definition"].replace({"plain": "x_shift_removed"}))
+                        .query("definition == 'x_shift_removed'")])
+    rows = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)}
+    assert rows["A2.l2_distance.D2"].verdict == NOT_COMPARABLE and "below 0.05" in rows["A2.l2_distance.D2"].reason
+    assert rows["A2.l2_distance.D4"].verdict == REPRODUCED  # its floor is below the paper's value
+    assert rows["A2.l2_floor.plain"].verdict == CONTRADICTED and "D=2: 0.05 vs 0.04607" in rows["A2.l2_floor.plain"].claim
+    assert rows["A2.l2_floor.joint"].verdict == CONTRADICTED
+
+
+def test_a_rank_rule_saturated_at_2k_cannot_count():
+    rows = a3_claims(*[a3_args for a3_args in _a3_inputs()], spectrum=rank_evidence(16))
+    row = next(r for r in rows if r.claim_id == "A3.rank_k")
+    assert row.verdict == INCONCLUSIVE and "cannot count" in row.reason and row.paper_value == 8
+
+
+def _a3_inputs():
+    table = pd.DataFrame([{"D": d, "seed": s, "r2_f": 0.97, "r2_g": 0.93} for d in (7, 8, 9) for s in SEEDS])
+    elbow = {"classes": 8, "elbow": 8, "rule": "test rule", "per_seed": {s: 8 for s in SEEDS}}
+    return table, elbow, paper_values("A3"), paper_setting("A3")
 
 
 def test_a_run_off_the_papers_recipe_is_not_compared():

@@ -93,12 +93,20 @@ def _log2_dims_axis(ax, dims):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
-    """A2: population excess risk and shift-removed L2 distance to τ·PMI vs D, for the two-tower
-    MLP (mean over seeds, bars: min–max) and for the spectral truncation s_D; paper 2 Table 1
-    columns 3–4 overlaid when comparable."""
+def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None,
+                 minima: pd.DataFrame | None = None, bound: pd.DataFrame | None = None,
+                 decay: pd.DataFrame | None = None, groups: pd.DataFrame | None = None):
+    """A2: (a) population excess risk and (b) shift-removed L2 distance to τ·PMI vs D, for the two-tower MLP (mean
+    over seeds, bars: min–max) and for the spectral truncation s_D; paper 2 Table 1 columns 3–4 overlaid when
+    comparable. With ``minima``: (c) the MLP's distance under every candidate definition (solid) beside the smallest
+    distance any rank-D score attains under it (dashed) and the paper's column. With ``bound``: (d) (inf L − L*) over
+    the tail Σ_{i>D} λ_i for s_D and the best MLP against the bound's constant C(α, B). With ``decay`` and ``groups``:
+    (e) the spectrum in pairs with its geometric, power and stretched-exponential fits, (f) the pair ratio."""
     _style(style)
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
+    extra = minima is not None or bound is not None or groups is not None
+    fig, axes = plt.subplots(2 if extra else 1, 3 if extra else 2, figsize=(13.5, 7.2) if extra else (9.0, 3.6),
+                             constrained_layout=True, squeeze=False)
+    axes = axes.ravel()
     panels = (("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$", "(a) excess contrastive risk"),
               ("l2_distance", "spectral_l2_distance", r"$\min_c\|s+c(x)-\tau\,\mathrm{PMI}\|_{L_2}$", "(b) distance to the Bayes score"))
     for ax, (mlp_col, spec_col, ylabel, title) in zip(axes, panels):
@@ -109,14 +117,59 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
         ax.set(yscale="log", xlabel="representation dimension D", ylabel=ylabel, title=title)
         _log2_dims_axis(ax, table["D"].unique())
         ax.legend(fontsize=8)
+    if not extra:
+        return fig
+    if minima is not None:
+        ax = axes[2]
+        ranked = minima[minima["D"] > 0]
+        for k, (name, group) in enumerate(ranked.groupby("definition", sort=False)):
+            color = f"C{k}"
+            if f"l2_{name}" in table:
+                mean = table.groupby("D")[f"l2_{name}"].mean()
+                ax.plot(mean.index, mean.to_numpy(), "o-", color=color, label=f"MLP, {name}")
+            ax.plot(group["D"], group["minimum"], "s--", color=color, alpha=0.8, label=f"rank-D minimum, {name}")
+        if reference is not None:
+            _overlay_reference(ax, reference, "l2_distance", "k", "paper's column")
+        ax.set(yscale="log", xlabel="representation dimension D", ylabel="L2 distance to τ·PMI",
+               title="(c) the L2 column under each definition")
+        _log2_dims_axis(ax, ranked["D"].unique())
+        ax.legend(fontsize=6, ncol=2)
+    if bound is not None:
+        ax = axes[3]
+        ax.plot(bound["D"], bound["spectral_ratio"], "s--", color="C2", label=r"$s_D$: $(L-L^*)/\sum_{i>D}\lambda_i$")
+        ax.plot(bound["D"], bound["trained_ratio"], "o-", color="C0", label="best MLP: same ratio")
+        ax.plot(bound["D"], bound["constant"], "^:", color="C3", label=r"bound's constant $C(\alpha, B_D)$")
+        ax.set(yscale="log", xlabel="representation dimension D", ylabel="ratio to the spectral tail",
+               title="(d) Sec. 3 bound: excess / tail vs its constant")
+        _log2_dims_axis(ax, bound["D"].unique())
+        ax.legend(fontsize=7)
+    if groups is not None and decay is not None:
+        ax = axes[4]
+        j = groups["group"].to_numpy(dtype=float)
+        ax.plot(j, groups["sum"], "o", color="C0", label=r"$\lambda_{2j-1}+\lambda_{2j}$")
+        for _, fit in decay[decay["group_size"] == 2].iterrows():
+            ax.plot(j, groups[f"fit_{fit['model']}"], "-", label=f"{fit['model']} ({fit['parameter']} {fit['value']:.3g}), "
+                                                         f"rms log {fit['rms_log']:.2f}")
+        ax.set(yscale="log", xlabel="pair j", ylabel="pair sum", title="(e) spectrum in pairs and its decay fits")
+        ax.legend(fontsize=6.5)
+        ax = axes[5]
+        ax.plot(j, groups["ratio_next"], "o-", color="C1")
+        ax.set(xlabel="pair j", ylabel=r"$P_{j+1}/P_j$", title="(f) pair ratio: constant if geometric")
+    for ax in axes[(4 if groups is None else 6):]:
+        ax.set_visible(False)
     return fig
 
 
-def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None):
+def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None, spectrum: pd.DataFrame | None = None,
+              noise: pd.DataFrame | None = None, rank: dict | None = None):
     """A3: linear-probe R² of f(x) → p(z|x) and g(y) → log p(z|y)/π_k, and the held-out excess risk,
-    vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked."""
+    vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked. With ``spectrum``, ``noise``
+    and ``rank`` (crlrepro.lcgm.rank_k_evidence): (c) the operator's own spectrum with its floor and the
+    exact-rank-K reference, (d) λ_{K+1}/λ_K and the detected rank against the anchors' noise."""
     _style(style)
-    fig, (ax_r2, ax_risk) = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
+    extra = spectrum is not None and noise is not None and rank is not None
+    fig, axes = plt.subplots(1, 4 if extra else 2, figsize=(17.0 if extra else 9.0, 3.6), constrained_layout=True)
+    ax_r2, ax_risk = axes[0], axes[1]
     long = table.melt(id_vars=["D", "seed"], value_vars=["r2_f", "r2_g"], var_name="probe", value_name="R2")
     long["probe"] = long["probe"].map({"r2_f": r"$f(x)\to p(z|x)$", "r2_g": r"$g(y)\to\log p(z|y)/\pi_k$"})
     sns.lineplot(data=long, x="D", y="R2", hue="probe", errorbar=("pi", 100), marker="o", ax=ax_r2)
@@ -129,6 +182,31 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
         ax.legend(fontsize=8)
     ax_r2.set(ylabel="held-out linear-probe $R^2$", title="(a) probes of the learned encoders")
     ax_risk.set(yscale="log", ylabel=r"held-out $\hat L(s)-\hat L(\tau\,\mathrm{PMI})$", title="(b) held-out excess risk")
+    if not extra:
+        return fig
+    ax, k = axes[2], int(rank["classes"])
+    ax.errorbar(spectrum["i"], spectrum["mean"], yerr=spectrum["sd"], fmt="o", color="C0", capsize=2,
+                label=f"LCGM, {rank['samples']} held-out x, y × {rank['repeats']}")
+    ax.plot(spectrum["i"], spectrum["floor"], "--", color="C3", label=f"floor ({rank['floor']['rtol']:g}·Σλ + z·se)")
+    positive = spectrum[spectrum["deterministic"] > 0]
+    ax.plot(positive["i"], positive["deterministic"], "x", color="0.4",
+            label="deterministic anchors (rank K exactly; beyond K ~1e-31·λ₁, off the axis)")
+    ax.axvline(k + 0.5, color="0.3", linestyle=":", linewidth=1)
+    ax.set(yscale="log", xlabel="index i", ylabel=r"eigenvalue $\lambda_i$ of $T^*T$",
+           title=f"(c) the operator's own spectrum: rank {rank['floor']['detected_rank']} detected, K = {k}")
+    ax.set_ylim(bottom=max(1e-12, float(spectrum["mean"].min()) / 10))
+    ax.legend(fontsize=7)
+    ax = axes[3]
+    ax.plot(noise["noise_x"], noise["ratio"], "o-", color="C0", label=r"$\lambda_{K+1}/\lambda_K$")
+    ax.set(xscale="log", yscale="log", xlabel="anchor noise σx", ylabel=r"$\lambda_{K+1}/\lambda_K$",
+           title="(d) rank K needs deterministic anchors")
+    ax.set_xticks(noise["noise_x"].to_numpy(), [f"{v:g}" for v in noise["noise_x"]])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.axvline(noise.loc[noise["factor"] == 1.0, "noise_x"].iloc[0], color="0.3", linestyle=":", linewidth=1, label="config")
+    twin = ax.twinx()
+    twin.step(noise["noise_x"], noise["detected_rank"], where="mid", color="C3", label="detected rank")
+    twin.set_ylabel("detected rank", color="C3")
+    ax.legend(fontsize=7, loc="upper left")
     return fig
 
 

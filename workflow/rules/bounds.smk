@@ -22,6 +22,30 @@ rule gmm_mlp_table:
         "../scripts/gmm_mlp_table.py"
 
 
+rule approximation_bound:
+    input:
+        library("approximation_bound"),
+        trained=rules.gmm_mlp_table.output[0],
+    output:
+        bound=f"{RESULTS}/approximation/approximation_bound.csv",
+        decay=f"{RESULTS}/approximation/spectrum_decay.csv",
+        groups=f"{RESULTS}/approximation/spectrum_groups.csv",
+    log:
+        f"{RESULTS}/logs/approximation_bound.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/approximation_bound.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes=config["approximation"]["quadrature_nodes"],
+    script:
+        "../scripts/approximation_bound.py"
+
+
 rule lcgm_table:
     input:
         library("lcgm_table"),

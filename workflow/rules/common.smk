@@ -159,6 +159,11 @@ def config_keys(block, *keys):
     return {k: config_value(config, block)[k] for k in keys}
 
 
+def lcgm_model():
+    """The lcgm keys that define the model itself (its classes, views, noise and means)."""
+    return config_keys("lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed")
+
+
 def lcgm_training():
     """The lcgm keys that shape one A3 training (the model, its sample and epochs), not the sweep of
     D, the evaluation or the elbow rule."""

@@ -33,6 +33,10 @@ rule figure_gmm_mlp:
     input:
         library("figure_gmm_mlp"),
         table=rules.gmm_mlp_table.output[0],
+        minima=rules.l2_minima.output[0],
+        bound=rules.approximation_bound.output.bound,
+        decay=rules.approximation_bound.output.decay,
+        groups=rules.approximation_bound.output.groups,
         paper_values=PAPER_VALUES,
     output:
         png=report(f"{RESULTS}/figures/gmm_mlp.png", caption=caption("gmm_mlp"), category="Paper 2: approximation"),
@@ -57,6 +61,9 @@ rule figure_lcgm:
         library("figure_lcgm"),
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
+        spectrum=rules.lcgm_spectrum.output.spectrum,
+        noise=rules.lcgm_spectrum.output.noise,
+        rank=rules.lcgm_spectrum.output.summary,
     output:
         png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",

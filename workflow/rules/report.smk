@@ -46,6 +46,8 @@ rule claims_a2:
     input:
         library("claims_a2"),
         table=rules.gmm_mlp_table.output[0],
+        bound=rules.approximation_bound.output.bound,
+        minima=rules.l2_minima.output[0],
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A2.csv",
@@ -67,6 +69,7 @@ rule claims_a3:
         library("claims_a3"),
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
+        rank=rules.lcgm_spectrum.output.summary,
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A3.csv",

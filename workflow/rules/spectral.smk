@@ -43,3 +43,45 @@ rule gmm_convergence:
         nodes_list=config["approximation"]["convergence_nodes"],
     script:
         "../scripts/gmm_convergence.py"
+
+
+rule l2_minima:
+    input:
+        library("l2_minima"),
+    output:
+        f"{RESULTS}/approximation/l2_minima.csv",
+    log:
+        f"{RESULTS}/logs/l2_minima.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/l2_minima.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        dims=config["approximation"]["dims"],
+        nodes=config["approximation"]["quadrature_nodes"],
+    script:
+        "../scripts/l2_minima.py"
+
+
+rule lcgm_spectrum:
+    input:
+        library("lcgm_spectrum"),
+    output:
+        spectrum=f"{RESULTS}/approximation/lcgm_spectrum.csv",
+        noise=f"{RESULTS}/approximation/lcgm_spectrum_noise.csv",
+        summary=f"{RESULTS}/approximation/lcgm_rank.json",
+    log:
+        f"{RESULTS}/logs/lcgm_spectrum.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_spectrum.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        lcgm=lcgm_model(),
+        spectrum=config["lcgm"]["spectrum"],
+    script:
+        "../scripts/lcgm_spectrum.py"

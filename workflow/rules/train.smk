@@ -20,6 +20,7 @@ rule gmm_mlp_train:
         gmm=gmm_params(),
         tau=config["tau"],
         samples=config["approximation"]["train_samples"],
+        fresh=config["approximation"]["fresh_pairs"],
         epochs=config["approximation"]["epochs"],
         training=config["training"],
         device=config["device"],

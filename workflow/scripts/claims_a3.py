@@ -1,4 +1,5 @@
-"""A3 claims: probe R² at D = K (two-sided), the ordering R²_f > R²_g, and the elbow at D = K."""
+"""A3 claims: probe R² at D = K (two-sided), the ordering R²_f > R²_g, the elbow at D = K, and the operator's rank K
+in its own spectrum."""
 
 from crlrepro.artifacts import read_json, read_table
 from crlrepro.claims_paper2 import a3_claims
@@ -9,5 +10,5 @@ from crlrepro.verdicts import claims_frame
 run = ScriptRun(snakemake)
 elbow = read_json(snakemake.input.elbow)
 claims = a3_claims(read_table(snakemake.input.table), elbow, paper_values("A3", snakemake.input.paper_values),
-                   run.params["setting"])
+                   run.params["setting"], spectrum=read_json(snakemake.input.rank))
 run.write_table(claims_frame(claims), snakemake.output[0])

@@ -1,4 +1,4 @@
-"""A3 figure: probe R² and held-out excess risk vs D, with K and the elbow."""
+"""A3 figure: probe R² and held-out excess risk vs D, with K and the elbow; the operator's own spectrum."""
 
 from crlrepro.artifacts import read_json, read_table, save_figure
 from crlrepro.pipeline import ScriptRun
@@ -7,5 +7,6 @@ from crlrepro.plots import FigureStyle, plot_lcgm
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 elbow = read_json(snakemake.input.elbow)
-fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style)
+fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style, spectrum=read_table(snakemake.input.spectrum),
+                noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank))
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -1,4 +1,4 @@
-"""A2, one (D, seed): train the two-tower MLP on pairs from the GMM; save the model."""
+"""A2, one (D, seed): train the two-tower MLP on pairs from the GMM (fresh every epoch by default); save the model."""
 
 from pathlib import Path
 
@@ -16,7 +16,7 @@ p, t = run.params, run.params["training"]
 settings = TrainSettings(epochs=p["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
                          weight_decay=t["weight_decay"], seed=seed, name=f"A2 D={dim}", device=run.device)
 model, history = train_gmm_two_tower(
-    LatentClassGMM.from_config(p["gmm"]), dim, seed, p["tau"], p["samples"], settings,
+    LatentClassGMM.from_config(p["gmm"]), dim, seed, p["tau"], p["samples"], settings, fresh=p["fresh"],
     hidden=t["hidden"], layers=t["layers"],
     checkpoint=Path(p["checkpoint_dir"]) / f"D{dim}_seed{seed}.pt", fingerprint=config_hash(p),
 )
