@@ -58,7 +58,7 @@ def approximation_bound(good: bool, bounded: bool = True) -> pd.DataFrame:
     tail = np.array([0.5, 1e-2, 7e-4, 6e-6])
     inf_estimate = 0.08 * tail * np.array([1, 1, 1 if good else 200, 1])
     return pd.DataFrame({"D": [1, 2, 4, 8], "tail_sum": tail, "inf_estimate": inf_estimate, "alpha": 2.0,
-                         "bound": 2.0 * tail, "bounded": [True, True, True, bounded], "trivial_excess": 0.13})
+                         "bound": 3.0 * tail, "bounded": [True, True, True, bounded], "trivial_excess": 0.13})
 
 
 def l2_minima(good: bool) -> pd.DataFrame:
@@ -277,11 +277,12 @@ def test_every_row_is_a_complete_typed_claim(experiment):
 def test_the_approximation_bound_needs_a_finite_sup_norm_and_an_informative_constant():
     row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(True, False))[-1]
     assert row.claim_id == "A2.approx_bound" and row.verdict == INCONCLUSIVE and "fails" in row.reason and "D = 8" in row.reason
+    assert row.power == "finite at 3 of 4 D"
     vacuous = approximation_bound(True).assign(bound=lambda t: 0.2 + t["tail_sum"])  # C·tail above τ·I everywhere
     row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=vacuous)[-1]
     assert row.verdict == INCONCLUSIVE and "says nothing" in row.reason
     row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(True))[-1]
-    assert row.verdict == REPRODUCED and row.measured == pytest.approx(0.04) and "D=4: 0.08" in row.claim
+    assert row.verdict == REPRODUCED and row.measured == pytest.approx(0.08 / 3) and "D=4: 0.08" in row.claim
 
 
 def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floor():
@@ -294,12 +295,37 @@ def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floo
     assert rows["A2.l2_distance.D4"].verdict == REPRODUCED  # its floor is below the paper's value
     assert rows["A2.l2_floor.plain"].verdict == CONTRADICTED and "D=2: 0.05 vs 0.04607" in rows["A2.l2_floor.plain"].claim
     assert rows["A2.l2_floor.joint"].verdict == CONTRADICTED
+    assert rows["A2.l2_floor.plain"].measured == pytest.approx(0.05 / 0.04607)  # the worst floor/paper ratio
+    # a floor equal to the paper's value is attainable: compared, not set aside
+    at = l2_minima(True).assign(definition=lambda t: t["definition"].replace({"plain": "x_shift_removed"}))
+    at.loc[(at["D"] == 2) & (at["definition"] == "x_shift_removed"), "minimum"] = paper_values("A2")["l2_distance"][2]
+    row = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=at)}["A2.l2_distance.D2"]
+    assert row.verdict == REPRODUCED
+    # a recipe that also differs keeps its own reason beside the floor's
+    off = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2", **{"approximation.epochs": 5}), minima=minima)
+    reason = {r.claim_id: r for r in off}["A2.l2_distance.D2"].reason
+    assert "below 0.05" in reason and "also setting differs from the paper's: approximation.epochs: 5" in reason
+    clean = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)}
+    assert "also" not in clean["A2.l2_distance.D2"].reason
+
+
+def test_l2_floor_rows_follow_the_table_and_count_informative_points_against_the_zero_score():
+    minima = l2_minima(True)
+    minima.loc[minima["D"] == 0, "minimum"] = 0.01  # the zero score's distance: only the paper's D = 4, 8 lie below
+    rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)
+            if r.claim_id.startswith("A2.l2_floor")]
+    assert [r.claim_id for r in rows] == ["A2.l2_floor.plain", "A2.l2_floor.joint"]  # the table's order
+    assert all("informative at 2 of 4" in r.power for r in rows)
+    without_zero = minima[minima["D"] > 0]
+    rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=without_zero)
+            if r.claim_id.startswith("A2.l2_floor")]
+    assert all("informative at 4 of 4" in r.power for r in rows)
 
 
 def test_a_rank_rule_saturated_at_2k_cannot_count():
     rows = a3_claims(*[a3_args for a3_args in _a3_inputs()], spectrum=rank_evidence(16))
     row = next(r for r in rows if r.claim_id == "A3.rank_k")
-    assert row.verdict == INCONCLUSIVE and "cannot count" in row.reason and row.paper_value == 8
+    assert row.verdict == INCONCLUSIVE and "all 2K = 16 eigenvalues" in row.reason and row.paper_value == 8
 
 
 def _a3_inputs():
