@@ -147,16 +147,27 @@ mixtures = st.integers(2, 4).flatmap(
 @settings(max_examples=10, deadline=None)
 @given(mixtures, st.floats(0.1, 2.0))
 @example(([1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]), 1.0)  # independent views
+# unequal variances: far out e^{s_8/τ} outgrows the density, so ±10σ gives L(s_8) − L* = 1.80e-6 (1.74e-6 at 800
+# nodes: nodes alone look converged to 4 %), while the integral is 7.466e-6 (±14σ and ±18σ agree)
+@example(([0.7435, 1.0, 0.8292, 0.7477], [1.4025, -1.4426, 0.0, 2.0], [1.0, 0.5, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0],
+          [0.5, 1.25, 1.0, 1.0]), 1.0)
 def test_four_digits_on_unseen_mixtures(params, tau):
+    """The convergence study's reference (most nodes, widest support) has 4 digits against a finer rule on a
+    wider support, and the default rule is within the study's reported error of it: where the default has not
+    converged (the pinned mixture's D = 8), the study says so instead of hiding it."""
     raw_w, mx, sx, my, sy = params
     w = np.array(raw_w) / np.sum(raw_w)
     gmm = LatentClassGMM(w, mx, sx, my, sy)
-    coarse = truncation_table(gmm, tau, [1, 2, 4, 8], 400)
-    fine = truncation_table(gmm, tau, [1, 2, 4, 8], 800)
+    study = convergence_table(gmm, tau, [1, 2, 4, 8], [400, 800], (10.0, 14.0))
+    default = study[(study["nodes"] == 400) & (study["half_width"] == 10.0)]
+    reference = study[(study["nodes"] == 800) & (study["half_width"] == 14.0)]
+    finer = truncation_table(gmm, tau, [1, 2, 4, 8], 1200, 18.0)
     lam1 = pmi_spectrum(gmm, 400).eigenvalues[0]
     for col in ("tail_sum", "trunc_excess_risk"):
-        a, b = coarse[col].to_numpy(), fine[col].to_numpy()
+        a, b, c = default[col].to_numpy(), reference[col].to_numpy(), finer[col].to_numpy()
         # 4 significant digits, unless the value itself is at the rounding floor of the problem.
         # (λ_1 = 0 when the components coincide: PMI ≡ 0 and every value is rounding noise.)
-        ok = (np.abs(a - b) <= 1e-4 * np.abs(b)) | (np.abs(a - b) <= 1e-13 * lam1 + 1e-24)
-        assert ok.all(), (col, a, b)
+        floor = 1e-13 * lam1 + 1e-24
+        ok = (np.abs(b - c) <= 1e-4 * np.abs(c)) | (np.abs(b - c) <= floor)
+        assert ok.all(), (col, b, c)
+        assert (np.abs(a - c) <= np.abs(a - b) + 1e-4 * np.abs(c) + floor).all(), (col, a, b, c)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from crlrepro.quadrature import PopulationGrid, trapezoid_mixture
+from crlrepro.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, trapezoid_mixture
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 
@@ -132,9 +132,10 @@ class LatentClassGMM:
         y = self.mean_y[z] + self.std_y[z] * rng.standard_normal(n)
         return x, y, z
 
-    def grid(self, nodes: int) -> PopulationGrid:
-        """Product quadrature of P_X ⊗ P_Y (``nodes`` trapezoidal points per view)
-        carrying the log density ratio PMI on its nodes; see :class:`PopulationGrid`."""
-        x = trapezoid_mixture(self.weights, self.mean_x, self.std_x, nodes)
-        y = trapezoid_mixture(self.weights, self.mean_y, self.std_y, nodes)
+    def grid(self, nodes: int, half_width: float = SUPPORT_HALF_WIDTH) -> PopulationGrid:
+        """Product quadrature of P_X ⊗ P_Y (``nodes`` trapezoidal points per view over ``half_width``
+        standard deviations beyond the outermost means) carrying the log density ratio PMI on its
+        nodes; see :class:`PopulationGrid`."""
+        x = trapezoid_mixture(self.weights, self.mean_x, self.std_x, nodes, half_width)
+        y = trapezoid_mixture(self.weights, self.mean_y, self.std_y, nodes, half_width)
         return PopulationGrid(x=x, y=y, log_ratio=self.pmi(x.nodes, y.nodes))

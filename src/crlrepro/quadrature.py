@@ -10,8 +10,11 @@ converges geometrically, like exp(−2πa/Δ), for integrands analytic in a stri
 and decaying like a Gaussian (Trefethen & Weideman, SIAM Rev. 2014). PMI-based integrands are
 such functions; a few hundred nodes give 12–15 digits, where a per-component Gauss–Hermite rule
 stalls at 2–5 digits once the component variances differ (the posteriors' complex poles approach
-the real axis in the tails). PMI is bounded above by log max_k 1/π_k, so ±10σ suffices; a kernel
-growing like e^{cx²} would need a wider support.
+the real axis in the tails). PMI is bounded above by log max_k 1/π_k, so ±10σ suffices for integrals of
+PMI itself; an integrand that grows in the tails needs more. The contrastive loss of a score s carries
+e^{s/τ}: where s is large far out (the Nyström truncations s_D of a mixture with unequal variances reach
+|s| ≈ 65 at τ = 1) e^{s/τ} outgrows the density's e^{−c²/2}, and the support itself must be converged
+(crlrepro.spectral.convergence_table varies it).
 
 Joint expectations use the product rule of the two marginals and the density ratio:
 
@@ -44,14 +47,17 @@ class QuadratureRule:
 SUPPORT_HALF_WIDTH = 10.0  # in component standard deviations
 
 
-def trapezoid_mixture(weights, means, stds, nodes: int) -> QuadratureRule:
-    """Trapezoidal rule with ``nodes`` equispaced points for Σ_k π_k N(μ_k, σ_k²) (module docstring)."""
+def trapezoid_mixture(weights, means, stds, nodes: int, half_width: float = SUPPORT_HALF_WIDTH) -> QuadratureRule:
+    """Trapezoidal rule with ``nodes`` equispaced points for Σ_k π_k N(μ_k, σ_k²) (module docstring) on
+    [min_k μ_k − cσ_k, max_k μ_k + cσ_k], c = ``half_width``."""
     n = int(nodes)
     if n < 2:
         raise ValueError(f"a quadrature needs at least 2 nodes, got {nodes}")
     weights, means, stds = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (weights, means, stds))
-    lo = np.min(means - SUPPORT_HALF_WIDTH * stds)
-    hi = np.max(means + SUPPORT_HALF_WIDTH * stds)
+    if not (np.isfinite(half_width) and half_width > 0):
+        raise ValueError(f"half_width must be a finite number of standard deviations > 0, got {half_width!r}")
+    lo = np.min(means - half_width * stds)
+    hi = np.max(means + half_width * stds)
     t = np.linspace(lo, hi, n)
     z = (t[:, None] - means[None, :]) / stds[None, :]
     log_density = logsumexp(np.log(weights)[None, :] - 0.5 * z**2 - np.log(stds)[None, :], axis=1)

@@ -35,7 +35,7 @@ from crlrepro.bounds import approximation_bound_constant, density_ratio_bound, s
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.oracles import (L2_DEFINITIONS, excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_from_difference,
                               mutual_information)
-from crlrepro.quadrature import PopulationGrid, QuadratureRule
+from crlrepro.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, QuadratureRule
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -134,10 +134,11 @@ def truncated_score(system: SingularSystem, dim: int, tau: float) -> Kernel:
     return lambda x, y: tau * k_dim(x, y)
 
 
-def truncation_table(gmm: LatentClassGMM, tau: float, dims, nodes: int) -> pd.DataFrame:
+def truncation_table(gmm: LatentClassGMM, tau: float, dims, nodes: int, half_width: float = SUPPORT_HALF_WIDTH) -> pd.DataFrame:
     """Paper 2, Table 1, columns 1–2: per D, the tail sum Σ_{i>D} λ_i and the population excess
-    contrastive risk L(s_D) − L* of the spectral truncation, both by quadrature."""
-    return truncation_on_grid(gmm.grid(nodes), gmm.pmi, tau, dims)
+    contrastive risk L(s_D) − L* of the spectral truncation, both by quadrature (``nodes`` per view over
+    ``half_width`` standard deviations)."""
+    return truncation_on_grid(gmm.grid(nodes, half_width), gmm.pmi, tau, dims)
 
 
 def _truncations(grid: PopulationGrid, pmi: Kernel, tau: float, dims):
@@ -161,19 +162,25 @@ def significant_digits(value: np.ndarray, reference: np.ndarray) -> np.ndarray:
         return -np.log10(np.abs(value - reference) / np.abs(reference))
 
 
-def convergence_table(gmm: LatentClassGMM, tau: float, dims, nodes_list) -> pd.DataFrame:
-    """The truncation table at every quadrature size in ``nodes_list``, with the correct significant
-    digits of each value against the finest size (left empty on the finest row itself)."""
+def convergence_table(gmm: LatentClassGMM, tau: float, dims, nodes_list, support_widths=(SUPPORT_HALF_WIDTH,)) -> pd.DataFrame:
+    """The truncation table at every quadrature size in ``nodes_list`` on the default support, and at the
+    largest size on every half-width in ``support_widths`` (the loss carries e^{s_D/τ}, which far out can
+    outgrow the density: the support must converge too), with the correct significant digits of each value
+    against the reference, the largest size on the widest support (left empty on that row itself)."""
     nodes_list = sorted(int(n) for n in nodes_list)
-    tables = {n: truncation_table(gmm, tau, dims, n) for n in nodes_list}
-    finest = tables[nodes_list[-1]]
+    widths = sorted({float(SUPPORT_HALF_WIDTH), *(float(w) for w in support_widths)})
+    cases = [(n, SUPPORT_HALF_WIDTH) for n in nodes_list] + [(nodes_list[-1], w) for w in widths if w != SUPPORT_HALF_WIDTH]
+    tables = {case: truncation_table(gmm, tau, dims, *case) for case in cases}
+    reference_case = (nodes_list[-1], widths[-1])
+    reference = tables[reference_case]
     rows = []
-    for n in nodes_list:
-        t = tables[n].copy()
-        t.insert(0, "nodes", n)
+    for case in cases:
+        t = tables[case].copy()
+        t.insert(0, "half_width", case[1])
+        t.insert(0, "nodes", case[0])
         for col in ("tail_sum", "trunc_excess_risk"):
-            digits = significant_digits(t[col].to_numpy(), finest[col].to_numpy())
-            t[f"{col}_digits"] = np.where(n == nodes_list[-1], np.nan, np.minimum(digits, 16.0))
+            digits = significant_digits(t[col].to_numpy(), reference[col].to_numpy())
+            t[f"{col}_digits"] = np.where(case == reference_case, np.nan, np.minimum(digits, 16.0))
         rows.append(t)
     return pd.concat(rows, ignore_index=True)
 

@@ -41,6 +41,7 @@ rule gmm_convergence:
         tau=config["tau"],
         dims=config["approximation"]["dims"],
         nodes_list=config["approximation"]["convergence_nodes"],
+        support_widths=config["approximation"]["support_widths"],
     script:
         "../scripts/gmm_convergence.py"
 

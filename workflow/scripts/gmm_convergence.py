@@ -1,4 +1,4 @@
-"""A1: the truncation table at every quadrature size, with correct digits against the finest."""
+"""A1: the truncation table at every quadrature size and support width, with correct digits against the finest."""
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.pipeline import ScriptRun
@@ -6,5 +6,5 @@ from crlrepro.spectral import convergence_table
 
 run = ScriptRun(snakemake)
 p = run.params
-table = convergence_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes_list"])
+table = convergence_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes_list"], p["support_widths"])
 run.write_table(table, snakemake.output[0])
