@@ -161,14 +161,16 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
 
 
 def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None, spectrum: pd.DataFrame | None = None,
-              noise: pd.DataFrame | None = None, rank: dict | None = None):
+              noise: pd.DataFrame | None = None, rank: dict | None = None, sensitivity: pd.DataFrame | None = None):
     """A3: linear-probe R² of f(x) → p(z|x) and g(y) → log p(z|y)/π_k, and the held-out excess risk,
     vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked. With ``spectrum``, ``noise``
     and ``rank`` (crlrepro.lcgm.rank_k_evidence): (c) the operator's own spectrum with its floor and the
-    exact-rank-K reference, (d) λ_{K+1}/λ_K and the detected rank against the anchors' noise."""
+    exact-rank-K reference, (d) λ_{K+1}/λ_K and the detected rank against the anchors' noise. With
+    ``sensitivity``: (e) R²_f − R²_g at D = K over the grid of target noise and class separation."""
     _style(style)
     extra = spectrum is not None and noise is not None and rank is not None
-    fig, axes = plt.subplots(1, 4 if extra else 2, figsize=(17.0 if extra else 9.0, 3.6), constrained_layout=True)
+    panels = (4 if extra else 2) + (sensitivity is not None)
+    fig, axes = plt.subplots(1, panels, figsize=(4.25 * panels, 3.6), constrained_layout=True)
     ax_r2, ax_risk = axes[0], axes[1]
     long = table.melt(id_vars=["D", "seed"], value_vars=["r2_f", "r2_g"], var_name="probe", value_name="R2")
     long["probe"] = long["probe"].map({"r2_f": r"$f(x)\to p(z|x)$", "r2_g": r"$g(y)\to\log p(z|y)/\pi_k$"})
@@ -207,6 +209,15 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
     twin.step(noise["noise_x"], noise["detected_rank"], where="mid", color="C3", label="detected rank")
     twin.set_ylabel("detected rank", color="C3")
     ax.legend(fontsize=7, loc="upper left")
+    if sensitivity is not None:
+        ax = axes[-1]
+        grid = sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_f_minus_r2_g")
+        sns.heatmap(grid, annot=sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_f").round(3)
+                    .astype(str) + "\n" + sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_g")
+                    .round(3).astype(str), fmt="", cmap="RdBu", center=0.0, ax=ax, annot_kws={"fontsize": 7},
+                    cbar_kws={"label": r"$R^2_f - R^2_g$"})
+        ax.set(xlabel="class separation", ylabel="target noise σy",
+               title="(e) R²_f (top) and R²_g at D = K: the setting decides the order")
     return fig
 
 

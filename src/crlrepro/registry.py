@@ -100,9 +100,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp"),
     Experiment(
         "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
-        ("lcgm_train", "lcgm_table", "lcgm_spectrum"),
+        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_train", "lcgm_sensitivity"),
         ("approximation/lcgm_probe.csv", "approximation/lcgm_elbow.json", "approximation/lcgm_spectrum.csv",
-         "approximation/lcgm_rank.json"), "claims_a3",
+         "approximation/lcgm_rank.json", "approximation/lcgm_sensitivity.csv"), "claims_a3",
         (ClaimSpec("r2_f", "probe R² of f(x) → p(z|x) at D = K", "value", "r2_f",
                    ("lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
                    ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples")),

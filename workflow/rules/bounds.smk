@@ -67,6 +67,28 @@ rule lcgm_table:
         "../scripts/lcgm_table.py"
 
 
+rule lcgm_sensitivity:
+    input:
+        library("lcgm_sensitivity"),
+        models=lcgm_sensitivity_models(),
+    output:
+        f"{RESULTS}/approximation/lcgm_sensitivity.csv",
+    log:
+        f"{RESULTS}/logs/lcgm_sensitivity.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_sensitivity.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        lcgm=config_keys(
+            "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "test_samples"
+        ),
+        tau=config["tau"],
+    script:
+        "../scripts/lcgm_sensitivity.py"
+
+
 rule tsybakov:
     input:
         library("tsybakov"),

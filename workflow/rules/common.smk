@@ -132,6 +132,16 @@ def lcgm_models():
     )
 
 
+def lcgm_sensitivity_models():
+    """One A3 model at D = K per (noise_y, separation) of lcgm.sensitivity, by grid index."""
+    grid = config["lcgm"]["sensitivity"]
+    return expand(
+        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}.pt",
+        i=range(len(grid["noise_y"])),
+        j=range(len(grid["separation"])),
+    )
+
+
 def all_targets():
     """Every experiment's results, figures and claims, the summary and the report captions (registry)."""
     return registry.all_targets(RESULTS)

@@ -64,6 +64,7 @@ rule figure_lcgm:
         spectrum=rules.lcgm_spectrum.output.spectrum,
         noise=rules.lcgm_spectrum.output.noise,
         rank=rules.lcgm_spectrum.output.summary,
+        sensitivity=rules.lcgm_sensitivity.output[0],
     output:
         png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",

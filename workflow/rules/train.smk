@@ -136,3 +136,32 @@ rule deviation_draws:
         device=config["device"],
     script:
         "../scripts/deviation_draws.py"
+
+
+rule lcgm_sensitivity_train:
+    input:
+        library("lcgm_train"),
+    output:
+        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}.pt",
+    log:
+        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.tsv"
+    wildcard_constraints:
+        i=r"\d+",
+        j=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        lcgm=lcgm_training(),
+        sensitivity=config["lcgm"]["sensitivity"],
+        seed=config["seeds"][0],
+        tau=config["tau"],
+        training=config["training"],
+        device=config["device"],
+        checkpoint_dir=f"{RESULTS}/checkpoints/lcgm_sensitivity",
+    script:
+        "../scripts/lcgm_train.py"

@@ -8,5 +8,6 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 elbow = read_json(snakemake.input.elbow)
 fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style, spectrum=read_table(snakemake.input.spectrum),
-                noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank))
+                noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank),
+                sensitivity=read_table(snakemake.input.sensitivity))
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
