@@ -210,6 +210,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "calibration_run", "calibration", "figure_calibration", "claims_c2",
         "negative_sampling", "scaling", "budget", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
         "deviation_draws", "deviation",
+        # paper 2's L2 floors, Sec. 3 bound table and A3 sensitivity evaluate through the oracles too
+        "l2_minima", "approximation_bound", "lcgm_sensitivity",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
