@@ -91,14 +91,28 @@ def rank_evidence(detected: int, classes: int = 8) -> dict:
                       "z": 3.0, "margin_above": 8.5, "margin_below": 2.0}}
 
 
-def a4(good: bool):
-    # The paper does not report its fit window: to show the decision can fail, pretend it did.
-    ref = paper_values("A4")
-    known = {**ref, "setting": {**ref["setting"], "tsybakov.window": [1e-4, 1e-2]}}
-    mu = 0.87889 if good else 0.99
-    table = pd.DataFrame([{"t_min": 1e-4, "t_max": 1e-2, "mu_hat": mu, "ci_low": mu - 0.01, "ci_high": mu + 0.01,
+def a4_exact(good: bool, *, configured: float | None = None, small_t: tuple[float, float] | None = None,
+             z: float | None = None):
+    """The exact-F tables of A4: the window scan (slopes over t_min, one width) and the configured window's row, the
+    curve of local slopes (smallest t first) and the Monte-Carlo check."""
+    starts = np.geomspace(1e-9, 1e-2, 8)
+    slopes = np.linspace(0.92, 0.5, 8) if good else np.linspace(0.62, 0.4, 8)  # bad: no window near 0.8789
+    scan = pd.DataFrame({"t_min": starts, "t_max": starts * 10, "width": 1.0, "points": 9, "slope": slopes, "configured": False})
+    mine = pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 20, "configured": True,
+                          "slope": configured if configured is not None else (0.882 if good else 0.5)}])
+    low_end, decade_up = small_t if small_t is not None else ((0.95, 0.94) if good else (0.7, 0.75))
+    t = np.geomspace(1e-9, 1.0, 10)
+    curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": np.concatenate([[low_end, decade_up], np.linspace(0.9, 0.4, 8)])})
+    check = pd.DataFrame({"t": t[:5], "cdf_monte_carlo": t[:5], "cdf_exact": t[:5],
+                          "z": [0.5, -1.0, 2.0, z if z is not None else (0.3 if good else 9.0), -0.2]})
+    return {"curve": curve, "windows": pd.concat([scan, mine], ignore_index=True), "check": check}
+
+
+def a4(good: bool, **exact):
+    mu = 0.885
+    table = pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "mu_hat": mu, "ci_low": mu - 0.01, "ci_high": mu + 0.01,
                            "rate": (mu + 1) / (mu + 2), "rate_low": (mu + 0.99) / (mu + 1.99), "rate_high": (mu + 1.01) / (mu + 2.01)}])
-    return a4_claims(table, known, {**paper_setting("A4"), "tsybakov.window": [1e-4, 1e-2]})
+    return a4_claims(table, paper_values("A4"), paper_setting("A4"), **a4_exact(good, **exact), tolerance=0.05, level=1e-3)
 
 
 # Paper 1 ------------------------------------------------------------------------------------------
@@ -132,7 +146,8 @@ def c2(good: bool):
                           "bound": bound, "ratio": regret / bound, "E_star": 0.8})
     fit = ({"exponent": 0.9, "low": 0.8, "high": 1.0} if good else {"exponent": 0.3, "low": 0.2, "high": 0.4})
     fit.update(points_used=4, floor=1e-4)
-    return c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
+    families = pd.DataFrame([{"model": "truncation", **{k: fit[k] for k in ("exponent", "low", "high")}, "points_used": 6}])
+    return c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), families=families)
 
 
 def c2_sqrt(good: bool):
@@ -342,12 +357,36 @@ def test_a_run_off_the_papers_recipe_is_not_compared():
     assert {r.verdict for r in rows if r.kind == "direction"} == {REPRODUCED}
 
 
-def test_a4_is_not_comparable_while_the_papers_window_is_unknown():
-    ref = paper_values("A4")
-    table = pd.DataFrame([{"t_min": 1e-4, "t_max": 1e-2, "mu_hat": 0.87889, "ci_low": 0.87, "ci_high": 0.89,
-                           "rate": 0.6526, "rate_low": 0.65, "rate_high": 0.655}])
-    rows = a4_claims(table, ref, {**paper_setting("A4"), "tsybakov.window": [1e-4, 1e-2]})
-    assert all(r.verdict == NOT_COMPARABLE and "tsybakov.window: not reported by the paper" in r.reason for r in rows)
+def test_a4_mu_hat_is_window_conditional():
+    rows = {r.claim_id: r for r in a4(True)}
+    row = rows["A4.mu_hat"]
+    assert row.verdict == REPRODUCED and row.measured == pytest.approx(0.882) and "window" in row.reason
+    assert "1-decade windows with t_min ∈ [1e-09, 1e-08] (2 of 8)" in row.reason and row.power.startswith("2 of 8 scanned")
+    # only other windows give the paper's value: our configured window does not
+    row = {r.claim_id: r for r in a4(True, configured=0.7)}["A4.mu_hat"]
+    assert row.verdict == INCONCLUSIVE and "only other windows" in row.reason
+    # a mixture other than the paper's is not compared
+    other = {**paper_setting("A4"), "gmm": {"weights": [1.0]}}
+    rows = a4_claims(pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}]), paper_values("A4"), other,
+                     **a4_exact(True), tolerance=0.05, level=1e-3)
+    assert [r.verdict for r in rows[:2]] == [NOT_COMPARABLE, NOT_COMPARABLE]
+
+
+def test_a4_admissibility_reads_the_small_t_slope_and_its_trend():
+    rows = {r.claim_id: r for r in a4(True)}
+    assert rows["A4.rate"].verdict == REPRODUCED and rows["A4.rate"].measured == pytest.approx(1.95 / 2.95)
+    # above μ̂ but falling as t falls: the trend may cross it below the curve's smallest t
+    assert {r.claim_id: r for r in a4(True, small_t=(0.9, 0.95))}["A4.rate"].verdict == INCONCLUSIVE
+    # below μ̂ but rising as t falls
+    assert {r.claim_id: r for r in a4(True, small_t=(0.8, 0.7))}["A4.rate"].verdict == INCONCLUSIVE
+    assert {r.claim_id: r for r in a4(True, small_t=(0.8, 0.85))}["A4.rate"].verdict == CONTRADICTED
+
+
+def test_a4_monte_carlo_check_uses_a_bonferroni_quantile():
+    # 5 thresholds at family level 1e-3: z* = Φ⁻¹(1 − 1e-4) = 3.72
+    assert {r.claim_id: r for r in a4(True, z=3.6)}["A4.monte_carlo"].verdict == VERIFIED
+    row = {r.claim_id: r for r in a4(True, z=3.8)}["A4.monte_carlo"]
+    assert row.verdict == FAILED and "3.72" in row.tolerance
 
 
 def test_paper3_values_on_other_data_are_not_compared():
@@ -396,17 +435,21 @@ def test_c2_bound_that_says_nothing_is_inconclusive():
     assert row.verdict == INCONCLUSIVE and "2E* − 1 = 0.6" in row.tolerance and "0% informative" in row.claim
 
 
-def test_c2_tsybakov_rate_of_another_mixture_is_not_compared():
-    rows = {r.claim_id: r for r in c2(True)}
-    assert rows["C2.exponent_tsybakov"].verdict == REPRODUCED
+def test_c2_score_families_are_tested_against_the_accelerated_exponent():
     table = pd.DataFrame({"model": "m", "checkpoint": [1], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
                           "ratio": [0.05], "E_star": 0.8})
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
+    families = pd.DataFrame({"model": ["truncation", "perturbed:a", "perturbed:b", "perturbed:c"],
+                             "exponent": [0.8, 0.6, 0.66, np.nan], "low": [0.7, 0.5, 0.6, np.nan],
+                             "high": [0.9, 0.63, 0.7, np.nan], "points_used": [6, 5, 5, 0]})
     rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66),
-                                             same_mixture=False)}
-    row = rows["C2.exponent_tsybakov"]
-    assert row.verdict == NOT_COMPARABLE and "paper 1's (consistency.gmm)" in row.reason
-    assert rows["C2.exponent_half"].verdict == REPRODUCED
+                                             families=families)}
+    verdicts = {key: rows[f"C2.family.{key}"].verdict for key in families["model"]}
+    assert verdicts == {"truncation": REPRODUCED, "perturbed:a": CONTRADICTED, "perturbed:b": INCONCLUSIVE,
+                        "perturbed:c": INCONCLUSIVE}
+    assert "0.65" in rows["C2.family.truncation"].claim and "6 informative members" in rows["C2.family.truncation"].claim
+    assert "C2.family.truncation" not in {r.claim_id for r in c2_claims(table, fit, paper_values("C2"),
+                                                                        tsybakov_rate=(0.65, 0.64, 0.66))}
 
 
 def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():

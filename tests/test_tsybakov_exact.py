@@ -269,3 +269,50 @@ def test_bad_windows_and_options_are_refused(no_work):
         gap_cdf_local_slope(PAPER, [0.1], method="spline")
     with pytest.raises(ValueError, match="nodes"):
         gap_cdf(PAPER, [0.1], nodes=1)
+
+
+def test_exact_curve_slope_matches_the_local_slope_and_the_t_log_t_law():
+    curve = tsybakov.exact_gap_curve(PAPER, 1e-9, 1e-7, 1)
+    np.testing.assert_allclose(curve["t"], [1e-9, 1e-8, 1e-7])
+    np.testing.assert_allclose(curve["cdf"], gap_cdf(PAPER, curve["t"].to_numpy()), rtol=1e-12)
+    np.testing.assert_allclose(curve["local_slope"], gap_cdf_local_slope(PAPER, curve["t"].to_numpy()), rtol=1e-10)
+    # F ≈ c t log(1/t): the local slope is 1 − 1/log(1/t) up to O(1/log²)
+    law = 1.0 - 1.0 / np.log(1.0 / curve["t"])
+    assert np.all(np.abs(curve["local_slope"] - law) < 0.01) and curve["local_slope"].is_monotonic_decreasing
+
+
+def test_small_t_exponent_is_the_secant_of_the_exact_cdf():
+    result = tsybakov.small_t_exponent(PAPER, 1e-9)
+    f = gap_cdf(PAPER, np.array([1e-9, 1e-8]))
+    assert result["mu_small"] == pytest.approx(np.log10(f[1] / f[0]), rel=1e-12)
+    assert result["rate"] == pytest.approx((result["mu_small"] + 1) / (result["mu_small"] + 2))
+    assert 0.94 < result["mu_small"] < 0.96  # between the local slopes at its two ends
+
+
+def test_monte_carlo_agreement_is_a_binomial_z_score():
+    z = tsybakov.monte_carlo_agreement(np.array([0.5, 0.1]), np.array([0.51, 0.1]), 10000)
+    np.testing.assert_allclose(z, [0.01 / 0.005, 0.0])
+    with pytest.raises(ValueError, match="one shape"):
+        tsybakov.monte_carlo_agreement(np.array([0.5]), np.array([0.5, 0.1]), 10)
+    with pytest.raises(ValueError, match="samples"):
+        tsybakov.monte_carlo_agreement(np.array([0.5]), np.array([0.5]), 0)
+
+
+def test_a_wrong_cdf_fails_the_monte_carlo_check():
+    """The check can fail: the exact F of another mixture is far from this one's Monte Carlo."""
+    rng = np.random.default_rng(0)
+    gaps = density_ratio_gaps(PAPER, 200_000, rng)
+    t = np.array([1e-3, 1e-2, 1e-1])
+    empirical = np.searchsorted(np.sort(gaps), t, side="right") / gaps.size
+    assert np.abs(tsybakov.monte_carlo_agreement(gap_cdf(PAPER, t), empirical, gaps.size)).max() < 4
+    closer = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.0, -1.0]), np.ones(2), np.array([1.2, -1.2]), np.ones(2))
+    assert np.abs(tsybakov.monte_carlo_agreement(gap_cdf(closer, t), empirical, gaps.size)).max() > 10
+
+
+def test_bad_curve_and_small_t_options_are_refused(no_work):
+    with pytest.raises(ValueError, match="t_min < t_max"):
+        tsybakov.exact_gap_curve(PAPER, 1.0, 1e-3, 2)
+    with pytest.raises(ValueError, match="points_per_decade"):
+        tsybakov.exact_gap_curve(PAPER, 1e-3, 1.0, 0)
+    with pytest.raises(ValueError, match="positive"):
+        tsybakov.small_t_exponent(PAPER, -1e-9)

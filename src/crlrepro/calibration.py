@@ -91,3 +91,74 @@ def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.ra
     return {"exponent": float(slope), "log_constant": float(intercept), "low": float(low), "high": float(high),
             "resampled": "models" if groups is not None else "checkpoints",
             "points_used": int(used.sum()), "points_excluded": int((~used).sum()), "floor": float(floor)}
+
+
+# Perturbation directions h of the Bayes score s_ε = τ (PMI + ε h): smooth functions that change the ranking of the
+# candidates y for a query x (an x-only h changes neither the ranking nor the contrastive loss).
+PERTURBATIONS = {
+    "sin_x_times_y": ("sin(x)·y", lambda x, y: np.sin(x)[:, None] * y[None, :]),
+    "half_y_squared": ("y²/2", lambda x, y: np.zeros(np.shape(x))[:, None] + 0.5 * y[None, :] ** 2),
+}
+
+
+def perturbed_bayes_score(gmm: LatentClassGMM, tau: float, epsilon: float, direction: str):
+    """s_ε(x, y) = τ (PMI(x, y) + ε h(x, y)), h = PERTURBATIONS[direction]: a family that reaches the Bayes score
+    as ε → 0, with L(s_ε) − L* = O(ε²) for smooth h."""
+    if direction not in PERTURBATIONS:
+        raise ValueError(f"unknown perturbation {direction!r}; known: {sorted(PERTURBATIONS)}")
+    if not np.isfinite(epsilon):
+        raise ValueError(f"epsilon must be finite, got {epsilon!r}")
+    h = PERTURBATIONS[direction][1]
+
+    def score(x, y):
+        x, y = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(y, dtype=float))
+        return tau * (gmm.pmi(x, y) + epsilon * h(x, y))
+
+    return score
+
+
+def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, perturbations, nodes: int,
+                       inner_nodes: int) -> pd.DataFrame:
+    """Families of scores that approach the Bayes score, each member measured like a checkpoint (L(s) − L* and E(s)
+    on one quadrature rule): the spectral truncations s_D (D in ``dims``, one SVD of the PMI operator on the rule's
+    grid; family "truncation") and the perturbed Bayes scores s_ε (ε in ``epsilons``, one family per direction in
+    ``perturbations``, named "perturbed:<direction>"). Columns: model (family), parameter (D or ε), excess_loss, auc."""
+    from crlrepro.spectral import operator_svd, truncated_score
+
+    dims, epsilons = list(dims), list(epsilons)
+    unknown = [p for p in perturbations if p not in PERTURBATIONS]
+    if unknown:
+        raise ValueError(f"unknown perturbation(s) {unknown}; known: {sorted(PERTURBATIONS)}")
+    if any(isinstance(d, bool) or int(d) != d or d < 1 for d in dims):
+        raise ValueError(f"truncation dims must be integers >= 1, got {dims}")
+    if any(not (np.isfinite(e) and e > 0) for e in epsilons):
+        raise ValueError(f"perturbation sizes epsilon must be finite and > 0, got {epsilons}")
+    grid = gmm.grid(nodes)
+    members = []
+    if dims:
+        system = operator_svd(gmm.pmi, grid.x, grid.y)
+        members += [("truncation", float(d), truncated_score(system, int(d), tau)) for d in dims]
+    members += [(f"perturbed:{p}", float(e), perturbed_bayes_score(gmm, tau, float(e), p))
+                for p in perturbations for e in epsilons]
+    rows = [{"model": name, "parameter": parameter, "excess_loss": excess_contrastive_risk(score, grid, tau),
+             "auc": retrieval_auc(score, gmm, nodes, inner_nodes)} for name, parameter, score in members]
+    return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc"])
+
+
+def family_exponents(table: pd.DataFrame, bootstrap: int, rng: np.random.Generator, *, floor: float) -> pd.DataFrame:
+    """fit_calibration_exponent per family of a calibration_table of score families, over its informative members
+    with both excesses above ``floor`` (bootstrap over members: a family's members are deterministic, the interval
+    says how much the exponent depends on which of them are in the fit). A family with fewer than 3 such members
+    gets NaN (no exponent)."""
+    rows = []
+    for name, members in table.groupby("model", sort=False):
+        eligible = members["informative"] if "informative" in members else None
+        try:
+            fit = fit_calibration_exponent(members["excess_loss"], members["excess_auc"], bootstrap, rng, floor=floor,
+                                           eligible=eligible)
+        except ValueError:
+            fit = {"exponent": np.nan, "log_constant": np.nan, "low": np.nan, "high": np.nan, "points_used": 0,
+                   "points_excluded": int(len(members)), "floor": float(floor), "resampled": "members"}
+        fit["resampled"] = "members"
+        rows.append({"model": name, **fit})
+    return pd.DataFrame(rows)

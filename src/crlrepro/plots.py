@@ -221,33 +221,62 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
     return fig
 
 
-def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
-    """A4: (a) empirical P(|r(x,y) − r(x,y')| ≤ t) on log-log axes with the fitted c·t^μ̂ over the
-    configured window; (b) μ̂ and its bootstrap interval for every window, paper's μ̂ as a line."""
+def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None, *,
+                  curve: pd.DataFrame | None = None, windows: pd.DataFrame | None = None, tolerance: float = 0.05):
+    """A4: (a) P(|r(x,y) − r(x,y')| ≤ t) on log-log axes: the exact F (``curve``, quadrature) with the Monte-Carlo
+    F̂ beside it and the fit c·t^μ̂ over the configured window; (b) the local slope d log F / d log t of the exact F
+    over t, with the paper's μ̂ ± ``tolerance``; (c) the exact slope over every scanned window [t_min, t_min·10^w]
+    (``windows``) against t_min, one line per width w, with the Monte-Carlo μ̂ of the configured windows (bootstrap
+    intervals). Without ``curve`` and ``windows`` only the Monte-Carlo panels are drawn."""
     _style(style)
-    fig, (ax_cdf, ax_mu) = plt.subplots(1, 2, figsize=(9.0, 3.6), constrained_layout=True)
-    sns.lineplot(data=cdf, x="t", y="cdf", ax=ax_cdf, color="C0", label=r"$\hat F(t)$")
+    exact = curve is not None and windows is not None
+    fig, axes = plt.subplots(1, 3 if exact else 2, figsize=(13.5 if exact else 9.0, 3.8), constrained_layout=True)
+    ax_cdf = axes[0]
+    if exact:
+        ax_cdf.plot(curve["t"], curve["cdf"], color="k", linewidth=1.5, label="exact F(t) (quadrature)")
+    ax_cdf.plot(cdf["t"], cdf["cdf"], "o", color="C0", markersize=3, label=r"Monte Carlo $\hat F(t)$")
     fit = table.iloc[0]
     t = cdf["t"][(cdf["t"] >= fit["t_min"]) & (cdf["t"] <= fit["t_max"])]
     ax_cdf.plot(t, np.exp(fit["log_c"]) * t ** fit["mu_hat"], color="C1", linewidth=3, alpha=0.7,
                 label=rf"fit on [{fit['t_min']:.0e}, {fit['t_max']:.0e}]: $\hat\mu$ = {fit['mu_hat']:.3f}")
     ax_cdf.set(xscale="log", yscale="log", xlabel="t", ylabel=r"$P(|r(x,y)-r(x,y')|\leq t)$", title="(a) margin of the density ratio")
     ax_cdf.legend(fontsize=8)
-    labels = [f"[{a:.0e}, {b:.0e}]" for a, b in zip(table["t_min"], table["t_max"])]
-    y = np.arange(len(table))
-    ax_mu.errorbar(table["mu_hat"], y, xerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
-                   fmt="o", color="C0", capsize=3)
-    ax_mu.scatter([fit["mu_hat"]], [0], s=120, facecolors="none", edgecolors="C1", linewidths=2, label="configured window")
-    if reference is not None:
-        ax_mu.axvline(reference["mu_hat"], color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {reference['mu_hat']:.4f}")
-    ax_mu.set_yticks(y, labels=labels)
-    ax_mu.invert_yaxis()
-    ax_mu.set(xlabel=r"$\hat\mu$ (95% bootstrap interval)", ylabel="fit window", title=r"(b) $\hat\mu$ depends on the window")
-    ax_mu.legend(fontsize=8)
+    if not exact:
+        ax_mu = axes[1]
+        labels = [f"[{a:.0e}, {b:.0e}]" for a, b in zip(table["t_min"], table["t_max"])]
+        y = np.arange(len(table))
+        ax_mu.errorbar(table["mu_hat"], y, xerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
+                       fmt="o", color="C0", capsize=3)
+        if reference is not None:
+            ax_mu.axvline(reference["mu_hat"], color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {reference['mu_hat']:.4f}")
+            ax_mu.legend(fontsize=8)
+        ax_mu.set_yticks(y, labels=labels)
+        ax_mu.invert_yaxis()
+        ax_mu.set(xlabel=r"$\hat\mu$ (95% bootstrap interval)", ylabel="fit window", title=r"(b) $\hat\mu$ depends on the window")
+        return fig
+    ax_local, ax_win = axes[1], axes[2]
+    ax_local.plot(curve["t"], curve["local_slope"], color="k", marker=".", label=r"$d\log F/d\log t$ (exact)")
+    for ax in (ax_local, ax_win):
+        if reference is not None:
+            mu = float(reference["mu_hat"])
+            ax.axhspan(mu - tolerance, mu + tolerance, color="C3", alpha=0.12)
+            ax.axhline(mu, color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {mu:.4f} ± {tolerance:g}")
+    ax_local.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":", label="1 (F ≈ c t log(1/t) as t → 0)")
+    ax_local.set(xscale="log", xlabel="t", ylabel="local slope", title="(b) the exponent depends on t")
+    ax_local.legend(fontsize=8)
+    scan = windows[~windows["configured"]] if "configured" in windows else windows
+    for i, (width, rows) in enumerate(scan.groupby("width")):
+        ax_win.plot(rows["t_min"], rows["slope"], color=f"C{i}", marker=".", label=f"exact, {width:g}-decade windows")
+    ax_win.errorbar(table["t_min"], table["mu_hat"], yerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
+                    fmt="s", color="C4", markersize=4, capsize=3, label="Monte Carlo, configured windows")
+    ax_win.set(xscale="log", xlabel=r"window start $t_{min}$", ylabel="log-log slope over the window",
+               title=r"(c) which windows give the paper's $\hat\mu$")
+    ax_win.legend(fontsize=8)
     return fig
 
 
-def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None, style: FigureStyle | None = None):
+def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None, style: FigureStyle | None = None,
+                     families: pd.DataFrame | None = None):
     """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
     sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
     informative below it); the fitted power law over the points used (trained, informative checkpoints)."""
@@ -263,7 +292,13 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     if tsybakov_rate is not None:
         anchor = np.exp(fit["log_constant"]) * np.median(x) ** fit["exponent"]
         ax.plot(x, anchor * (x / np.median(x)) ** tsybakov_rate, color="C1", linestyle=":",
-                label=rf"slope $(\hat\mu+1)/(\hat\mu+2)$ = {tsybakov_rate:.3f} (A4, paper 2's mixture)")
+                label=rf"slope $(\mu+1)/(\mu+2)$ = {tsybakov_rate:.3f} (this mixture's small-t $\mu$)")
+    if families is not None:
+        markers = ["X", "P", "D", "^", "v"]
+        for i, (name, members) in enumerate(families.groupby("model", sort=False)):
+            shown_members = members[(members["excess_auc"] > 0) & (members["excess_loss"] > 0)]
+            ax.plot(shown_members["excess_loss"], shown_members["excess_auc"], marker=markers[i % len(markers)], linestyle="-",
+                    linewidth=0.8, markersize=5, color=f"C{(i + 4) % 10}", alpha=0.8, label=f"family: {name}")
     ax.axhline(fit["floor"], color="0.6", linewidth=0.8, linestyle="-.", label="regret floor of the fit")
     if "informative" in table:
         largest = float(2.0 * table["E_star"].iloc[0] - 1.0)
@@ -271,7 +306,7 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
         ax.axhline(largest, color="C3", linewidth=0.8, linestyle="--",
                    label=f"largest possible regret 2E*−1 = {largest:.3f} (bound informative below it: {share:.0%})")
     ax.set(xscale="log", yscale="log", xlabel=r"excess contrastive risk $L(s)-L^*$",
-           ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$", title="Calibration along training (C2)")
+           ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$", title="Calibration along training and along score families (C2)")
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1)
     return fig

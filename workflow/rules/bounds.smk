@@ -109,6 +109,48 @@ rule tsybakov:
         "../scripts/tsybakov.py"
 
 
+rule tsybakov_exact:
+    input:
+        library("tsybakov_exact"),
+        cdf=rules.tsybakov.output.cdf,
+    output:
+        curve=f"{RESULTS}/approximation/tsybakov_exact.csv",
+        windows=f"{RESULTS}/approximation/tsybakov_windows.csv",
+        check=f"{RESULTS}/approximation/tsybakov_mc_check.csv",
+    log:
+        f"{RESULTS}/logs/tsybakov_exact.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/tsybakov_exact.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=gmm_params(),
+        tsybakov={**config_keys("tsybakov", "samples", "window", "grid_points"),
+                  "exact": config_keys("tsybakov.exact", "t_range", "points_per_decade", "window_starts", "window_widths")},
+    script:
+        "../scripts/tsybakov_exact.py"
+
+
+rule tsybakov_small_t:
+    input:
+        library("tsybakov_small_t"),
+    output:
+        f"{RESULTS}/consistency/tsybakov_small_t.json",
+    log:
+        f"{RESULTS}/logs/tsybakov_small_t.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/tsybakov_small_t.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=paper1_gmm(),
+        t_small=config["consistency"]["calibration"]["tsybakov_small_t"],
+    script:
+        "../scripts/tsybakov_small_t.py"
+
+
 rule oracle:
     input:
         library("oracle"),
@@ -177,6 +219,27 @@ rule calibration:
         calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor"),
     script:
         "../scripts/calibration.py"
+
+
+rule calibration_families:
+    input:
+        library("calibration_families"),
+    output:
+        table=f"{RESULTS}/consistency/calibration_families.csv",
+        fits=f"{RESULTS}/consistency/calibration_families_fit.csv",
+    log:
+        f"{RESULTS}/logs/calibration_families.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/calibration_families.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=paper1_gmm(),
+        tau=config["tau"],
+        calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor", "families"),
+    script:
+        "../scripts/calibration_families.py"
 
 
 rule scaling:

@@ -86,6 +86,8 @@ rule figure_tsybakov:
         library("figure_tsybakov"),
         table=rules.tsybakov.output.table,
         cdf=rules.tsybakov.output.cdf,
+        curve=rules.tsybakov_exact.output.curve,
+        windows=rules.tsybakov_exact.output.windows,
         paper_values=PAPER_VALUES,
     output:
         png=report(f"{RESULTS}/figures/tsybakov.png", caption=caption("tsybakov"), category="Paper 2: approximation"),
@@ -100,6 +102,7 @@ rule figure_tsybakov:
     params:
         style=figure_style("tsybakov"),
         gmm=gmm_params(),
+        tolerance=config["tsybakov"]["exact"]["tolerance"],
     script:
         "../scripts/figure_tsybakov.py"
 
@@ -109,7 +112,8 @@ rule figure_calibration:
         library("figure_calibration"),
         table=rules.calibration.output.table,
         fit=rules.calibration.output.fit,
-        tsybakov=rules.tsybakov.output.table,
+        tsybakov=rules.tsybakov_small_t.output[0],
+        families=rules.calibration_families.output.table,
     output:
         png=report(f"{RESULTS}/figures/calibration.png", caption=caption("calibration"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/calibration.pdf",

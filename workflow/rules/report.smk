@@ -90,6 +90,9 @@ rule claims_a4:
     input:
         library("claims_a4"),
         table=rules.tsybakov.output.table,
+        curve=rules.tsybakov_exact.output.curve,
+        windows=rules.tsybakov_exact.output.windows,
+        check=rules.tsybakov_exact.output.check,
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A4.csv",
@@ -102,6 +105,7 @@ rule claims_a4:
     threads: 1
     params:
         setting=claim_setting("A4"),
+        exact=config_keys("tsybakov.exact", "tolerance", "family_level"),
     script:
         "../scripts/claims_a4.py"
 
@@ -151,7 +155,8 @@ rule claims_c2:
         library("claims_c2"),
         table=rules.calibration.output.table,
         fit=rules.calibration.output.fit,
-        tsybakov=rules.tsybakov.output.table,
+        tsybakov=rules.tsybakov_small_t.output[0],
+        families=rules.calibration_families.output.fits,
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/C2.csv",
@@ -162,8 +167,6 @@ rule claims_c2:
     conda:
         CONDA_ENV
     threads: 1
-    params:
-        same_mixture=config["gmm"] == config["consistency"]["gmm"],
     script:
         "../scripts/claims_c2.py"
 

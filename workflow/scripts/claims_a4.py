@@ -1,4 +1,5 @@
-"""A4 claims: μ̂ and the rate (μ+1)/(μ+2) on the configured window against the paper's."""
+"""A4 claims: the paper's μ̂ against the exact slope over fit windows, its admissibility at small t, and the
+Monte-Carlo CDF against the exact one."""
 
 from crlrepro.artifacts import read_table
 from crlrepro.claims_paper2 import a4_claims
@@ -7,6 +8,9 @@ from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
+exact = run.params["exact"]
 claims = a4_claims(read_table(snakemake.input.table), paper_values("A4", snakemake.input.paper_values),
-                   run.params["setting"])
+                   run.params["setting"], curve=read_table(snakemake.input.curve),
+                   windows=read_table(snakemake.input.windows), check=read_table(snakemake.input.check),
+                   tolerance=exact["tolerance"], level=exact["family_level"])
 run.write_table(claims_frame(claims), snakemake.output[0])

@@ -1,4 +1,5 @@
-"""C2 figure: checkpoints (L − L*, E* − E), the bound of Thm 3.4 and the fitted exponent."""
+"""C2 figure: checkpoints and score-family members (L − L*, E* − E), the bound of Thm 3.4, the fitted exponent and
+paper 2's accelerated exponent for this mixture's own μ."""
 
 from crlrepro.artifacts import read_json, read_table, save_figure
 from crlrepro.pipeline import ScriptRun
@@ -7,6 +8,7 @@ from crlrepro.plots import FigureStyle, plot_calibration
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 fit = read_json(snakemake.input.fit)
-rate = float(read_table(snakemake.input.tsybakov).iloc[0]["rate"])
-fig = plot_calibration(read_table(snakemake.input.table), fit, run.params["tau"], tsybakov_rate=rate, style=style)
+rate = float(read_json(snakemake.input.tsybakov)["rate"])
+fig = plot_calibration(read_table(snakemake.input.table), fit, run.params["tau"], tsybakov_rate=rate, style=style,
+                       families=read_table(snakemake.input.families))
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -1,4 +1,5 @@
-"""A4 figure: the density-ratio margin CDF with its fit, and μ̂ per window."""
+"""A4 figure: the exact density-ratio margin CDF with the Monte Carlo beside it, its local slope, and the slope over
+every scanned fit window."""
 
 from crlrepro.artifacts import read_table, save_figure
 from crlrepro.pipeline import ScriptRun
@@ -9,5 +10,7 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 reference = paper_values("A4", snakemake.input.paper_values)
 comparable = matches_setting(reference, gmm=run.params["gmm"])
-fig = plot_tsybakov(read_table(snakemake.input.cdf), read_table(snakemake.input.table), reference if comparable else None, style=style)
+fig = plot_tsybakov(read_table(snakemake.input.cdf), read_table(snakemake.input.table), reference if comparable else None,
+                    style=style, curve=read_table(snakemake.input.curve), windows=read_table(snakemake.input.windows),
+                    tolerance=run.params["tolerance"])
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -1,0 +1,65 @@
+"""Score families for paper 2's accelerated calibration inequality (crlrepro.calibration): spectral truncations and
+perturbed Bayes scores approach the Bayes score, and each family's exponent is fitted like C2's."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from crlrepro.calibration import (PERTURBATIONS, calibration_table, family_exponents, perturbed_bayes_score,
+                                  score_family_table)
+from crlrepro.gmm import LatentClassGMM
+from crlrepro.oracles import excess_contrastive_risk
+
+# paper 1's mixture: the Bayes ranking is not monotone in y, so a perturbation costs retrieval regret
+FOUR = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]),
+                      np.ones(4))
+TAU = 0.5
+
+
+@pytest.fixture(scope="module")
+def families():
+    members = score_family_table(FOUR, TAU, dims=[2, 3, 4, 6, 8], epsilons=[0.3, 0.15, 0.075, 0.04],
+                                 perturbations=list(PERTURBATIONS), nodes=120, inner_nodes=600)
+    return calibration_table(members, FOUR, TAU, nodes=120, inner_nodes=600)
+
+
+def test_perturbed_bayes_score_is_the_bayes_score_at_zero():
+    x, y = np.linspace(-3, 3, 7), np.linspace(-2, 2, 5)
+    for name in PERTURBATIONS:
+        np.testing.assert_allclose(perturbed_bayes_score(FOUR, TAU, 0.0, name)(x, y), TAU * FOUR.pmi(x, y))
+        assert not np.allclose(perturbed_bayes_score(FOUR, TAU, 0.1, name)(x, y), TAU * FOUR.pmi(x, y))
+    grid = FOUR.grid(120)
+    # smooth perturbation: excess risk O(ε²)
+    small, half = (excess_contrastive_risk(perturbed_bayes_score(FOUR, TAU, e, "sin_x_times_y"), grid, TAU) for e in (0.02, 0.01))
+    assert small / half == pytest.approx(4.0, rel=0.05)
+
+
+def test_families_approach_the_bayes_score(families):
+    for name, members in families.groupby("model"):
+        ordered = members.sort_values("parameter", ascending=name != "truncation")  # closest to Bayes first
+        assert ordered["excess_loss"].is_monotonic_increasing, name
+        assert ordered["excess_auc"].iloc[0] < ordered["excess_auc"].iloc[-1], name
+    assert set(families["model"]) == {"truncation", "perturbed:sin_x_times_y", "perturbed:half_y_squared"}
+
+
+def test_family_exponents_fit_each_family_and_mark_the_short_ones(families):
+    fits = family_exponents(families, 200, np.random.default_rng(0), floor=1e-4).set_index("model")
+    smooth = fits.loc["perturbed:sin_x_times_y"]
+    assert 0.8 < smooth["exponent"] < 1.3 and smooth["low"] <= smooth["exponent"] <= smooth["high"]
+    assert smooth["points_used"] >= 3
+    # a family with fewer than 3 usable members has no exponent (NaN), not an error
+    short = family_exponents(families.assign(excess_auc=1e-6), 50, np.random.default_rng(0), floor=1e-4)
+    assert short["exponent"].isna().all() and (short["points_used"] == 0).all()
+
+
+def test_family_inputs_are_checked_before_any_work():
+    with pytest.raises(ValueError, match="unknown perturbation"):
+        score_family_table(FOUR, TAU, dims=[1], epsilons=[0.1], perturbations=["cubic"], nodes=60, inner_nodes=100)
+    with pytest.raises(ValueError, match="epsilon"):
+        score_family_table(FOUR, TAU, dims=[1], epsilons=[0.1, -1.0], perturbations=[], nodes=60, inner_nodes=100)
+    with pytest.raises(ValueError, match="dims"):
+        score_family_table(FOUR, TAU, dims=[0], epsilons=[0.1], perturbations=[], nodes=60, inner_nodes=100)
+    with pytest.raises(ValueError, match="unknown perturbation"):
+        perturbed_bayes_score(FOUR, TAU, 0.1, "cubic")
+    assert isinstance(score_family_table(FOUR, TAU, dims=[], epsilons=[], perturbations=[], nodes=60, inner_nodes=100),
+                      pd.DataFrame)
