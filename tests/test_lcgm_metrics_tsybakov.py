@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from scipy.stats import multivariate_normal
@@ -94,3 +95,17 @@ def test_loglog_slope_single_and_stacked():
     stacked = np.stack([2.0 * x**0.5, x**1.5])
     np.testing.assert_allclose(loglog_slope(x, stacked), [0.5, 1.5], rtol=1e-12)
     np.testing.assert_allclose(loglog_slope(np.stack([x, 2 * x]), stacked), [0.5, 1.5], rtol=1e-12)
+
+
+def test_sensitivity_elbows_take_each_swept_point_alone():
+    from crlrepro.evaluation import sensitivity_elbows
+    rows = []
+    for noise, knee in ((1.0, 8), (4.0, 6)):  # alignment saturates at D = knee
+        for d in (4, 6, 7, 8, 9, 12):
+            value = 0.5 + 0.45 * min(d, knee) / knee
+            rows.append({"noise_y": noise, "separation": 3.0, "D": d, "seed": 0, "r2_f": value, "r2_g": value})
+    rows.append({"noise_y": 2.0, "separation": 2.0, "D": 8, "seed": 0, "r2_f": 0.9, "r2_g": 0.9})  # D = K only
+    table = sensitivity_elbows(pd.DataFrame(rows), classes=8, tolerance=0.05)
+    assert table[["noise_y", "elbow", "elbow_minus_K"]].values.tolist() == [[1.0, 8, 0], [4.0, 6, -2]]
+    assert table["dims"].tolist() == ["4 6 7 8 9 12"] * 2
+    assert table["alignment_at_K"].tolist() == pytest.approx([0.95, 0.95])

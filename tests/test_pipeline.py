@@ -172,13 +172,15 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov", "claims_a4", "figure_tsybakov", "claims_c2",
-                                                            "figure_calibration", "summary", "report_captions"}
+    # (C2's accelerated exponent uses paper 1's own mixture, rule tsybakov_small_t: not this window)
+    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov", "tsybakov_exact", "claims_a4", "figure_tsybakov",
+                                                            "summary", "report_captions"}
     # Evaluation-only keys of a training experiment re-evaluate without retraining (the elbow rule of A3,
     # the exponent fit of C2).
     elbow = smoke_run / "elbow.yaml"
     elbow.write_text(yaml.safe_dump({"lcgm": {"elbow_tolerance": 0.1}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "claims_a3", "figure_lcgm", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity", "claims_a3", "figure_lcgm", "summary",
+                                                           "report_captions"}
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration", "claims_c2", "figure_calibration", "summary", "report_captions"}
@@ -212,6 +214,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "deviation_draws", "deviation",
         # paper 2's L2 floors, Sec. 3 bound table and A3 sensitivity evaluate through the oracles too
         "l2_minima", "approximation_bound", "lcgm_sensitivity",
+        # C2's score families (paper 2's accelerated calibration on paper 1's mixture)
+        "calibration_families",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     snakemake(smoke_run, "--cores", "2", *SMOKE)

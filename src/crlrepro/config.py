@@ -88,6 +88,11 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     ]:
         if window is not None and not window[0] < window[1]:
             problems.append(f"tsybakov.{name}: needs t_min < t_max, got {window}")
+    exact = windows.get("exact", {})
+    if exact.get("t_range") is not None and not exact["t_range"][0] < exact["t_range"][1]:
+        problems.append(f"tsybakov.exact.t_range: needs t_min < t_max, got {exact['t_range']}")
+    if exact.get("window_starts") is not None and not exact["window_starts"][0] <= exact["window_starts"][1]:
+        problems.append(f"tsybakov.exact.window_starts: needs first <= last, got {exact['window_starts']}")
     oracle = config.get("consistency", {}).get("oracle", {})
     if oracle.get("convergence_nodes") and oracle.get("nodes") and max(oracle["convergence_nodes"]) <= oracle["nodes"]:
         problems.append(f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})")

@@ -42,6 +42,23 @@ def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float,
     }
 
 
+def sensitivity_elbows(runs: pd.DataFrame, classes: int, tolerance: float) -> pd.DataFrame:
+    """The elbow of :func:`lcgm_elbow` at every (noise_y, separation) of a sensitivity table whose models span at
+    least two D there (one seed each): columns noise_y, separation, dims (the D swept), elbow, alignment_at_K
+    ((R²_f + R²_g)/2 at D = K) and the elbow's distance to K. Points with a single D (the R² grid at D = K only)
+    are left out."""
+    rows = []
+    for (noise, separation), group in runs.groupby(["noise_y", "separation"]):
+        if group["D"].nunique() < 2:
+            continue
+        result = lcgm_elbow(group, classes, tolerance)
+        rows.append({"noise_y": float(noise), "separation": float(separation),
+                     "dims": " ".join(str(d) for d in sorted(result["alignment"])), "elbow": result["elbow"],
+                     "alignment_at_K": result["alignment"].get(int(classes), np.nan),
+                     "elbow_minus_K": result["elbow"] - int(classes)})
+    return pd.DataFrame(rows, columns=["noise_y", "separation", "dims", "elbow", "alignment_at_K", "elbow_minus_K"])
+
+
 def lcgm_elbow(runs: pd.DataFrame, classes: int, tolerance: float) -> dict:
     """The elbow of the A3 sweep: alignment(D) = mean over seeds of (r2_f + r2_g)/2, and
     elbow = :func:`crlrepro.metrics.elbow_by_relative_gain` applied to the misalignment 1 − alignment;

@@ -161,15 +161,19 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
 
 
 def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None, spectrum: pd.DataFrame | None = None,
-              noise: pd.DataFrame | None = None, rank: dict | None = None, sensitivity: pd.DataFrame | None = None):
+              noise: pd.DataFrame | None = None, rank: dict | None = None, sensitivity: pd.DataFrame | None = None,
+              sensitivity_elbows: pd.DataFrame | None = None):
     """A3: linear-probe R² of f(x) → p(z|x) and g(y) → log p(z|y)/π_k, and the held-out excess risk,
     vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked. With ``spectrum``, ``noise``
     and ``rank`` (crlrepro.lcgm.rank_k_evidence): (c) the operator's own spectrum with its floor and the
     exact-rank-K reference, (d) λ_{K+1}/λ_K and the detected rank against the anchors' noise. With
-    ``sensitivity``: (e) R²_f − R²_g at D = K over the grid of target noise and class separation."""
+    ``sensitivity``: (e) R²_f − R²_g at D = K over the grid of target noise and class separation; with
+    ``sensitivity_elbows`` (crlrepro.evaluation.sensitivity_elbows) also (f) the alignment (R²_f + R²_g)/2 against D at
+    every grid point with a D sweep, its elbow marked."""
     _style(style)
     extra = spectrum is not None and noise is not None and rank is not None
-    panels = (4 if extra else 2) + (sensitivity is not None)
+    sweeps = sensitivity_elbows is not None and sensitivity is not None and len(sensitivity_elbows) > 0
+    panels = (4 if extra else 2) + (sensitivity is not None) + sweeps
     fig, axes = plt.subplots(1, panels, figsize=(4.25 * panels, 3.6), constrained_layout=True)
     ax_r2, ax_risk = axes[0], axes[1]
     long = table.melt(id_vars=["D", "seed"], value_vars=["r2_f", "r2_g"], var_name="probe", value_name="R2")
@@ -210,14 +214,29 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
     twin.set_ylabel("detected rank", color="C3")
     ax.legend(fontsize=7, loc="upper left")
     if sensitivity is not None:
-        ax = axes[-1]
-        grid = sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_f_minus_r2_g")
-        sns.heatmap(grid, annot=sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_f").round(3)
-                    .astype(str) + "\n" + sensitivity.pivot_table(index="noise_y", columns="separation", values="r2_g")
+        ax = axes[-1 - sweeps]
+        at_k = sensitivity[sensitivity["D"] == elbow["classes"]] if "D" in sensitivity else sensitivity
+        grid = at_k.pivot_table(index="noise_y", columns="separation", values="r2_f_minus_r2_g")
+        sns.heatmap(grid, annot=at_k.pivot_table(index="noise_y", columns="separation", values="r2_f").round(3)
+                    .astype(str) + "\n" + at_k.pivot_table(index="noise_y", columns="separation", values="r2_g")
                     .round(3).astype(str), fmt="", cmap="RdBu", center=0.0, ax=ax, annot_kws={"fontsize": 7},
                     cbar_kws={"label": r"$R^2_f - R^2_g$"})
         ax.set(xlabel="class separation", ylabel="target noise σy",
                title="(e) R²_f (top) and R²_g at D = K: the setting decides the order")
+    if sweeps:
+        ax = axes[-1]
+        for i, row in enumerate(sensitivity_elbows.itertuples()):
+            curve = sensitivity[(sensitivity["noise_y"] == row.noise_y) & (sensitivity["separation"] == row.separation)]
+            curve = curve.assign(alignment=(curve["r2_f"] + curve["r2_g"]) / 2).sort_values("D")
+            line, = ax.plot(curve["D"], curve["alignment"], marker="o", markersize=3, color=f"C{i}",
+                            label=f"σy = {row.noise_y:g}, sep. {row.separation:g}: elbow {row.elbow}")
+            at = curve[curve["D"] == row.elbow]
+            ax.plot(at["D"], at["alignment"], marker="*", markersize=12, color=line.get_color(), linestyle="none")
+        ax.axvline(elbow["classes"], color="0.3", linestyle="--", linewidth=1)
+        ax.set(xlabel="representation dimension D", ylabel=r"alignment $(R^2_f+R^2_g)/2$",
+               title="(f) the elbow (★) across the setting")
+        ax.set_xticks(sorted(sensitivity["D"].unique()))
+        ax.legend(fontsize=7)
     return fig
 
 
@@ -285,7 +304,8 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
     sns.scatterplot(data=shown, x="excess_loss", y="excess_auc", hue="model", size="checkpoint", sizes=(15, 70),
                     ax=ax, palette="viridis", legend="brief")
-    x = np.geomspace(table["excess_loss"][table["excess_loss"] > 0].min() / 2, table["excess_loss"].max() * 2, 200)
+    losses = table["excess_loss"] if families is None else pd.concat([table["excess_loss"], families["excess_loss"]])
+    x = np.geomspace(losses[losses > 0].min() / 2, losses.max() * 2, 200)
     ax.plot(x, np.sqrt(2.0 / tau * x), color="C3", linewidth=2, label=r"bound $\sqrt{2(L-L^*)/\tau}$ (Thm 3.4)")
     ax.plot(x, np.exp(fit["log_constant"]) * x ** fit["exponent"], color="k", linestyle="--",
             label=rf"fit: exponent {fit['exponent']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")

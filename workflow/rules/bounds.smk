@@ -72,7 +72,8 @@ rule lcgm_sensitivity:
         library("lcgm_sensitivity"),
         models=lcgm_sensitivity_models(),
     output:
-        f"{RESULTS}/approximation/lcgm_sensitivity.csv",
+        table=f"{RESULTS}/approximation/lcgm_sensitivity.csv",
+        elbows=f"{RESULTS}/approximation/lcgm_sensitivity_elbow.csv",
     log:
         f"{RESULTS}/logs/lcgm_sensitivity.log",
     benchmark:
@@ -82,7 +83,8 @@ rule lcgm_sensitivity:
     threads: 1
     params:
         lcgm=config_keys(
-            "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "test_samples"
+            "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "test_samples",
+            "elbow_tolerance"
         ),
         tau=config["tau"],
     script:

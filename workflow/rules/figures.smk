@@ -64,7 +64,8 @@ rule figure_lcgm:
         spectrum=rules.lcgm_spectrum.output.spectrum,
         noise=rules.lcgm_spectrum.output.noise,
         rank=rules.lcgm_spectrum.output.summary,
-        sensitivity=rules.lcgm_sensitivity.output[0],
+        sensitivity=rules.lcgm_sensitivity.output.table,
+        sensitivity_elbows=rules.lcgm_sensitivity.output.elbows,
     output:
         png=report(f"{RESULTS}/figures/lcgm.png", caption=caption("lcgm"), category="Paper 2: approximation"),
         pdf=f"{RESULTS}/figures/lcgm.pdf",

@@ -142,14 +142,15 @@ rule lcgm_sensitivity_train:
     input:
         library("lcgm_train"),
     output:
-        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}.pt",
+        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}_D{{D}}.pt",
     log:
-        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.log",
+        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}_D{{D}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.tsv"
+        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}_D{{D}}.tsv"
     wildcard_constraints:
         i=r"\d+",
         j=r"\d+",
+        D=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -157,7 +158,7 @@ rule lcgm_sensitivity_train:
         gpu=gpu_request(),
     params:
         lcgm=lcgm_training(),
-        sensitivity=config["lcgm"]["sensitivity"],
+        sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
         seed=config["seeds"][0],
         tau=config["tau"],
         training=config["training"],

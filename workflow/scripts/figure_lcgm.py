@@ -1,4 +1,5 @@
-"""A3 figure: probe R² and held-out excess risk vs D, with K and the elbow; the operator's own spectrum."""
+"""A3 figure: probe R² and held-out excess risk vs D, with K and the elbow; the operator's own spectrum; R² and the
+elbow across the (noise, separation) grid."""
 
 from crlrepro.artifacts import read_json, read_table, save_figure
 from crlrepro.pipeline import ScriptRun
@@ -9,5 +10,6 @@ style = FigureStyle(**run.params["style"])
 elbow = read_json(snakemake.input.elbow)
 fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style, spectrum=read_table(snakemake.input.spectrum),
                 noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank),
-                sensitivity=read_table(snakemake.input.sensitivity))
+                sensitivity=read_table(snakemake.input.sensitivity),
+                sensitivity_elbows=read_table(snakemake.input.sensitivity_elbows))
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -1,8 +1,9 @@
-"""A3 sensitivity: R²_f and R²_g at D = K for every (noise_y, separation) of lcgm.sensitivity (one model each)."""
+"""A3 sensitivity: R²_f and R²_g for every model of lcgm.sensitivity (D = K on the whole (noise_y, separation) grid,
+further D on its cross through the configured setting), and the elbow at every point that has a D sweep."""
 
 import pandas as pd
 
-from crlrepro.evaluation import evaluate_lcgm_two_tower
+from crlrepro.evaluation import evaluate_lcgm_two_tower, sensitivity_elbows
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import load_two_tower
 from crlrepro.pipeline import ScriptRun
@@ -16,4 +17,9 @@ for path in snakemake.input.models:
     metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], base["test_samples"], meta["seed"])
     rows.append({"noise_y": meta["noise_y"], "separation": meta["separation"], "D": meta["D"], "seed": meta["seed"],
                  **metrics, "r2_f_minus_r2_g": metrics["r2_f"] - metrics["r2_g"]})
-run.write_table(pd.DataFrame(rows).sort_values(["noise_y", "separation"]).reset_index(drop=True), snakemake.output[0])
+table = pd.DataFrame(rows).sort_values(["noise_y", "separation", "D"]).reset_index(drop=True)
+elbows = sensitivity_elbows(table, base["classes"], base["elbow_tolerance"])
+for row in elbows.itertuples():
+    run.log.info("noise_y %g, separation %g: elbow %d over D = %s", row.noise_y, row.separation, row.elbow, row.dims)
+run.write_table(table, snakemake.output.table)
+run.write_table(elbows, snakemake.output.elbows)

@@ -1,5 +1,5 @@
 """A3, one (D, seed): train the two-tower MLP on pairs from the LCGM; save the model. The sensitivity grid's
-jobs (wildcards i, j) train at D = K with the i-th noise_y and the j-th separation of lcgm.sensitivity."""
+jobs (wildcards i, j, D) train with the i-th noise_y and the j-th separation of lcgm.sensitivity."""
 
 from pathlib import Path
 
@@ -13,9 +13,9 @@ from crlrepro.train import TrainSettings
 wildcards = snakemake.wildcards
 p = snakemake.params
 lcgm = dict(p.lcgm)
-if "i" in wildcards.keys():  # a point of the sensitivity grid: D = K, the first seed
+if "i" in wildcards.keys():  # a point of the sensitivity grid: the first seed
     lcgm.update(noise_y=p.sensitivity["noise_y"][int(wildcards.i)], separation=p.sensitivity["separation"][int(wildcards.j)])
-    dim, seed, tag = int(lcgm["classes"]), int(p.seed), f"ny{wildcards.i}_sep{wildcards.j}"
+    dim, seed, tag = int(wildcards.D), int(p.seed), f"ny{wildcards.i}_sep{wildcards.j}_D{wildcards.D}"
 else:
     dim, seed = int(wildcards.D), int(wildcards.seed)
     tag = f"D{dim}_seed{seed}"
