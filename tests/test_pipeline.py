@@ -79,6 +79,17 @@ def test_smoke_training_experiments(smoke_run):
     first = tsybakov.iloc[0]
     assert (first["t_min"], first["t_max"]) == (1e-4, 1e-2) and len(tsybakov) == 2
     assert first["ci_low"] < first["mu_hat"] < first["ci_high"] and 0.5 < first["rate"] < 1.0
+    # the exact F: its curve, the window scan with the configured window, and the Monte Carlo against it
+    curve = pd.read_csv(results / "approximation" / "tsybakov_exact.csv", comment="#")
+    assert curve["t"].iloc[0] == pytest.approx(1e-6) and curve["cdf"].is_monotonic_increasing
+    windows = pd.read_csv(results / "approximation" / "tsybakov_windows.csv", comment="#")
+    configured = windows[windows["configured"]].iloc[0]
+    assert (configured["t_min"], configured["t_max"]) == (1e-4, 1e-2)
+    assert abs(configured["slope"] - first["mu_hat"]) < 5 * (first["ci_high"] - first["ci_low"])
+    check = pd.read_csv(results / "approximation" / "tsybakov_mc_check.csv", comment="#")
+    assert len(check) == 60 and check["z"].abs().max() < 5
+    sweeps = pd.read_csv(results / "approximation" / "lcgm_sensitivity_elbow.csv", comment="#")
+    assert sweeps["dims"].tolist() == ["2 4 6", "2 4 6"] and set(sweeps["noise_y"]) == {1.0, 4.0}
 
     summary = pd.read_csv(results / "summary.csv")
     assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", "S1", "S2", "S3", "S4"}
@@ -102,6 +113,13 @@ def test_smoke_consistency_experiments(smoke_run):
     np.testing.assert_allclose(calibration["bound"], np.sqrt(2 / 0.5 * calibration["excess_loss"]), rtol=1e-12)
     fit = json.loads((results / "consistency" / "calibration_fit.json").read_text())
     assert fit["violations"] == int(calibration["violates"].sum())
+    families = pd.read_csv(results / "consistency" / "calibration_families.csv", comment="#")
+    assert families.groupby("model").size().to_dict() == {"perturbed:sin_x_times_y": 4, "truncation": 5}
+    small_t = json.loads((results / "consistency" / "tsybakov_small_t.json").read_text())
+    assert small_t["t_min"] == 1e-6 and 0.8 < small_t["mu_small"] < 1.0
+    summary = pd.read_csv(results / "summary.csv")
+    rows = summary[summary["claim_id"].str.startswith("C2.family.")]
+    assert set(rows["claim_id"]) == {"C2.family.truncation", "C2.family.perturbed:sin_x_times_y"}
 
     scaling = pd.read_csv(results / "consistency" / "scaling.csv")
     columns = {"regime", "n", "m", "seed", "empirical_loss", "population_loss", "gap", "excess_risk", "auc", "recall_at_1"}
