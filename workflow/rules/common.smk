@@ -132,16 +132,19 @@ def lcgm_models():
     )
 
 
-def lcgm_sensitivity_models():
-    """One A3 model at D = K per (noise_y, separation) of lcgm.sensitivity, by grid index, and one per D of
-    elbow_dims at the grid points on the cross through the configured (lcgm.noise_y, lcgm.separation)."""
+def lcgm_sensitivity_dims(i, j):
+    """The D trained at point (i, j) of the lcgm.sensitivity grid (noise_y index, separation index): D = K, and
+    the elbow_dims too on the cross through the configured (lcgm.noise_y, lcgm.separation)."""
     lcgm, grid = config["lcgm"], config["lcgm"]["sensitivity"]
-    pattern = f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}_D{{D}}.pt"
-    models = expand(pattern, i=range(len(grid["noise_y"])), j=range(len(grid["separation"])), D=[lcgm["classes"]])
-    cross = [(i, j) for i, noise in enumerate(grid["noise_y"]) for j, separation in enumerate(grid["separation"])
-             if noise == lcgm["noise_y"] or separation == lcgm["separation"]]
-    extra = [d for d in grid.get("elbow_dims", []) if d != lcgm["classes"]]
-    return models + [pattern.format(i=i, j=j, D=d) for i, j in cross for d in extra]
+    on_cross = grid["noise_y"][i] == lcgm["noise_y"] or grid["separation"][j] == lcgm["separation"]
+    return sorted({lcgm["classes"], *(grid.get("elbow_dims", []) if on_cross else [])})
+
+
+def lcgm_sensitivity_models():
+    """One model directory per (noise_y, separation) of lcgm.sensitivity, by grid index (lcgm_sensitivity_dims)."""
+    grid = config["lcgm"]["sensitivity"]
+    return expand(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}",
+                  i=range(len(grid["noise_y"])), j=range(len(grid["separation"])))
 
 
 def all_targets():

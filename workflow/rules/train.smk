@@ -33,11 +33,14 @@ rule lcgm_train:
     input:
         library("lcgm_train"),
     output:
-        f"{RESULTS}/models/lcgm/D{{D}}_seed{{seed}}.pt",
+        # one job per seed trains the whole D sweep (one interpreter start-up instead of one per model)
+        expand(f"{RESULTS}/models/lcgm/D{{D}}_seed{{{{seed}}}}.pt", D=config["lcgm"]["dims"]),
     log:
-        f"{RESULTS}/logs/lcgm_train/D{{D}}_seed{{seed}}.log",
+        f"{RESULTS}/logs/lcgm_train/seed{{seed}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/lcgm_train/D{{D}}_seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/lcgm_train/seed{{seed}}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -45,6 +48,7 @@ rule lcgm_train:
         gpu=gpu_request(),
     params:
         lcgm=lcgm_training(),
+        dims=config["lcgm"]["dims"],
         tau=config["tau"],
         training=config["training"],
         device=config["device"],
@@ -142,15 +146,15 @@ rule lcgm_sensitivity_train:
     input:
         library("lcgm_train"),
     output:
-        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}_D{{D}}.pt",
+        # one job per grid point: D = K, and the elbow sweep's D on the cross (lcgm_sensitivity_dims)
+        directory(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}"),
     log:
-        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}_D{{D}}.log",
+        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}_D{{D}}.tsv"
+        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.tsv"
     wildcard_constraints:
         i=r"\d+",
         j=r"\d+",
-        D=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -159,6 +163,7 @@ rule lcgm_sensitivity_train:
     params:
         lcgm=lcgm_training(),
         sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
+        dims=lambda w: lcgm_sensitivity_dims(int(w.i), int(w.j)),
         seed=config["seeds"][0],
         tau=config["tau"],
         training=config["training"],

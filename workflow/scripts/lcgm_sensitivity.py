@@ -1,6 +1,8 @@
 """A3 sensitivity: R²_f and R²_g for every model of lcgm.sensitivity (D = K on the whole (noise_y, separation) grid,
 further D on its cross through the configured setting), and the elbow at every point that has a D sweep."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from crlrepro.evaluation import evaluate_lcgm_two_tower, sensitivity_elbows
@@ -11,7 +13,10 @@ from crlrepro.pipeline import ScriptRun
 run = ScriptRun(snakemake)
 base = run.params["lcgm"]
 rows = []
-for path in snakemake.input.models:
+paths = [path for directory in snakemake.input.models for path in sorted(Path(directory).glob("D*.pt"))]
+if len(paths) < len(snakemake.input.models):
+    raise FileNotFoundError(f"a sensitivity model directory holds no D*.pt: {snakemake.input.models}")
+for path in paths:
     model, meta = load_two_tower(path)
     lcgm = LatentClassModel.from_config({**base, "noise_y": meta["noise_y"], "separation": meta["separation"]})
     metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], base["test_samples"], meta["seed"])
