@@ -42,14 +42,21 @@ def test_families_approach_the_bayes_score(families):
     assert set(families["model"]) == {"truncation", "perturbed:sin_x_times_y", "perturbed:half_y_squared"}
 
 
-def test_family_exponents_fit_each_family_and_mark_the_short_ones(families):
-    fits = family_exponents(families, 200, np.random.default_rng(0), floor=1e-4).set_index("model")
+def test_family_exponents_fit_each_familys_tail_and_mark_the_short_ones(families):
+    fits = family_exponents(families.assign(regret_error=0.0), tail=3, max_relative_error=0.1).set_index("model")
     smooth = fits.loc["perturbed:sin_x_times_y"]
     assert 0.8 < smooth["exponent"] < 1.3 and smooth["low"] <= smooth["exponent"] <= smooth["high"]
-    assert smooth["points_used"] >= 3
-    # a family with fewer than 3 usable members has no exponent (NaN), not an error
-    short = family_exponents(families.assign(excess_auc=1e-6), 50, np.random.default_rng(0), floor=1e-4)
-    assert short["exponent"].isna().all() and (short["points_used"] == 0).all()
+    assert smooth["points_used"] == 3 and smooth["usable"] == 4
+    # the tail is the members nearest the Bayes score: the three smallest ε
+    members = families[families["model"] == "perturbed:sin_x_times_y"].sort_values("excess_loss").head(3)
+    assert (smooth["excess_min"], smooth["excess_max"]) == pytest.approx((members["excess_loss"].min(), members["excess_loss"].max()))
+    local = np.diff(np.log(members["excess_auc"])) / np.diff(np.log(members["excess_loss"]))
+    assert (smooth["low"], smooth["high"]) == pytest.approx((local.min(), local.max()))
+    # members whose regret is not resolved (error above 10 % of it) are not used; fewer than 3 give NaN, not an error
+    unresolved = family_exponents(families.assign(regret_error=families["excess_auc"]), tail=3, max_relative_error=0.1)
+    assert unresolved["exponent"].isna().all() and (unresolved["points_used"] == 0).all()
+    with pytest.raises(ValueError, match="tail"):
+        family_exponents(families.assign(regret_error=0.0), tail=2, max_relative_error=0.1)
 
 
 def test_family_inputs_are_checked_before_any_work():

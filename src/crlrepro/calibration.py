@@ -145,20 +145,34 @@ def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, pertu
     return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc"])
 
 
-def family_exponents(table: pd.DataFrame, bootstrap: int, rng: np.random.Generator, *, floor: float) -> pd.DataFrame:
-    """fit_calibration_exponent per family of a calibration_table of score families, over its informative members
-    with both excesses above ``floor`` (bootstrap over members: a family's members are deterministic, the interval
-    says how much the exponent depends on which of them are in the fit). A family with fewer than 3 such members
-    gets NaN (no exponent)."""
+def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: float) -> pd.DataFrame:
+    """The exponent r of E* − E(s) ≈ C (L − L*)^r at the end of each family nearest the Bayes score.
+
+    A bound regret ≤ C·excess^κ with a free constant C holds on any finite set of scores, so only its limit as
+    the excess → 0 can be tested: per family, the ``tail`` members with the smallest excess among the usable ones
+    (informative, regret > 0 and known to within ``max_relative_error`` of itself: column ``regret_error``, the
+    change of the regret between two quadrature rules) give the least-squares slope of log regret on log excess,
+    and ``low``/``high`` are the smallest and largest local slopes between consecutive members of that tail,
+
+        r_j = (log R_{j+1} − log R_j) / (log X_{j+1} − log X_j),
+
+    a sensitivity range, not a confidence interval (the members are deterministic). A family with fewer than 3
+    usable members gets NaN."""
+    if int(tail) != tail or tail < 3:
+        raise ValueError(f"tail must be an integer >= 3 (a slope and a range), got {tail!r}")
+    if not (np.isfinite(max_relative_error) and max_relative_error > 0):
+        raise ValueError(f"max_relative_error must be finite and > 0, got {max_relative_error!r}")
     rows = []
     for name, members in table.groupby("model", sort=False):
-        eligible = members["informative"] if "informative" in members else None
-        try:
-            fit = fit_calibration_exponent(members["excess_loss"], members["excess_auc"], bootstrap, rng, floor=floor,
-                                           eligible=eligible)
-        except ValueError:
-            fit = {"exponent": np.nan, "log_constant": np.nan, "low": np.nan, "high": np.nan, "points_used": 0,
-                   "points_excluded": int(len(members)), "floor": float(floor), "resampled": "members"}
-        fit["resampled"] = "members"
-        rows.append({"model": name, **fit})
+        usable = members["informative"] & (members["excess_auc"] > 0) & (members["excess_loss"] > 0)
+        usable &= members["regret_error"] <= max_relative_error * members["excess_auc"]
+        chosen = members[usable].sort_values("excess_loss").head(int(tail))
+        row = {"model": name, "exponent": np.nan, "low": np.nan, "high": np.nan, "points_used": len(chosen),
+               "usable": int(usable.sum()), "excess_min": np.nan, "excess_max": np.nan}
+        if len(chosen) >= 3:
+            x, y = np.log(chosen["excess_loss"].to_numpy()), np.log(chosen["excess_auc"].to_numpy())
+            local = np.diff(y) / np.diff(x)
+            row.update(exponent=float(loglog_slope(np.exp(x), np.exp(y))), low=float(local.min()), high=float(local.max()),
+                       excess_min=float(np.exp(x[0])), excess_max=float(np.exp(x[-1])))
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -83,8 +83,16 @@ rule lcgm_sensitivity:
     threads: 1
     params:
         lcgm=config_keys(
-            "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "test_samples",
-            "elbow_tolerance"
+            "lcgm",
+            "classes",
+            "dim_x",
+            "dim_y",
+            "noise_x",
+            "noise_y",
+            "separation",
+            "mean_seed",
+            "test_samples",
+            "elbow_tolerance",
         ),
         tau=config["tau"],
     script:
@@ -128,8 +136,10 @@ rule tsybakov_exact:
     threads: 1
     params:
         gmm=gmm_params(),
-        tsybakov={**config_keys("tsybakov", "samples", "window", "grid_points"),
-                  "exact": config_keys("tsybakov.exact", "t_range", "points_per_decade", "window_starts", "window_widths")},
+        tsybakov={
+            **config_keys("tsybakov", "samples", "window", "grid_points"),
+            "exact": config_keys("tsybakov.exact", "t_range", "points_per_decade", "window_starts", "window_widths"),
+        },
     script:
         "../scripts/tsybakov_exact.py"
 
@@ -239,7 +249,7 @@ rule calibration_families:
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
-        calibration=config_keys("consistency.calibration", "nodes", "inner_nodes", "bootstrap", "seed", "regret_floor", "families"),
+        families=config["consistency"]["calibration"]["families"],
     script:
         "../scripts/calibration_families.py"
 

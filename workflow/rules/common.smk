@@ -143,8 +143,11 @@ def lcgm_sensitivity_dims(i, j):
 def lcgm_sensitivity_models():
     """One model directory per (noise_y, separation) of lcgm.sensitivity, by grid index (lcgm_sensitivity_dims)."""
     grid = config["lcgm"]["sensitivity"]
-    return expand(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}",
-                  i=range(len(grid["noise_y"])), j=range(len(grid["separation"])))
+    return expand(
+        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}",
+        i=range(len(grid["noise_y"])),
+        j=range(len(grid["separation"])),
+    )
 
 
 def all_targets():

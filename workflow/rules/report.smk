@@ -106,6 +106,7 @@ rule claims_a4:
     params:
         setting=claim_setting("A4"),
         exact=config_keys("tsybakov.exact", "tolerance", "family_level"),
+        samples=config["tsybakov"]["samples"],
     script:
         "../scripts/claims_a4.py"
 

@@ -12,5 +12,5 @@ exact = run.params["exact"]
 claims = a4_claims(read_table(snakemake.input.table), paper_values("A4", snakemake.input.paper_values),
                    run.params["setting"], curve=read_table(snakemake.input.curve),
                    windows=read_table(snakemake.input.windows), check=read_table(snakemake.input.check),
-                   tolerance=exact["tolerance"], level=exact["family_level"])
+                   tolerance=exact["tolerance"], alpha=exact["family_level"], samples=run.params["samples"])
 run.write_table(claims_frame(claims), snakemake.output[0])
