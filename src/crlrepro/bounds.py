@@ -141,3 +141,13 @@ def approximation_bound_constant(alpha: float, score_bound: float, tau: float) -
         return float("inf")
     factor = 0.5 + a / 6.0 + a * a / 24.0 if a < 1e-4 else np.expm1(a) / a / a - 1.0 / a
     return float(tau * alpha * factor)
+
+
+def calibration_exponent(mu):
+    """(μ+1)/(μ+2): the exponent of paper 2's accelerated calibration inequality under the density-ratio Tsybakov
+    condition P(|r(x,y) − r(x,y')| ≤ t) ≤ c t^μ,
+
+        E* − E(s) ≲ (L(s) − L*)^{(μ+1)/(μ+2)},
+
+    from ½ (μ = 0, paper 1's Thm 3.4) toward 1 (μ → ∞)."""
+    return (np.asarray(mu, dtype=float) + 1.0) / (np.asarray(mu, dtype=float) + 2.0)

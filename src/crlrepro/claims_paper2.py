@@ -16,7 +16,7 @@ from scipy.stats import norm
 
 from crlrepro.reference import setting_mismatches
 from crlrepro.registry import experiment
-from crlrepro.tsybakov import calibration_exponent
+from crlrepro.bounds import calibration_exponent
 from crlrepro.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Claim, Decision, claim, decide_bound, decide_identity,
                                direction_claims, family_level, reported_rounding,
                                paired_by_seed, seed_interval, value_claim)

@@ -61,14 +61,10 @@ from scipy.special import ndtr
 
 from crlrepro.bayes_ranking import (_YView, _check_nodes, _direction, _invert, _legendre_tables, _mixture_density, _split_long,
                                     _structure, _support, ranking_breakpoints)
+from crlrepro.bounds import calibration_exponent  # noqa: F401 (re-exported: the exponent the condition buys)
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.metrics import loglog_slope
 from crlrepro.quadrature import trapezoid_mixture
-
-
-def calibration_exponent(mu):
-    """(μ+1)/(μ+2): the exponent of the fast calibration inequality under the condition."""
-    return (np.asarray(mu, dtype=float) + 1.0) / (np.asarray(mu, dtype=float) + 2.0)
 
 
 def density_ratio_gaps(gmm: LatentClassGMM, samples: int, rng: np.random.Generator) -> np.ndarray:

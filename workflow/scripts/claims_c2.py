@@ -3,7 +3,7 @@
 
 from crlrepro.artifacts import read_json, read_table
 from crlrepro.claims_paper1 import c2_claims
-from crlrepro.tsybakov import calibration_exponent
+from crlrepro.bounds import calibration_exponent
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import claims_frame
