@@ -89,3 +89,72 @@ def info_nce_in_batch(fx: torch.Tensor, gy: torch.Tensor, tau: float) -> torch.T
     if n < 2:
         raise ValueError(f"in-batch negatives need a batch of at least 2, got {n}")
     return _InBatchLogMeanExp.apply(fx @ gy.T, tau)
+
+
+# --- Contrastive losses that paper 3 (Lee, TMLR 2025) compares its balanced loss with -------------------------------
+#
+# Both act on the 2n views Z = [z1; z2] of a SimCLR batch (z1[i], z2[i] two views of image i), L2-normalised, with
+# cosine similarities s_ik = ⟨z̄_i, z̄_k⟩ and the positive of anchor i its other view p(i) = i ± n. Unlike the
+# log-mean-exp losses above they are in nats (no factor τ = 1/α in front), as SimCLR's cross-entropy is.
+
+
+def _check_positive_finite(name: str, value: float) -> float:
+    value = float(value)
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def _two_view_logits(z1: torch.Tensor, z2: torch.Tensor, alpha: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """α s_ik for all pairs of the 2n normalised views [z1; z2] (2n, 2n), the index of each anchor's positive p(i)
+    (2n,), and the boolean identity mask (2n, 2n) marking the self-similarities s_ii."""
+    if z1.ndim != 2 or z1.shape != z2.shape or z1.shape[1] < 1:
+        raise ValueError(f"z1 and z2 must both have shape (n, d) with d >= 1; got {tuple(z1.shape)} and {tuple(z2.shape)}")
+    n = z1.shape[0]
+    z = torch.nn.functional.normalize(torch.cat([z1, z2]), dim=1)
+    logits = alpha * (z @ z.T)
+    index = torch.arange(2 * n, device=z.device)
+    positive = (index + n) % (2 * n)
+    return logits, positive, index[:, None] == index[None, :]
+
+
+def generalized_nt_xent_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, weight: float = 1.0) -> torch.Tensor:
+    """The generalised contrastive loss of Chen, Luo & Li (NeurIPS 2021, "Intriguing properties of contrastive
+    losses") with SimCLR's NT-Xent: for the 2n normalised views Z = [z1; z2], s_ik their cosine similarity, anchor i
+    with positive p(i) (i ↔ i + n), α > 0 the inverse temperature and ``weight`` = w > 0,
+
+        ℓ_i = −α s_{i,p(i)} + w · log Σ_{k≠i} exp(α s_ik),          loss = (1/2n) Σ_{i=1}^{2n} ℓ_i,
+
+    the sum over the 2n − 1 other views, the positive included. w = 1 is exactly SimCLR's NT-Xent, the
+    cross-entropy of the softmax over the 2n − 1 other views with target p(i). The weight w on the log-sum-exp
+    (repulsion) term is what the λ/ν exponent of paper 3's balanced loss (crlrepro.supervised_view) also weighs:
+    α × that loss is −α s(z, z⁺) + (λ/ν) log Σ exp(α s), with cross-view negatives only (n terms) rather than the
+    2n − 1 other views here. n = 1 is allowed (the denominator holds the positive only). The result has the
+    inputs' dtype; log-sum-exp keeps it finite for any α (e.g. 1e4) and identical views."""
+    alpha = _check_positive_finite("alpha", alpha)
+    weight = _check_positive_finite("weight", weight)
+    logits, positive, self_mask = _two_view_logits(z1, z2, alpha)
+    attraction = logits.gather(1, positive[:, None]).squeeze(1)
+    repulsion = torch.logsumexp(logits.masked_fill(self_mask, float("-inf")), dim=1)
+    return (-attraction + weight * repulsion).mean()
+
+
+def decoupled_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float) -> torch.Tensor:
+    """Decoupled contrastive learning (Yeh et al., ECCV 2022, "Decoupled contrastive learning"), without its
+    optional von Mises–Fisher weighting: for the 2n normalised views Z = [z1; z2], s_ik their cosine similarity,
+    anchor i with positive p(i) (i ↔ i + n) and α > 0 the inverse temperature,
+
+        ℓ_i = −α s_{i,p(i)} + log Σ_{k∉{i, p(i)}} exp(α s_ik),          loss = (1/2n) Σ_{i=1}^{2n} ℓ_i,
+
+    NT-Xent with the positive removed from the denominator (the 2n − 2 negatives only), so it is strictly smaller
+    than ``generalized_nt_xent_loss(z1, z2, alpha)`` (by the mean of log(1 + exp(α s_{i,p(i)}) / Σ_neg)). Needs
+    n ≥ 2 (otherwise there is no negative). The result has the inputs' dtype; log-sum-exp keeps it finite for any
+    α (e.g. 1e4) and identical views."""
+    alpha = _check_positive_finite("alpha", alpha)
+    logits, positive, self_mask = _two_view_logits(z1, z2, alpha)
+    if z1.shape[0] < 2:
+        raise ValueError(f"decoupled contrastive loss needs n >= 2 images (2n - 2 >= 2 negatives per anchor), got n={z1.shape[0]}")
+    attraction = logits.gather(1, positive[:, None]).squeeze(1)
+    positive_mask = torch.nn.functional.one_hot(positive, logits.shape[0]).bool()
+    repulsion = torch.logsumexp(logits.masked_fill(self_mask | positive_mask, float("-inf")), dim=1)
+    return (-attraction + repulsion).mean()
