@@ -5,6 +5,7 @@ the same builders the pipeline uses."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from crlrepro.claims_paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
 from crlrepro.claims_paper2 import a1_claims, a2_claims, a3_claims, a4_claims
@@ -223,23 +224,37 @@ def c5(good: bool):
 # Paper 3 ------------------------------------------------------------------------------------------
 
 
-def ssl_table(arm: str, accuracy: dict, bias: dict | None = None, noise: float = 0.004) -> pd.DataFrame:
+def ssl_table(arm: str, accuracy: dict, bias: dict | None = None, noise: float = 0.004, bounds_hold: bool = True,
+              tail: dict | None = None) -> pd.DataFrame:
     rows = []
+    gap = 0.05 if bounds_hold else -0.05  # right side minus left side of both bounds
     for salt, (value, acc) in enumerate(accuracy.items()):
         for seed in SEEDS:
-            rows.append({"balance": "full", "augmentation": "base", "similarity": "cosine", "ratio": 1.0, arm: value, "seed": seed,
-                         "diverged": False, "num_classes": 10, "linear_top1": acc + jitter(seed, noise, salt),
-                         "knn_top1": acc - 0.01 + jitter(seed, noise, salt),
-                         "prototype_bias": (bias or {}).get(value, 30.0) + jitter(seed, 0.04, salt)})
-    return pd.DataFrame(rows)
+            b = (bias or {}).get(value, 30.0) + jitter(seed, 0.04, salt)
+            rows.append({"model": "trained", "balance": "full", "augmentation": "base", "similarity": "cosine", "loss": "balanced",
+                         "ratio": 1.0, arm: value, "seed": seed, "diverged": False, "num_classes": 10,
+                         "linear_top1": acc + jitter(seed, noise, salt), "knn_top1": acc - 0.01 + jitter(seed, noise, salt),
+                         "linear_top1_tail": (tail or accuracy)[value] - 0.05 + jitter(seed, noise, salt + 7),
+                         "prototype_bias": b, "prototype_bias_raw": b,
+                         "attraction_lhs": -0.9 + jitter(seed, 0.01, salt), "attraction_rhs": -0.9 + gap + jitter(seed, 0.01, salt),
+                         "attraction_holds": 1.0 if bounds_hold else 0.2, "repulsion_lhs": 0.5, "repulsion_rhs": 0.5 + gap,
+                         "repulsion_holds": 1.0 if bounds_hold else 0.3, "feature_cosine": 0.3,
+                         "attraction_points": 100, "attraction_violations": 0 if bounds_hold else 80,
+                         "attraction_worst_lhs": -0.5, "attraction_worst_rhs": -0.5 + gap,
+                         "repulsion_points": 10, "repulsion_violations": 0 if bounds_hold else 7,
+                         "repulsion_worst_lhs": 0.8, "repulsion_worst_rhs": 0.8 + gap})
+    baseline = {**rows[0], "model": "raw_pixels", "seed": -1, "linear_top1": 0.99}  # context rows: never compared
+    return pd.DataFrame(rows + [baseline])
 
 
 IMAGENET = {"supervised_view.data.name": "imagenet"}  # pretend: our data have the paper's name
 
 
 def s1(good: bool):
-    accuracy = {0.5: 0.80, 1.0: 0.85, 1.5: 0.90} if good else {0.5: 0.80, 1.0: 0.85, 1.5: 0.82}
-    return ssl_claims("S1", ssl_table("ratio", accuracy), {}, IMAGENET)
+    accuracy = {0.5: 0.88, 1.0: 0.85, 1.5: 0.90} if good else {0.5: 0.80, 1.0: 0.85, 1.5: 0.82}
+    table = ssl_table("ratio", accuracy, bounds_hold=good)
+    variants = ssl_table("loss", {"nt_xent": 0.86, "dcl": 0.84, "supervised_prototype": 0.95}, bounds_hold=good)
+    return ssl_claims("S1", pd.concat([table, variants[variants["model"] == "trained"]], ignore_index=True), {}, IMAGENET)
 
 
 def s2(good: bool):
@@ -251,7 +266,8 @@ def s2(good: bool):
 def s3(good: bool):
     paper = paper_values("S3")["linear_top1"]
     accuracy = dict(paper) if good else {"uniform": 0.10, "long_tailed": 0.30}
-    return ssl_claims("S3", ssl_table("balance", accuracy), paper_values("S3"), IMAGENET)
+    tail = {"uniform": 0.20, "long_tailed": 0.10} if good else {"uniform": 0.10, "long_tailed": 0.20}
+    return ssl_claims("S3", ssl_table("balance", accuracy, tail=tail), paper_values("S3"), IMAGENET)
 
 
 def s4(good: bool):
@@ -266,6 +282,9 @@ def s4(good: bool):
 BUILDERS = {"A1": a1, "A2": a2, "A3": a3, "A4": a4, "C1": c1, "C2": c2, "C3": c3, "C4": c4, "C5": c5,
             "S1": s1, "S2": s2, "S3": s3, "S4": s4}
 CASES = {("C2", "exponent_sqrt"): c2_sqrt}  # claims whose passing inputs differ from their experiment's
+# Context rows, not checks: the summary names the loss variants but gives them no number and no ordering, so
+# their rows show the measured difference and are never anything but not comparable (tested below).
+CONTEXT = {("S1", "variant"), ("S1", "supervised_reference")}
 REGISTERED = [(e.id, spec.key) for e in EXPERIMENTS for spec in e.claims]
 
 
@@ -280,6 +299,10 @@ def rows_of(rows, experiment, key):
 @pytest.mark.parametrize("experiment, key", REGISTERED, ids=[f"{e}.{k}" for e, k in REGISTERED])
 def test_every_claim_can_pass_and_can_fail(experiment, key):
     build = CASES.get((experiment, key), BUILDERS[experiment])
+    if (experiment, key) in CONTEXT:
+        rows = rows_of(build(True), experiment, key) + rows_of(build(False), experiment, key)
+        assert {r.verdict for r in rows} == {NOT_COMPARABLE} and all(np.isfinite(r.measured) for r in rows)
+        return
     good, bad = rows_of(build(True), experiment, key), rows_of(build(False), experiment, key)
     assert {r.verdict for r in good} <= PASS, [(r.claim_id, r.verdict, r.reason) for r in good if r.verdict not in PASS]
     assert {r.verdict for r in bad} <= FAIL, [(r.claim_id, r.verdict, r.reason) for r in bad if r.verdict not in FAIL]
@@ -503,8 +526,87 @@ def test_s1_diverged_runs_count_at_chance():
     table = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90})
     table.loc[table["ratio"] == 1.5, "diverged"] = True
     rows = ssl_claims("S1", table, {}, IMAGENET)
-    assert all(r.verdict == CONTRADICTED for r in rows)  # 0.1 (chance) against 0.85
+    assert rows[0].verdict == CONTRADICTED and rows[0].claim_id == "S1.balanced_beats_infonce.linear_top1"  # 0.1 vs 0.85
     assert rows[0].measured == pytest.approx(0.1 - 0.85)
+    bounds = [r for r in rows if r.kind == "bound"]
+    assert [r.claim_id for r in bounds] == ["S1.attraction_bound", "S1.repulsion_bound"]
+    assert all("at all 5 points" in r.reason and "of the 5 runs" in r.reason for r in bounds)  # diverged runs are no points
+
+
+def test_s1_tests_every_ratio_in_one_holm_family_on_the_configured_metric():
+    table = ssl_table("ratio", {0.5: 0.80, 1.0: 0.85, 1.5: 0.90})
+    (row,) = [r for r in ssl_claims("S1", table, {}, IMAGENET) if r.kind == "direction"]
+    assert row.verdict == REPRODUCED and "λ/ν=0.5 − 1: contradicted" in row.reason and "λ/ν=1.5 − 1: reproduced" in row.reason
+    assert "Holm over 2" in row.tolerance and "shown: λ/ν=1.5 − 1" in row.claim
+    table["few1_top1"] = table["linear_top1"][::-1].to_numpy()  # reversed ranking on the 1-label probe
+    (few,) = [r for r in ssl_claims("S1", table, {}, IMAGENET, metric="few1_top1") if r.kind == "direction"]
+    assert few.claim_id == "S1.balanced_beats_infonce.few1_top1" and "1-label-per-class probe top-1" in few.claim
+    assert "λ/ν=0.5 − 1: reproduced" in few.reason and "λ/ν=1.5 − 1: contradicted" in few.reason
+    worse = ssl_table("ratio", {0.5: 0.80, 1.0: 0.85, 1.5: 0.82})
+    worse.loc[worse["ratio"] == 0.5, "feature_cosine"] = 0.999
+    (row,) = [r for r in ssl_claims("S1", worse, {}, IMAGENET) if r.kind == "direction"]
+    assert row.verdict == CONTRADICTED and row.reason.endswith("collapsed runs (mean cosine between images' features > 0.99): "
+                                                               "λ/ν=0.5: 5 of 5")
+    worse["feature_cosine"] = 0.99  # at the threshold: not collapsed
+    (row,) = [r for r in ssl_claims("S1", worse, {}, IMAGENET) if r.kind == "direction"]
+    assert "collapsed" not in row.reason
+
+
+def test_s1_variants_are_context_and_bounds_are_tested_point_by_point():
+    rows = {r.claim_id: r for r in s1(True)}
+    supervised = rows["S1.supervised_reference.supervised_prototype.linear_top1"]
+    assert supervised.verdict == NOT_COMPARABLE and supervised.measured == pytest.approx(0.95 - 0.85, abs=0.01)
+    assert "S1.variant.supervised_prototype.linear_top1" not in rows
+    dcl = rows["S1.variant.dcl.linear_top1"]
+    assert dcl.verdict == NOT_COMPARABLE and dcl.measured == pytest.approx(0.84 - 0.85, abs=0.01)
+    variants = ssl_table("loss", {"nt_xent": 0.86, "dcl": 0.84})
+    table = pd.concat([ssl_table("ratio", {1.0: 0.85}), variants[variants["model"] == "trained"]], ignore_index=True)
+    row = next(r for r in ssl_claims("S1", table, {}, IMAGENET) if r.claim_id == "S1.variant.dcl.linear_top1")
+    diffs = (table.loc[table["loss"] == "dcl", "linear_top1"].to_numpy()
+             - table.loc[(table["loss"] == "balanced") & (table["model"] == "trained"), "linear_top1"].to_numpy())
+    half = stats.t.ppf(0.975, len(diffs) - 1) * diffs.std(ddof=1) / np.sqrt(len(diffs))  # 95 %: one comparison each
+    assert half > 0 and (row.ci_high - row.ci_low) / 2 == pytest.approx(half)
+    attraction = rows["S1.attraction_bound"]
+    assert attraction.verdict == REPRODUCED and attraction.measured == 0.0 and "of all 3000 points of the 30 runs, 0 violated" in attraction.reason
+    assert "slack per run 0.05 to 0.05" in rows["S1.repulsion_bound"].tolerance and "ν and n" in rows["S1.repulsion_bound"].reason
+    table = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90})
+    table.loc[table.index[0], ["repulsion_worst_lhs", "repulsion_violations"]] = [0.86, 1]  # one anchor above its bound, 0.85
+    repulsion = next(r for r in ssl_claims("S1", table, {}, IMAGENET) if r.claim_id == "S1.repulsion_bound")
+    assert repulsion.verdict == CONTRADICTED and "violated at 1 of 10" in repulsion.reason
+    assert "of all 100 points of the 10 runs, 1 violated (1.00%), in λ/ν=1: 1 of 5 runs;" in repulsion.reason
+    assert repulsion.measured == pytest.approx(0.01)
+    variants = ssl_table("loss", {"dcl": 0.84})
+    both = pd.concat([table, variants[variants["model"] == "trained"]], ignore_index=True)
+    both.loc[both.index[1], ["repulsion_worst_lhs", "repulsion_violations"]] = [0.86, 2]  # a second λ/ν=1 run
+    both.loc[both.index[-1], ["repulsion_worst_lhs", "repulsion_violations"]] = [0.86, 1]  # and a DCL run
+    repulsion = next(r for r in ssl_claims("S1", both, {}, IMAGENET) if r.claim_id == "S1.repulsion_bound")
+    assert "4 violated (2.67%), in λ/ν=1: 2 of 5 runs, dcl: 1 of 5 runs;" in repulsion.reason
+    table.loc[table.index[0], "repulsion_worst_lhs"] = 0.85  # equality holds
+    repulsion = next(r for r in ssl_claims("S1", table, {}, IMAGENET) if r.claim_id == "S1.repulsion_bound")
+    assert repulsion.verdict == REPRODUCED
+    loose = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90}).assign(repulsion_worst_rhs=1.0, attraction_worst_rhs=1.0)  # 2 when shifted
+    verdicts = {r.claim_id: r.verdict for r in ssl_claims("S1", loose, {}, IMAGENET) if r.kind == "bound"}
+    assert verdicts == {"S1.attraction_bound": INCONCLUSIVE, "S1.repulsion_bound": INCONCLUSIVE}
+    diverged = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90}).assign(diverged=True)
+    assert not [r for r in ssl_claims("S1", diverged, {}, IMAGENET) if r.kind == "bound"]  # no run, no point
+
+
+def test_s3_names_the_tail_probe_it_tests():
+    table = ssl_table("balance", {"uniform": 0.50, "long_tailed": 0.40})
+    table["few1_top1"], table["few1_top1_tail"] = table["linear_top1"], table["linear_top1_tail"]
+    rows = [r for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET, metric="few1_top1") if r.kind == "direction"]
+    assert [r.claim_id for r in rows] == ["S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1",
+                                          "S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1_tail"]
+    assert rows[1].claim.endswith("1-label-per-class probe top-1 on the tail classes of uniform minus long_tailed (paired by seed)")
+    rows = [r for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET) if r.kind == "direction"]
+    assert rows[1].claim.endswith("linear top-1 on the tail classes of uniform minus long_tailed (paired by seed)")
+
+
+def test_s3_tests_the_tail_classes_beside_the_overall_accuracy():
+    table = ssl_table("balance", {"uniform": 0.50, "long_tailed": 0.50}, tail={"uniform": 0.40, "long_tailed": 0.20})
+    rows = {r.claim_id: r.verdict for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET) if r.kind == "direction"}
+    assert rows == {"S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1": INCONCLUSIVE,
+                    "S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1_tail": REPRODUCED}
 
 
 def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():

@@ -220,12 +220,17 @@ def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
     counts = training_class_counts(digits)
     assert counts.sum() == 1347 and counts.min() >= 130  # 1797 digits, a quarter held out, stratified
     assert data_problems(config) == []
-    config["supervised_view"]["balance"]["per_class"] = 100  # long-tailed: 341 images of class 0
+    config["supervised_view"]["balance"]["per_class"] = 100  # long-tailed (ratio 50): 562 images of its largest class
     (problem,) = data_problems(config)
-    assert problem.startswith("supervised_view.balance.per_class: 100 per class") and f"has {counts[0]}" in problem
+    assert problem.startswith("supervised_view.balance.per_class: 100 per class") and "needs 562 images of the largest" in problem
+    assert f"class {counts.argmin()} of the training split has {counts.min()}" in problem  # any class may be the largest
+    config["supervised_view"]["balance"] = {"per_class": 20, "imbalance_ratio": 50.0}  # 112: fits the smallest class, 131
+    assert data_problems(config) == []
+    config["supervised_view"]["balance"] = {"per_class": 24, "imbalance_ratio": 50.0}  # 135 > 131
+    assert "needs 135 images" in data_problems(config)[0]
     config["supervised_view"]["balance"] = {"per_class": 140, "imbalance_ratio": 1.0}  # uniform: 140 of each
-    assert "needs 140 images of class" in data_problems(config)[0]
+    assert "needs 140 images of the largest class" in data_problems(config)[0]
     cifar = {"name": "cifar10", "root": "x", "download": True}
     config["supervised_view"]["data"] = cifar
-    config["supervised_view"]["balance"] = {"per_class": 1400, "imbalance_ratio": 10.0}  # the paper config's
+    config["supervised_view"]["balance"] = {"per_class": 700, "imbalance_ratio": 100.0}  # the paper config's
     assert data_problems(config) == []

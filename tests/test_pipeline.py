@@ -146,26 +146,32 @@ def test_smoke_consistency_experiments(smoke_run):
 
 def test_smoke_supervised_view_experiments(smoke_run):
     results = smoke_run / SMOKE_RESULTS
-    columns = {"experiment", "balance", "augmentation", "similarity", "ratio", "seed", "train_size", "diverged",
-               "knn_top1", "linear_top1", "prototype_bias"}
+    columns = {"experiment", "model", "balance", "augmentation", "similarity", "loss", "ratio", "seed", "train_size", "diverged",
+               "knn_top1", "linear_top1", "linear_top1_tail", "few1_top1", "few10_top1", "prototype_bias", "prototype_bias_raw",
+               "attraction_lhs", "attraction_rhs", "repulsion_lhs", "repulsion_rhs"}
     tables = {e: pd.read_csv(results / "supervised_view" / f"{e}.csv") for e in ("S1", "S2", "S3", "S4")}
     for experiment, table in tables.items():
         assert columns <= set(table.columns), experiment
+        assert table["model"].tolist()[-2:] == ["raw_pixels", "random_encoder"]  # the baselines, in every table
+        table = table[table["model"] == "trained"]
         assert sorted(set(table["seed"])) == [0]
         done = table[~table["diverged"]]
         assert done["linear_top1"].between(0.3, 1.0).all() and done["knn_top1"].between(0.3, 1.0).all()
-    assert sorted(tables["S1"]["ratio"].unique()) == [0.5, 1.0]
-    assert set(tables["S2"]["similarity"]) == {"cosine", "dot"}
-    s3 = tables["S3"]
+        assert done["few1_top1"].between(0.1, 1.0).all()
+    s1 = tables["S1"][tables["S1"]["model"] == "trained"]
+    assert sorted(s1.loc[s1["loss"] == "balanced", "ratio"].unique()) == [0.5, 1.0]
+    assert set(s1["loss"]) == {"balanced", "nt_xent", "dcl", "supervised_prototype"}
+    assert set(tables["S2"]["similarity"].dropna()) == {"cosine", "dot"}
+    s3 = tables["S3"][tables["S3"]["model"] == "trained"]
     assert set(s3["balance"]) == {"uniform", "long_tailed"} and (s3["train_size"] == 120).all()
     assert set(tables["S4"]["augmentation"]) == {"base", "no_blur"}
-    assert (tables["S4"]["prototype_bias"] > 0).all()
+    assert (tables["S4"]["prototype_bias"] > 0).all() and (tables["S4"]["prototype_bias"] <= 2).all()
     # the reference run (full, base, cosine, λ/ν = 1) is trained once and shared by S1, S2 and S4
-    reference = [t[(t["balance"] == "full") & (t["augmentation"] == "base") & (t["similarity"] == "cosine") & (t["ratio"] == 1.0)]
-                 for t in (tables["S1"], tables["S2"], tables["S4"])]
+    reference = [t[(t["model"] == "trained") & (t["balance"] == "full") & (t["augmentation"] == "base") & (t["similarity"] == "cosine")
+                   & (t["loss"] == "balanced") & (t["ratio"] == 1.0)] for t in (tables["S1"], tables["S2"], tables["S4"])]
     for other in reference[1:]:
         np.testing.assert_array_equal(other["linear_top1"].to_numpy(), reference[0]["linear_top1"].to_numpy())
-    assert len(list((results / "models" / "ssl").glob("*.pt"))) == 6
+    assert len(list((results / "models" / "ssl").glob("*.pt"))) == 9  # one file per run spec, every seed in it
     for experiment in ("S1", "S2", "S3", "S4"):
         image = matplotlib.image.imread(results / "figures" / f"{experiment}.png")
         assert image.shape[0] > 200 and image.std() > 0.01
@@ -202,6 +208,15 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration", "claims_c2", "figure_calibration", "summary", "report_captions"}
+    # Paper 3: a probe's setting re-evaluates every run spec without retraining; the metric the claims
+    # test reruns the claims only.
+    probes = smoke_run / "probes.yaml"
+    probes.write_text(yaml.safe_dump({"supervised_view": {"few_label_draws": 3}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {"ssl_eval", "ssl_baselines", "ssl_tables", "claims_ssl", "figure_ssl",
+                                                            "summary", "report_captions"}
+    metric = smoke_run / "metric.yaml"
+    metric.write_text(yaml.safe_dump({"supervised_view": {"claim_metric": "few10_top1"}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(metric)) == {"claims_ssl", "summary", "report_captions"}
     # C3's fit window re-fits the mechanism's slopes from the same draws.
     fit_from = smoke_run / "fit_from.yaml"
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
@@ -272,6 +287,10 @@ BAD_CONFIGS = {
     "consistency.scaling.m_sweep.ms[0]": {"consistency": {"scaling": {"m_sweep": {"ms": [0, 2]}}}},
     "supervised_view.similarities[1]": {"supervised_view": {"similarities": ["cosine", "manhattan"]}},
     "supervised_view.data.root": {"supervised_view": {"data": {"name": "cifar10", "root": "no/such/dir"}}},
+    "supervised_view.data.root: no Fashion-MNIST at no/such/dir": {"supervised_view": {"data": {"name": "fashion_mnist",
+                                                                                            "root": "no/such/dir"}}},
+    "supervised_view.data.train_size: 55 is not a multiple": {"supervised_view": {"data": {"train_size": 55}}},
+    "supervised_view.claim_metric: 'few3_top1'": {"supervised_view": {"claim_metric": "few3_top1"}},
     "tau: must be a finite number": {"tau": float("nan")},
     "gmm.mean_x[0]: must be a finite number, got inf": {"gmm": {"mean_x": [float("inf"), -1.2]}},
     "seeds[0]: a seed must be below 2^32": {"seeds": [2**63]},

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from crlrepro.datasets import CIFAR10_FOLDER, balance_problems
+from crlrepro.datasets import balance_problems, missing_data_message, subset_problems
 from crlrepro.registry import figure_styles
 
 WEIGHT_SUM_TOLERANCE = 1e-6
@@ -130,6 +130,12 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     ratios = view.get("ratios", [])
     if ratios and 1.0 not in [float(r) for r in ratios if isinstance(r, (int, float))]:
         problems.append(f"supervised_view.ratios: must contain 1 (InfoNCE, the reference of S1), got {ratios}")
+    problems += subset_problems(view.get("data", {}))
+    if "claim_metric" in view:
+        allowed = ["linear_top1", "knn_top1"] + [f"few{k}_top1" for k in view.get("few_labels", [])]
+        if view["claim_metric"] not in allowed:
+            problems.append(f"supervised_view.claim_metric: {view['claim_metric']!r} is not a metric of this config; "
+                            f"expected one of {', '.join(allowed)}")
     for key, first in (("similarities", "cosine"), ("augmentations", "base")):
         values = view.get(key, [])
         if values and first not in values:
@@ -213,15 +219,12 @@ def resource_problems(config: dict, memory_bytes: int) -> list[str]:
 
 
 def data_problems(config: dict) -> list[str]:
-    """What a run needs of its data and does not find: the CIFAR-10 folder, and enough images of each
-    class for S3's training sets (checked when a run starts, not in a dry run)."""
+    """What a run needs of its data and does not find: the CIFAR-10 or Fashion-MNIST files, and enough
+    images of each class for S3's training sets (checked when a run starts, not in a dry run)."""
     view = config.get("supervised_view", {})
-    data = view.get("data", {})
-    if data.get("name") == "cifar10" and not data.get("download", False):
-        root = Path(data.get("root", "data")).expanduser()
-        if not (root / CIFAR10_FOLDER).is_dir():
-            return [f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
-                    "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true"]
+    missing = missing_data_message(view.get("data", {})) if view.get("data") else None
+    if missing:
+        return [missing]
     return balance_problems(view) if view else []
 
 
@@ -247,19 +250,22 @@ def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
 SSL_EXPERIMENTS = ("S1", "S2", "S3", "S4")
 
 
-def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, str, str]]:
-    """(balance, augmentation, similarity, λ/ν as text) of every paper-3 run of one experiment, from
-    the config's ``supervised_view`` block. The reference run (full data, base augmentation, cosine,
-    λ/ν = 1) is shared by S1, S2 and S4, so it is trained once."""
+def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, str, str, str]]:
+    """(balance, augmentation, similarity, loss, λ/ν as text) of every paper-3 run of one experiment,
+    from the config's ``supervised_view`` block. The reference run (full data, base augmentation,
+    cosine, balanced loss with λ/ν = 1, i.e. InfoNCE) is shared by S1, S2 and S4, so it is trained once;
+    S1 adds the paper's loss variants (``loss_variants``) at weight 1, and the supervised prototype
+    objective (with labels, λ = 1) when listed there."""
     ratio = lambda r: f"{float(r):g}"  # noqa: E731
     if experiment == "S1":
-        return [("full", "base", "cosine", ratio(r)) for r in sorted(view["ratios"])]
+        return ([("full", "base", "cosine", "balanced", ratio(r)) for r in sorted(view["ratios"])]
+                + [("full", "base", "cosine", loss, "1") for loss in view.get("loss_variants", [])])
     if experiment == "S2":
-        return [("full", "base", s, "1") for s in view["similarities"]]
+        return [("full", "base", s, "balanced", "1") for s in view["similarities"]]
     if experiment == "S3":
-        return [("uniform", "base", "cosine", "1"), ("long_tailed", "base", "cosine", "1")]
+        return [("uniform", "base", "cosine", "balanced", "1"), ("long_tailed", "base", "cosine", "balanced", "1")]
     if experiment == "S4":
-        return [("full", a, "cosine", "1") for a in view["augmentations"]]
+        return [("full", a, "cosine", "balanced", "1") for a in view["augmentations"]]
     raise ValueError(f"unknown paper-3 experiment {experiment!r}; expected one of {', '.join(SSL_EXPERIMENTS)}")
 
 

@@ -4,8 +4,15 @@ workflow starts)."""
 
 import numpy as np
 
-DATASETS = ("digits", "cifar10")
+from pathlib import Path
+
+DATASETS = ("digits", "fashion_mnist", "cifar10")
 CIFAR10_FOLDER = "cifar-10-batches-py"  # what torchvision's CIFAR10 reads under its root
+# Fashion-MNIST's four IDX files: torchvision's FashionMNIST reads them extracted from <root>/FashionMNIST/raw/;
+# Debian's dataset-fashion-mnist package installs them gzipped in /usr/share/datasets/fashion-mnist/.
+FASHION_MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+FASHION_MNIST_DEBIAN = "/usr/share/datasets/fashion-mnist"
+FASHION_MNIST_TRAIN_PER_CLASS = 6000  # Fashion-MNIST's training set: 60,000 images, 6,000 of each class
 
 CIFAR10_TRAIN_PER_CLASS = 5000  # CIFAR-10's training set: 50,000 images, 5,000 of each class
 
@@ -17,15 +24,72 @@ def digits_split(labels, test_fraction: float, seed: int):
     return train_test_split(np.arange(len(labels)), test_size=test_fraction, random_state=seed, stratify=labels)
 
 
-def training_class_counts(data: dict) -> np.ndarray:
-    """Images of each class in the training split of the config's ``supervised_view.data``."""
-    if data["name"] == "cifar10":
-        return np.full(10, CIFAR10_TRAIN_PER_CLASS)
-    from sklearn.datasets import load_digits
+def fashion_mnist_files(root) -> dict[str, Path] | None:
+    """Where Fashion-MNIST's four IDX files are under ``root``, in either layout: torchvision's
+    (``<root>/FashionMNIST/raw/``, extracted or gzipped) or the Debian package's (``<root>/*.gz``, as in
+    /usr/share/datasets/fashion-mnist); None when some file is missing in both."""
+    root = Path(root).expanduser()
+    for folder in (root / "FashionMNIST" / "raw", root):
+        found = {}
+        for name in FASHION_MNIST_FILES:
+            for candidate in (folder / name, folder / f"{name}.gz"):
+                if candidate.is_file():
+                    found[name] = candidate
+                    break
+        if len(found) == len(FASHION_MNIST_FILES):
+            return found
+    return None
 
-    labels = load_digits().target
-    train, _ = digits_split(labels, data["test_fraction"], data["split_seed"])
-    return np.bincount(labels[train], minlength=10)
+
+def missing_data_message(data: dict) -> str | None:
+    """What is missing of the config's data set on disk, naming the path and how to get the files;
+    None when it is there (or will be downloaded, or is embedded: digits)."""
+    if data.get("download", False) or data.get("name") == "digits":
+        return None
+    root = Path(data.get("root", "data")).expanduser()
+    if data["name"] == "cifar10" and not (root / CIFAR10_FOLDER).is_dir():
+        return (f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
+                "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true")
+    if data["name"] == "fashion_mnist" and fashion_mnist_files(root) is None:
+        return (f"supervised_view.data.root: no Fashion-MNIST at {root} (its four IDX files, {', '.join(FASHION_MNIST_FILES)}, "
+                f"extracted or .gz, in {root / 'FashionMNIST' / 'raw'} or in {root} itself); install Debian's package "
+                f"(apt-get install dataset-fashion-mnist, files in {FASHION_MNIST_DEBIAN}) and set root to that folder, "
+                "or set supervised_view.data.download: true to let torchvision fetch them into root")
+    return None
+
+
+def training_class_counts(data: dict) -> np.ndarray:
+    """Images of each class in the training split of the config's ``supervised_view.data`` (before
+    any ``train_size`` subset)."""
+    if data["name"] == "cifar10":
+        counts = np.full(10, CIFAR10_TRAIN_PER_CLASS)
+    elif data["name"] == "fashion_mnist":
+        counts = np.full(10, FASHION_MNIST_TRAIN_PER_CLASS)
+    else:
+        from sklearn.datasets import load_digits
+
+        labels = load_digits().target
+        train, _ = digits_split(labels, data["test_fraction"], data["split_seed"])
+        counts = np.bincount(labels[train], minlength=10)
+    if data.get("train_size"):  # a stratified subset: train_size / 10 of each class
+        counts = np.minimum(counts, int(data["train_size"]) // len(counts))
+    return counts
+
+
+def subset_problems(data: dict) -> list[str]:
+    """``train_size``/``test_size`` must split evenly over the 10 classes and fit in each class."""
+    problems = []
+    for key in ("train_size", "test_size"):
+        size = data.get(key)
+        if isinstance(size, int) and size % 10:
+            problems.append(f"supervised_view.data.{key}: {size} is not a multiple of the 10 classes (the subset is stratified)")
+    size = data.get("train_size")
+    if isinstance(size, int) and not size % 10 and data.get("name") in DATASETS:
+        full = training_class_counts({**data, "train_size": None})
+        if size // 10 > full.min():
+            problems.append(f"supervised_view.data.train_size: {size} needs {size // 10} images of each class, the training "
+                            f"split of {data['name']} has {int(full.min())} of its smallest")
+    return problems
 
 
 def pareto_class_sizes(num_classes: int, total: int, imbalance_ratio: float) -> np.ndarray:
@@ -43,16 +107,30 @@ def pareto_class_sizes(num_classes: int, total: int, imbalance_ratio: float) -> 
     return sizes
 
 
+def class_ranks(num_classes: int, seed: int) -> np.ndarray:
+    """The rank of each class in seed ``seed``'s long-tailed profile (0: the largest): a random
+    permutation drawn from the seed, so that which classes are head and which are tail changes from
+    seed to seed and no class's own difficulty stands in for the imbalance."""
+    return np.random.default_rng([int(seed), 7919]).permutation(num_classes)
+
+
+def long_tailed_class_sizes(num_classes: int, per_class: int, imbalance_ratio: float, seed: int) -> np.ndarray:
+    """Class sizes of seed ``seed``'s long-tailed set: the Pareto profile of :func:`pareto_class_sizes`
+    (total num_classes·per_class) assigned to the classes by :func:`class_ranks`."""
+    profile = pareto_class_sizes(num_classes, num_classes * int(per_class), imbalance_ratio)
+    return profile[class_ranks(num_classes, seed)]
+
+
 def balance_problems(view: dict) -> list[str]:
     """S3's training sets need per_class of every class (uniform) and the Pareto profile of the same
-    total (long-tailed, largest class first): the classes of the training split must hold them."""
+    total (long-tailed; any class may be the largest, :func:`class_ranks`): the smallest class of the
+    training split must hold the largest size."""
     balance, counts = view["balance"], training_class_counts(view["data"])
     need = pareto_class_sizes(len(counts), len(counts) * int(balance["per_class"]), float(balance["imbalance_ratio"]))
-    need = np.maximum(need, int(balance["per_class"]))  # the uniform set needs per_class of each class too
-    short = np.flatnonzero(need > counts)
-    if not short.size:
+    largest = max(int(need.max()), int(balance["per_class"]))  # the uniform set needs per_class of each class too
+    k = int(np.argmin(counts))
+    if largest <= counts[k]:
         return []
-    k = int(short[0])
     return [f"supervised_view.balance.per_class: {balance['per_class']} per class (imbalance ratio {balance['imbalance_ratio']:g}) "
-            f"needs {int(need[k])} images of class {k}, whose training split has {int(counts[k])} "
-            f"({view['data']['name']}); lower per_class or imbalance_ratio"]
+            f"needs {largest} images of the largest class, which may be any class; class {k} of the training split has "
+            f"{int(counts[k])} ({view['data']['name']}); lower per_class or imbalance_ratio"]

@@ -1,4 +1,4 @@
-"""The one trainer of the project: minibatch AdamW over tensors held on the device.
+"""The one trainer of the project: minibatch AdamW (or SGD, LARS) over tensors held on the device.
 
 Every training experiment (two-tower GMM and LCGM models here, image encoders later) calls
 :func:`train` with a model, a ``batch_loss(model, batch, rng)`` and its data tensors. It is
@@ -46,6 +46,11 @@ class TrainSettings:
     seed: int
     name: str = "training"  # the experiment, for progress and error messages
     device: str = "cpu"
+    # Steps in an epoch; None: one pass, n // batch_size. Given, every epoch takes that many batches from
+    # fresh permutations of the data chained together (training sets of different sizes then get the
+    # same number of optimiser steps).
+    steps_per_epoch: int | None = None
+    optimizer: str = "adamw"  # adamw | sgd (momentum 0.9) | lars (SimCLR's: SGD with layer-wise trust ratios)
 
 
 def seed_everything(seed: int) -> None:
@@ -73,6 +78,49 @@ def _adamw(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.AdamW
         return torch.optim.AdamW(model.parameters(), fused=True, **kwargs)
     except (RuntimeError, TypeError, ValueError):
         return torch.optim.AdamW(model.parameters(), **kwargs)
+
+
+class LARS(torch.optim.Optimizer):
+    """LARS as SimCLR uses it (You et al. 2017; Chen et al. 2020): SGD with momentum m whose step for a
+    weight matrix w is scaled by the trust ratio η‖w‖ / ‖g + λw‖,
+
+        u ← m·u + r·(g + λw),   r = η‖w‖/‖g + λw‖ (1 where either norm is 0),   w ← w − lr·u,
+
+    with biases and normalisation parameters (1-D tensors) excluded from both the weight decay λ and
+    the trust ratio, as SimCLR does."""
+
+    def __init__(self, params, lr: float, weight_decay: float = 0.0, momentum: float = 0.9, trust: float = 1e-3):
+        super().__init__(params, {"lr": lr, "weight_decay": weight_decay, "momentum": momentum, "trust": trust})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                update = p.grad
+                if p.ndim > 1:
+                    update = update.add(p, alpha=group["weight_decay"])
+                    w_norm, u_norm = p.norm(), update.norm()
+                    ratio = torch.where((w_norm > 0) & (u_norm > 0), group["trust"] * w_norm / u_norm, torch.ones_like(w_norm))
+                    update = update * ratio
+                buffer = self.state[p].setdefault("momentum", torch.zeros_like(p))
+                buffer.mul_(group["momentum"]).add_(update)
+                p.add_(buffer, alpha=-group["lr"])
+
+
+OPTIMIZERS = ("adamw", "sgd", "lars")
+
+
+def _optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.Optimizer:
+    """The optimiser named in the settings: AdamW (the default), SGD with momentum 0.9, or LARS."""
+    if settings.optimizer == "adamw":
+        return _adamw(model, settings)
+    if settings.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=settings.learning_rate, momentum=0.9, weight_decay=settings.weight_decay)
+    if settings.optimizer == "lars":
+        return LARS(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    raise ValueError(f"{settings.name}: unknown optimizer {settings.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}")
 
 
 BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
@@ -143,8 +191,11 @@ def train(
     if settings.batch_size > n:
         raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
     model.to(device)
-    optimizer = _adamw(model, settings)
-    steps_per_epoch = n // settings.batch_size
+    optimizer = _optimizer(model, settings)
+    steps_per_epoch = n // settings.batch_size if settings.steps_per_epoch is None else int(settings.steps_per_epoch)
+    if steps_per_epoch < 1:
+        raise ValueError(f"{settings.name}: steps_per_epoch must be >= 1, got {steps_per_epoch}")
+    passes = -(-steps_per_epoch * settings.batch_size // n)  # permutations chained per epoch (1 for one pass)
     total_steps = settings.epochs * steps_per_epoch
     checkpoint = Path(checkpoint) if checkpoint is not None else None
     fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}"
@@ -170,7 +221,7 @@ def train(
     for epoch in range(start, settings.epochs):
         tensors = epoch_data(epoch)
         rng = epoch_generator(settings.seed, epoch, device)
-        order = torch.randperm(n, generator=rng, device=device)
+        order = torch.cat([torch.randperm(n, generator=rng, device=device) for _ in range(passes)])
         total = 0.0
         for step in range(steps_per_epoch):
             # Cosine decay to zero over the whole run, set by hand: the rate is a function of the

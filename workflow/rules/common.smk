@@ -220,31 +220,59 @@ def scaling_model():
 
 
 def ssl_specs(experiment):
-    """(balance, augmentation, similarity, λ/ν) of every run of a paper-3 experiment (S1–S4)."""
+    """(balance, augmentation, similarity, loss, λ/ν) of every run of a paper-3 experiment (S1–S4)."""
     return ssl_experiment_specs(experiment, config["supervised_view"])
 
 
+def ssl_name(spec):
+    b, a, s, loss, r = spec
+    return f"{b}_{a}_{s}_{loss}_r{r}"
+
+
 def ssl_models(experiment):
-    return [
-        f"{RESULTS}/models/ssl/{b}_{a}_{s}_r{r}_seed{seed}.pt"
-        for b, a, s, r in ssl_specs(experiment)
-        for seed in config["supervised_view"]["seeds"]
-    ]
+    """One file per run spec: every seed of it, trained in one job."""
+    return [f"{RESULTS}/models/ssl/{ssl_name(spec)}.pt" for spec in ssl_specs(experiment)]
+
+
+def ssl_evaluations(experiment):
+    return [f"{RESULTS}/supervised_view/runs/{ssl_name(spec)}.csv" for spec in ssl_specs(experiment)]
 
 
 def ssl_views(experiment):
-    return sorted({f"{RESULTS}/supervised_view/views/{a}.pt" for _, a, _, _ in ssl_specs(experiment)})
+    return sorted({f"{RESULTS}/supervised_view/views/{spec[1]}.pt" for spec in ssl_specs(experiment)})
 
 
-def ssl_all_models():
-    return sorted({path for e in SSL_EXPERIMENTS for path in ssl_models(e)})
+def ssl_all_evaluations():
+    return sorted({path for e in SSL_EXPERIMENTS for path in ssl_evaluations(e)})
 
 
-def ssl_all_views():
-    return sorted({path for e in SSL_EXPERIMENTS for path in ssl_views(e)})
+def ssl_bank_views():
+    """Views per training image in the bank: the configured number with augment: bank, none when the
+    views are drawn fresh at every step."""
+    view = config["supervised_view"]
+    return view["views"] if view["augment"] == "bank" else 0
+
+
+def ssl_evaluation():
+    """The supervised_view keys of the frozen-feature evaluation (probes, bias, bounds)."""
+    view = config["supervised_view"]
+    keep = ("knn_k", "few_labels", "few_label_draws", "bound_nu", "temperature", "balance")
+    return {k: view[k] for k in keep}
 
 
 def ssl_training():
-    """The supervised_view keys that shape a training (not the sweeps, seeds or evaluation)."""
-    keep = ("encoder", "projection_dim", "epochs", "batch_size", "learning_rate", "weight_decay", "temperature")
+    """The supervised_view keys that shape a training (not the sweeps or evaluation)."""
+    keep = (
+        "encoder",
+        "projection_dim",
+        "projector_hidden",
+        "augment",
+        "optimizer",
+        "epochs",
+        "batch_size",
+        "learning_rate",
+        "weight_decay",
+        "temperature",
+        "seeds",
+    )
     return {k: config["supervised_view"][k] for k in keep}

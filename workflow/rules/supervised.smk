@@ -1,11 +1,12 @@
-# Paper 3 (S1–S4): view banks per augmentation → one training per run spec and seed → one
-# evaluation of every model (a table per experiment) → figures → claims.
+# Paper 3 (S1–S4): images and view banks per augmentation → one training job per run spec (all its
+# seeds) → one evaluation per run spec, and the baselines → a table per experiment → figures → claims.
 
 
 wildcard_constraints:
     balance="full|uniform|long_tailed",
     augmentation="base|no_blur|plus_rotation",
     similarity="cosine|dot|neg_euclidean",
+    loss="balanced|nt_xent|dcl|supervised_prototype",
     ratio=r"\d+(\.\d+)?",
 
 
@@ -23,8 +24,9 @@ rule image_views:
     threads: 1
     params:
         data=config["supervised_view"]["data"],
-        views=config["supervised_view"]["views"],
+        views=ssl_bank_views(),
         bias_views=config["supervised_view"]["bias_views"],
+        bias_images=config["supervised_view"]["bias_images"],
         seed=config["supervised_view"]["view_seed"],
     script:
         "../scripts/image_views.py"
@@ -35,11 +37,11 @@ rule ssl_train:
         library("ssl_train"),
         views=f"{RESULTS}/supervised_view/views/{{augmentation}}.pt",
     output:
-        f"{RESULTS}/models/ssl/{{balance}}_{{augmentation}}_{{similarity}}_r{{ratio}}_seed{{seed}}.pt",
+        f"{RESULTS}/models/ssl/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.pt",
     log:
-        f"{RESULTS}/logs/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_r{{ratio}}_seed{{seed}}.log",
+        f"{RESULTS}/logs/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_r{{ratio}}_seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -54,11 +56,55 @@ rule ssl_train:
         "../scripts/ssl_train.py"
 
 
+rule ssl_eval:
+    input:
+        library("ssl_eval"),
+        model=f"{RESULTS}/models/ssl/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.pt",
+        views=f"{RESULTS}/supervised_view/views/{{augmentation}}.pt",
+    output:
+        f"{RESULTS}/supervised_view/runs/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.csv",
+    log:
+        f"{RESULTS}/logs/ssl_eval/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/ssl_eval/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        evaluation=ssl_evaluation(),
+        device=config["device"],
+    script:
+        "../scripts/ssl_eval.py"
+
+
+rule ssl_baselines:
+    input:
+        library("ssl_baselines"),
+        views=f"{RESULTS}/supervised_view/views/base.pt",
+    output:
+        f"{RESULTS}/supervised_view/runs/baselines.csv",
+    log:
+        f"{RESULTS}/logs/ssl_baselines.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/ssl_baselines.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        evaluation=ssl_evaluation(),
+        training=ssl_training(),
+        device=config["device"],
+    script:
+        "../scripts/ssl_baselines.py"
+
+
 rule ssl_tables:
     input:
         library("ssl_tables"),
-        models=ssl_all_models(),
-        views=ssl_all_views(),
+        runs=ssl_all_evaluations(),
+        baselines=f"{RESULTS}/supervised_view/runs/baselines.csv",
     output:
         [f"{RESULTS}/supervised_view/{e}.csv" for e in SSL_EXPERIMENTS],
     log:
@@ -68,12 +114,8 @@ rule ssl_tables:
     conda:
         CONDA_ENV
     threads: 1
-    resources:
-        gpu=gpu_request(),
     params:
-        knn_k=config["supervised_view"]["knn_k"],
-        experiments={e: ssl_models(e) for e in SSL_EXPERIMENTS},
-        device=config["device"],
+        experiments={e: ssl_evaluations(e) for e in SSL_EXPERIMENTS},
     script:
         "../scripts/ssl_tables.py"
 
@@ -116,5 +158,6 @@ rule claims_ssl:
     params:
         experiments=list(SSL_EXPERIMENTS),
         setting=claim_setting(*SSL_EXPERIMENTS),
+        metric=config["supervised_view"]["claim_metric"],
     script:
         "../scripts/claims_ssl.py"

@@ -9,4 +9,5 @@ from crlrepro.verdicts import claims_frame
 run = ScriptRun(snakemake)
 for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):
     reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}
-    run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"])), output)
+    run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"],
+                                            run.params["metric"])), output)

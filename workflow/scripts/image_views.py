@@ -6,6 +6,6 @@ from crlrepro.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.seed)
 p = run.params
-views = build_views(p["data"], snakemake.wildcards.augmentation, p["views"], p["bias_views"], p["seed"])
-run.log.info("train bank %s, test bank %s", tuple(views["train_bank"].shape), tuple(views["test_bank"].shape))
+views = build_views(p["data"], snakemake.wildcards.augmentation, p["views"], p["bias_views"], p["seed"], p["bias_images"])
+run.log.info("train images %s, bias views %s", tuple(views["train_images"].shape), tuple(views["test_bank"].shape))
 save_torch({**views, "provenance": run.provenance()}, snakemake.output[0], run.provenance())

@@ -1,21 +1,14 @@
-"""Paper 3: evaluate every trained run once (k-NN and linear-probe top-1, prototype bias) and write
-one table per experiment (S1–S4) with the runs it compares."""
+"""Paper 3: one table per experiment (S1–S4): the evaluated runs it compares, with the baselines (raw
+pixels, untrained encoders) as rows of their own (column ``model``)."""
 
-from crlrepro.artifacts import load_torch
-from crlrepro.images import load_views
+import pandas as pd
+
+from crlrepro.artifacts import read_table
 from crlrepro.pipeline import ScriptRun
-from crlrepro.supervised_view import evaluation_table
 
-run = ScriptRun(snakemake, device=snakemake.params.device)
-views = {}
-for path in snakemake.input.views:
-    payload = load_views(path)
-    views[payload["augmentation"]] = payload
-paths = list(snakemake.input.models)
-records = [load_torch(path) for path in paths]
-table = evaluation_table(records, views, run.params["knn_k"], run.device)
-table["path"] = paths
-for (experiment, models), output in zip(run.params["experiments"].items(), snakemake.output):
-    rows = table.set_index("path").loc[models].reset_index(drop=True)
+run = ScriptRun(snakemake)
+baselines = read_table(snakemake.input.baselines)
+for (experiment, paths), output in zip(run.params["experiments"].items(), snakemake.output):
+    rows = pd.concat([read_table(path) for path in paths] + [baselines], ignore_index=True)
     rows.insert(0, "experiment", experiment)
     run.write_table(rows, output)

@@ -1,0 +1,15 @@
+"""Paper 3, one run spec: every seed's frozen features evaluated (linear, tail-class, k-NN and
+few-label probes; prototype bias; Thms 4.4 and 4.6), one row per seed."""
+
+from crlrepro.artifacts import load_torch
+from crlrepro.images import load_views
+from crlrepro.pipeline import ScriptRun
+from crlrepro.supervised_view import evaluation_table
+
+run = ScriptRun(snakemake, device=snakemake.params.device)
+e = run.params["evaluation"]
+views = load_views(snakemake.input.views)
+evaluation = {**e, "seed": 0, "num_classes": views["num_classes"]}  # the same label draws for every run
+records = load_torch(snakemake.input.model)["runs"]
+table = evaluation_table(records, {views["augmentation"]: views}, evaluation, run.device)
+run.write_table(table, snakemake.output[0])
