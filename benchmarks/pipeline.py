@@ -8,7 +8,12 @@
    restyled (figures.overrides.tsybakov.font_scale): the rules it ran must be figure_tsybakov alone;
 3. memory: the peak resident set size of the largest job (the `max_rss` of the benchmark files);
 4. oversubscription: each job's CPU time over its wall time (every rule has threads: 1);
-5. parallel scaling: the cold run with `--cores 1` in another copy (speed-up = t1 / t2).
+5. parallel scaling: the cold run with `--cores 1` in another copy (speed-up = t1 / t2);
+6. occupancy: how busy the cold run kept its cores (job-seconds over cores × wall, from snakemake's
+   start and finish lines) and its tail (the time at the end with a core idle, and the rules running then);
+7. the limit: the cold run runs with CRLREPRO_TRAINING_STATS on, so every training records its work and
+   time; benchmarks/limit.py turns them into each training rule's share of the machine's matmul peak
+   (<out>/training_limit.csv).
 
 Writes <out>/pipeline.csv (the rows of benchmarks/common.py) and <out>/pipeline_rules.csv (per-rule
 time, share, jobs, peak RSS), and prints both as Markdown; exits 1 when a budget is missed. The
@@ -30,10 +35,11 @@ from pathlib import Path
 
 import pandas as pd
 
+import limit
 from common import failed, markdown, row, table
 
 REPO = Path(__file__).resolve().parents[1]
-BUDGET = {"cold_run_s": 15 * 60, "noop_s": 5.0, "speedup": 1.6, "peak_rss_mib": 2048, "cpu_per_thread": 1.1}
+BUDGET = {"cold_run_s": 5 * 60, "noop_s": 5.0, "speedup": 1.6, "peak_rss_mib": 2048, "cpu_per_thread": 1.1}
 
 
 def clone(destination: Path) -> Path:
@@ -44,9 +50,10 @@ def clone(destination: Path) -> Path:
     return destination
 
 
-def snakemake(workdir: Path, cores: int, extra: list[str]) -> tuple[float, str]:
+def snakemake(workdir: Path, cores: int, extra: list[str], env_extra: dict | None = None) -> tuple[float, str]:
     start = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}  # jobs run as a user's would
+    env.update(env_extra or {})
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), *extra], cwd=workdir,
                           capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
@@ -84,6 +91,43 @@ def rule_times(workdir: Path, results: str = "results") -> pd.DataFrame:
         rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]), "cpu_time": float(record["cpu_time"]),
                      "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
     return pd.DataFrame(rows)
+
+
+def job_intervals(output: str) -> list[tuple[float, float, str]]:
+    """(start, end, rule) of every job of a snakemake run, from its timestamped "rule x:" ... "jobid: n" and
+    "Finished jobid: n" lines (1-second resolution)."""
+    stamp, rule, starts, intervals = None, None, {}, []
+    for line in output.splitlines():
+        text = line.strip()
+        if m := re.fullmatch(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", text):
+            stamp = time.mktime(time.strptime(m.group(1), "%a %b %d %H:%M:%S %Y"))
+        elif m := re.match(r"^(?:local)?rule (\w+):", line):
+            rule = m.group(1)
+        elif (m := re.fullmatch(r"jobid: (\d+)", text)) and rule not in (None, "all"):
+            starts[m.group(1)] = (stamp, rule)
+            rule = None
+        elif (m := re.match(r"Finished jobid: (\d+)", text)) and m.group(1) in starts:
+            begun, name = starts.pop(m.group(1))
+            intervals.append((begun, stamp, name))
+    return intervals
+
+
+def occupancy(output: str, cores: int) -> dict:
+    """How busy a run kept its cores: ``busy`` = job-seconds / (cores × wall); ``tail_s`` = the seconds at the end
+    with fewer than ``cores`` jobs running, and ``tail_rules`` the rules of the jobs still running then."""
+    intervals = job_intervals(output)
+    if not intervals:
+        return {"busy": float("nan"), "tail_s": float("nan"), "tail_rules": ""}
+    first, last = min(i[0] for i in intervals), max(i[1] for i in intervals)
+    events = sorted([(a, 1) for a, _, _ in intervals] + [(b, -1) for _, b, _ in intervals])
+    running, full_until = 0, first
+    for t, change in events:  # finishes before starts at the same second
+        if running >= cores:  # every core was busy up to t
+            full_until = t
+        running += change
+    job_seconds = sum(b - a for a, b, _ in intervals)
+    return {"busy": job_seconds / (cores * (last - first)) if last > first else float("nan"), "tail_s": last - full_until,
+            "tail_rules": ", ".join(sorted({name for _, b, name in intervals if b > full_until}))}
 
 
 def executed_rules(output: str) -> list[str]:
@@ -147,11 +191,15 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
     with tempfile.TemporaryDirectory(prefix="crlrepro-bench-") as tmp:
         two = clone(Path(tmp) / "cores2")
         print(f"pipeline: cold run, --cores 2 ({setting}) ...", flush=True)
-        cold, output = snakemake(two, 2, extra)
+        stats = Path(tmp) / "training_stats"
+        cold, output = snakemake(two, 2, extra, {"CRLREPRO_TRAINING_STATS": str(stats)})
         jobs = jobs_run(output)
         print(f"pipeline: cold run {cold:.0f} s, {jobs} jobs", flush=True)
         rows.append(row("pipeline", f"end to end, --cores 2 from an empty results/ ({setting}; {jobs} jobs): wall time (s)",
                         cold, None, None, f"<= {BUDGET['cold_run_s']} s", cold <= BUDGET["cold_run_s"]))
+        busy = occupancy(output, 2)
+        rows.append(row("pipeline", f"cores kept busy in the cold run (job-seconds / 2 × wall); its tail with a core idle: "
+                        f"{busy['tail_s']:.0f} s ({busy['tail_rules'] or 'none'})", busy["busy"], None, None, "", None))
         noop, output = snakemake(two, 2, extra)
         rerun_jobs = jobs_run(output)
         rows.append(row("pipeline", f"second run, nothing changed: wall time (s), jobs run: {rerun_jobs}; cold run as baseline",
@@ -164,6 +212,7 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
                         f"rules run: {', '.join(ran) or 'none'}", restyle, cold, cold / restyle, "only figure_tsybakov",
                         ran == ["figure_tsybakov"]))
         per_job = rule_times(two, results_folder(configfile))
+        limit_table = limit.training_limit(limit.read_records(stats), per_job, limit.machine_peak(1))
         top = per_job.loc[per_job["max_rss_mib"].idxmax()]
         rows.append(row("pipeline", f"peak RSS of the largest job (MiB; {top['rule']}/{top['job']})", float(top["max_rss_mib"]),
                         None, None, f"<= {BUDGET['peak_rss_mib']} MiB", float(top["max_rss_mib"]) <= BUDGET["peak_rss_mib"]))
@@ -189,7 +238,7 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
                                            slowest_job_s=("seconds", "max"), peak_rss_mib=("max_rss_mib", "max"))
                .sort_values("seconds", ascending=False).reset_index())
     by_rule["share"] = by_rule["seconds"] / by_rule["seconds"].sum()
-    return rows, by_rule
+    return rows, by_rule, limit_table
 
 
 def main(argv=None) -> int:
@@ -198,11 +247,13 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 run")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
     args = parser.parse_args(argv)
-    rows, by_rule = measure(args.configfile, args.skip_scaling)
+    rows, by_rule, limit_table = measure(args.configfile, args.skip_scaling)
     frame = table(rows)
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "pipeline.csv", index=False)
     by_rule.to_csv(args.out / "pipeline_rules.csv", index=False)
+    limit_table.to_csv(args.out / "training_limit.csv", index=False)
+    print(markdown(limit_table))
     print(markdown(frame))
     print(f"job time summed over rules: {by_rule['seconds'].sum():.0f} s (slowest rules first)\n")
     print(markdown(by_rule.head(10)))

@@ -10,8 +10,8 @@ Runs, in this order (the short ones first, so a broken one fails fast):
   gpu        A2 at paper scale on CUDA vs the CPU (the CPU only where no GPU is present)  benchmarks/gpu.py
   pipeline   end to end --cores 2, no-op rerun, one-figure restyle, memory, CPU use per job,
              --cores 1 vs 2 (skip with --skip-scaling)                                  benchmarks/pipeline.py
-Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, then the slowest rules) and, from the
-pipeline part, <out>/pipeline_rules.csv; prints the Markdown. Exit status 1 when a measured target is
+Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, the slowest rules, each training's share of
+the machine's limit) and, from the pipeline part, <out>/pipeline_rules.csv and <out>/training_limit.csv; prints the Markdown. Exit status 1 when a measured target is
 missed (a figure that could not be measured here, like the GPU's without one, is not a failure).
 Each part is also a script of its own (see its --help).
 """
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     rows = spectral.measure()
     rows += trainer.trainer_rows() + trainer.ssl_layout_rows()
     rows += gpu.measure(threads=args.threads)
-    pipeline_rows, by_rule = pipeline.measure(args.configfile, args.skip_scaling)
+    pipeline_rows, by_rule, limit_table = pipeline.measure(args.configfile, args.skip_scaling)
     rows += pipeline_rows
     frame = table(rows)
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
@@ -63,10 +63,14 @@ def main(argv=None) -> int:
             f"{' --skip-scaling' if args.skip_scaling else ''}` on {machine}; {args.threads} threads in process; "
             f"{(time.perf_counter() - started) / 60:.0f} min in all.\n\n" + markdown(frame)
             + f"\n## Where the end-to-end time goes (job time {by_rule['seconds'].sum():.0f} s over "
-            f"{int(by_rule['jobs'].sum())} benchmarked jobs)\n\n" + markdown(by_rule.head(10)))
+            f"{int(by_rule['jobs'].sum())} benchmarked jobs)\n\n" + markdown(by_rule.head(10))
+            + "\n## How far each training is from the machine's limit (training_limit.csv)\n\n"
+            + markdown(limit_table.drop(columns="bound_by"))
+            + "\n" + "".join(f"- {r.rule}: {r.bound_by}\n" for r in limit_table.itertuples()))
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "benchmarks.csv", index=False)
     by_rule.to_csv(args.out / "pipeline_rules.csv", index=False)
+    limit_table.to_csv(args.out / "training_limit.csv", index=False)
     (args.out / "benchmarks.md").write_text(text)
     print("\n" + text)
     missed = failed(frame)

@@ -61,3 +61,49 @@ def test_only_measured_misses_fail_and_the_table_says_so():
     text = common.markdown(frame)
     assert "| b | missed | 1 | 1.5 | 1.5 | >= 2x | **no** |" in text
     assert "| gpu | not measured here | — | 3 | — | where a GPU is lent | — |" in text
+
+
+def _run_log(jobs):
+    """A snakemake log of jobs (rule, start second, end second), starts and finishes in time order."""
+    events = sorted([(a, 1, i, rule) for i, (rule, a, b) in enumerate(jobs)] + [(b, 0, i, rule) for i, (rule, a, b) in enumerate(jobs)])
+    lines = []
+    for t, kind, i, rule in events:
+        lines.append(f"[Sun Nov 29 18:{t // 60:02d}:{t % 60:02d} 2026]")
+        lines += [f"localrule {rule}:", f"    jobid: {i + 1}"] if kind else [f"Finished jobid: {i + 1} (Rule: {rule})"]
+    return "\n".join(lines) + "\n"
+
+
+def test_occupancy_finds_how_busy_the_cores_were_and_the_tail_with_one_idle():
+    # two cores: a and b side by side for 100 s, then c alone for 50 s
+    log = _run_log([("a", 0, 100), ("b", 0, 100), ("c", 100, 150)])
+    intervals = pipeline.job_intervals(log)
+    zero = min(a for a, _, _ in intervals)
+    assert sorted((a - zero, b - zero, rule) for a, b, rule in intervals) == [(0, 100, "a"), (0, 100, "b"), (100, 150, "c")]
+    busy = pipeline.occupancy(log, 2)
+    assert busy["busy"] == pytest.approx(250 / 300) and busy["tail_s"] == 50 and busy["tail_rules"] == "c"
+    packed = pipeline.occupancy(_run_log([("a", 0, 100), ("b", 0, 60), ("c", 60, 100)]), 2)
+    assert packed["busy"] == pytest.approx(1.0) and packed["tail_s"] == 0 and packed["tail_rules"] == ""
+
+
+def test_training_limit_shares_and_what_bounds_them():
+    import limit
+
+    records = pd.DataFrame([
+        # a big-step training: 1 GFLOP per step, 10 steps timed in 0.1 s -> 100 GFLOP/s in its steps
+        {"job": "ssl_train/x", "flops_per_step": 1e9, "steps": 12, "timed_steps": 10, "timed_steps_s": 0.1,
+         "matmul_time_share": 0.9, "before_first_step_s": 3.0},
+        # a tiny-step one: 0.5 MFLOP per step at 1 ms
+        {"job": "negative_sampling/y", "flops_per_step": 5e5, "steps": 1000, "timed_steps": 998, "timed_steps_s": 0.998,
+         "matmul_time_share": 0.05, "before_first_step_s": 2.0},
+    ])
+    records["rule"] = records["job"].str.split("/").str[0]
+    per_job = pd.DataFrame({"rule": ["ssl_train", "negative_sampling"], "seconds": [4.0, 10.0]})
+    table = limit.training_limit(records, per_job, peak=125e9).set_index("rule")
+    big, tiny = table.loc["ssl_train"], table.loc["negative_sampling"]
+    assert big["gflop"] == pytest.approx(12.0) and big["steps_s"] == pytest.approx(0.12)
+    assert big["share_of_limit_in_steps"] == pytest.approx(100 / 125) and big["share_of_limit_over_job"] == pytest.approx(12 / 4 / 125)
+    assert big["bound_by"].startswith("arithmetic")
+    assert tiny["share_of_limit_in_steps"] == pytest.approx(0.5 / 125) and tiny["ms_per_step"] == pytest.approx(1.0)
+    assert tiny["bound_by"].startswith("per-operator overhead")
+    middle = limit.bound_by(0.15, 0.3, 120.0, 4.0)
+    assert "70% of a step's operator time" in middle

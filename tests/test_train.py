@@ -202,3 +202,21 @@ def test_a_data_function_of_the_wrong_length_fails_naming_the_epoch():
     with pytest.raises(ValueError, match="epoch 1's data tensors have lengths"):
         train(model, lambda m, batch, rng: m.f(batch[0]).sum() * 0.0 + m.g(batch[1]).sum() * 0.0, data,
               TrainSettings(epochs=2, batch_size=128, learning_rate=1e-3, weight_decay=0.0, seed=0, name="t"))
+
+
+def test_training_records_count_the_work_of_a_step_and_leave_the_results_unchanged(tmp_path, monkeypatch):
+    plain, plain_history = run(0)
+    monkeypatch.setenv("CRLREPRO_TRAINING_STATS", str(tmp_path))
+    monkeypatch.setenv("CRLREPRO_JOB", "gmm_mlp_train/D=2,seed=0")
+    recorded, recorded_history = run(0)
+    assert same_weights(plain, recorded) and plain_history == recorded_history  # counting and profiling change nothing
+    (path,) = tmp_path.glob("*.json")
+    record = __import__("json").loads(path.read_text())
+    # The matmuls of one step of this model (1-D inputs, width 32, D = 2, batch 128, both towers stacked),
+    # forward 2·rows·in·out each, backward twice that, except the input layers' (no gradient for the data):
+    b, h, d = 128, 32, 2
+    forward = 2 * (2 * b * 1 * h) + 2 * (2 * b * h * h) + 2 * (2 * b * h * d) + 2 * b * d * b
+    assert record["flops_per_step"] == 3 * forward - 2 * (2 * b * 1 * h)
+    assert record["steps"] == SETTINGS.epochs * (2048 // 128) and record["timed_steps"] == record["steps"] - 2
+    assert record["job"] == "gmm_mlp_train/D=2,seed=0" and record["seed"] == 0
+    assert 0 < record["matmul_time_share"] < 1 and record["timed_steps_s"] > 0 and record["before_first_step_s"] > 0

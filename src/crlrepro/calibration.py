@@ -11,22 +11,28 @@ says r ≥ ½ near the optimum, and under a Tsybakov noise exponent μ the faste
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
-from crlrepro.approximation import train_gmm_two_tower
 from crlrepro.bounds import calibration_bound
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.metrics import loglog_slope
-from crlrepro.networks import numpy_score
 from crlrepro.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
-from crlrepro.train import TrainSettings
+
+if TYPE_CHECKING:
+    from crlrepro.train import TrainSettings
 
 
 def calibration_trajectory(gmm: LatentClassGMM, dim: int, seed: int, tau: float, samples: int, settings: TrainSettings, *,
                            hidden: int, layers: int, nodes: int, inner_nodes: int) -> pd.DataFrame:
     """Train one two-tower model (A2's recipe: in-batch InfoNCE on ``samples`` GMM pairs) and measure
     every checkpoint, from the initialisation (epoch 0) to the last epoch: L(s) − L* and E(s)."""
+    # torch is imported here, not at the top: the rules that only analyse these trajectories stay torch-free
+    from crlrepro.approximation import train_gmm_two_tower
+    from crlrepro.networks import numpy_score
+
     grid = gmm.grid(nodes)
     rows = []
 

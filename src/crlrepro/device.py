@@ -14,6 +14,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+JOB_ENV = "CRLREPRO_JOB"  # the Snakemake job a process runs, "rule/wildcards": set by ScriptRun, read by the trainer
+
 
 def select_device(requested: str = "auto") -> str:
     """``auto`` → ``cuda`` when a CUDA device is visible, else ``cpu``; ``cuda`` without one is an error."""

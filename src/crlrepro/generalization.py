@@ -23,19 +23,22 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from scipy.special import logsumexp
 
 from crlrepro.gmm import LatentClassGMM
-from crlrepro.losses import info_nce_independent, info_nce_shared
 from crlrepro.metrics import loglog_slope, recall_at_k
-from crlrepro.networks import TwoTower, numpy_score
 from crlrepro.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.quadrature import trapezoid_mixture
-from crlrepro.train import TrainSettings, seed_everything, train
 
-if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
+# torch (networks, losses, the trainer) is imported in the functions that train or score a model, so the rules
+# that only fit and summarise the runs' tables (scaling, budget, deviation) start without it; pandas is imported
+# where a table is built.
+if TYPE_CHECKING:
     import pandas as pd
+    import torch
+
+    from crlrepro.networks import TwoTower
+    from crlrepro.train import TrainSettings
 
 REGIMES = ("scrl", "sscrl")
 
@@ -81,6 +84,10 @@ def draw_negative_sample(gmm: LatentClassGMM, regime: str, n: int, m: int, rng: 
 def sample_objective(model: TwoTower, x: torch.Tensor, y: torch.Tensor, negatives: torch.Tensor, regime: str, tau: float) -> torch.Tensor:
     """L̂ (module docstring) of ``model`` on anchors x, positives y and their negatives: SCRL with
     :func:`crlrepro.losses.info_nce_independent`, SSCRL with :func:`crlrepro.losses.info_nce_shared`."""
+    import torch
+
+    from crlrepro.losses import info_nce_independent, info_nce_shared
+
     fx = model.f(x)
     if _check_regime(regime) == "scrl":
         n, m = negatives.shape[:2]
@@ -91,10 +98,20 @@ def sample_objective(model: TwoTower, x: torch.Tensor, y: torch.Tensor, negative
     return info_nce_shared(fx, g[:n], g[n:], tau)
 
 
-@torch.no_grad()
 def empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: float, chunk_pairs: int = 1 << 20) -> float:
     """L̂_S(ŵ) on the whole training sample, in float64 on the CPU, over chunks of anchors (about
     ``chunk_pairs`` anchor–negative scores at a time, so memory stays bounded for any n·m)."""
+    import torch
+
+    with torch.no_grad():
+        return _empirical_contrastive_loss(model, sample, tau, chunk_pairs)
+
+
+def _empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: float, chunk_pairs: int) -> float:
+    import torch
+
+    from crlrepro.networks import TwoTower
+
     frozen = TwoTower(**model.architecture).double()
     frozen.load_state_dict({k: v.detach().cpu().double() for k, v in model.state_dict().items()})
     x, y, neg = (torch.from_numpy(np.asarray(a, dtype=np.float64)) for a in (sample.x, sample.y, sample.negatives))
@@ -113,6 +130,11 @@ def train_on_sample(sample: NegativeSample, tau: float, settings: TrainSettings,
     """Minimise L̂_S over a two-tower model with the project's trainer: minibatches of anchors (each with
     its own negatives under SCRL, all with the whole pool under SSCRL) for about ``steps`` AdamW steps
     (whole epochs: ⌈steps / ⌊n / batch⌋⌉ of them, so small samples are revisited more often)."""
+    import torch
+
+    from crlrepro.networks import TwoTower
+    from crlrepro.train import seed_everything, train
+
     batch = min(settings.batch_size, sample.n)
     per_epoch = sample.n // batch
     epochs = -(-int(steps) // per_epoch)
@@ -150,6 +172,8 @@ def evaluate_trained_model(model: TwoTower, sample: NegativeSample, gmm: LatentC
     """C3/C4 measurements of a trained ŵ: empirical_loss L̂_S(ŵ) on its own training sample,
     population_loss L(ŵ) and excess_risk L(ŵ) − L* by quadrature (``nodes`` per view), the gap
     L(ŵ) − L̂_S(ŵ), the retrieval AUC E(ŵ) by quadrature and recall@1 over fresh galleries."""
+    from crlrepro.networks import numpy_score
+
     score = numpy_score(model)
     grid = gmm.grid(nodes)
     empirical = empirical_contrastive_loss(model, sample, tau)
@@ -169,6 +193,8 @@ def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seed
     """One C3/C4 point under the config's ``consistency.scaling`` block: draw S (generator seeded by
     (seed, n, m, regime)), train ŵ on it with :func:`train_on_sample`, evaluate with
     :func:`evaluate_trained_model`."""
+    from crlrepro.train import TrainSettings
+
     rng = np.random.default_rng([int(seed), int(n), int(m), REGIMES.index(_check_regime(regime))])
     sample = draw_negative_sample(gmm, regime, n, m, rng)
     settings = TrainSettings(epochs=1, batch_size=scaling["batch_size"], learning_rate=scaling["learning_rate"],
@@ -574,6 +600,8 @@ def trained_fixed_scores(gmm: LatentClassGMM, tau: float, model: dict, n: int, m
     """Two trained members of the C3 family: the ``consistency.scaling`` model (``model``: dim, hidden, layers,
     score_bound, batch_size, learning_rate, weight_decay, steps) trained on an SCRL and on an SSCRL sample of
     n anchors and m negatives, then held fixed (:func:`two_tower_score`)."""
+    from crlrepro.train import TrainSettings
+
     scores = []
     for regime in REGIMES:
         rng = np.random.default_rng([int(seed), int(n), int(m), REGIMES.index(regime), 2])

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import torch
-
-from crlrepro.losses import log_mean_exp_loss
 
 
 def loglog_slope(x, y) -> np.ndarray:
@@ -34,6 +31,10 @@ def in_batch_contrastive_loss(scores: np.ndarray, tau: float) -> float:
     """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S of n held-out pairs
     (pair i on the diagonal, the other n − 1 positives as negatives), computed by
     crlrepro.losses.log_mean_exp_loss in float64."""
+    import torch  # here, not at the top: the analysis and figure rules that use this module's other metrics stay torch-free
+
+    from crlrepro.losses import log_mean_exp_loss
+
     scores = torch.as_tensor(np.asarray(scores, dtype=np.float64))
     off_diagonal = ~torch.eye(scores.shape[0], dtype=torch.bool)
     return float(log_mean_exp_loss(scores.diagonal(), scores, tau, mask=off_diagonal))

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from crlrepro import artifacts
-from crlrepro.device import assign_gpus, configure_threads, select_device
+from crlrepro.device import JOB_ENV, assign_gpus, configure_threads, select_device
 
 
 class ScriptRun:
@@ -31,6 +31,9 @@ class ScriptRun:
             sys.stderr = open(snakemake.log[0], "w", buffering=1)
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
         self.log = logging.getLogger(snakemake.rule)
+        # Which job this process runs, for the trainer's optional records of work and time (crlrepro.train).
+        wildcards = ",".join(f"{k}={v}" for k, v in snakemake.wildcards.items())
+        os.environ[JOB_ENV] = f"{snakemake.rule}/{wildcards}"
         configure_threads(snakemake.threads)
         # GPUs of its own for a local job that declares `gpu` resources, before CUDA starts.
         self.gpu_slots = assign_gpus(int(snakemake.resources.get("gpu", 0) or 0), log=self.log)

@@ -13,14 +13,21 @@ Every training experiment (two-tower GMM and LCGM models here, image encoders la
   started again after it finished (e.g. its rule reruns because the code changed) must train afresh,
   not return the finished state;
 * loud: a NaN/inf loss raises :class:`NonFiniteLossError` naming the experiment, seed and step;
-* observable: a tqdm bar with loss and samples/s on stderr (the rule's log under Snakemake).
+* observable: a tqdm bar with loss and samples/s on stderr (the rule's log under Snakemake);
+* measurable: with the environment variable ``CRLREPRO_TRAINING_STATS`` naming a folder, each run writes
+  there one JSON record of its work and time (:func:`write_training_stats`: the floating-point work of
+  one optimiser step counted by torch's FLOP counter, the steps, the seconds in the loop and what the
+  process had spent before its first step); ``benchmarks/limit.py`` sets it and reads the records.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import os
 import sys
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -29,6 +36,7 @@ import torch
 from tqdm import tqdm
 
 from crlrepro.artifacts import ArtifactError, load_torch, save_torch, sidecar_path
+from crlrepro.device import JOB_ENV
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +129,57 @@ def _optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.O
     if settings.optimizer == "lars":
         return LARS(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
     raise ValueError(f"{settings.name}: unknown optimizer {settings.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}")
+
+
+TRAINING_STATS_ENV = "CRLREPRO_TRAINING_STATS"  # a folder: one JSON record per training run (see the module doc)
+
+
+def process_age() -> float:
+    """Seconds since this process started (what a job has paid before the moment this is called)."""
+    import psutil  # snakemake's own dependency
+
+    return time.time() - psutil.Process().create_time()
+
+
+def write_training_stats(folder: str | Path, record: dict) -> Path:
+    """Write one training run's record as ``<folder>/<pid>-<n>.json`` (a new file per run, written whole)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    while (path := folder / f"{os.getpid()}-{n}.json").exists():
+        n += 1
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True))
+    tmp.replace(path)
+    return path
+
+
+def _counted(step: Callable[[], float]) -> tuple[float, int]:
+    """Run one step under torch's FLOP counter: (its loss, the floating-point operations of its matmuls and
+    convolutions, forward and backward; elementwise work and the optimiser's update are not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        value = step()
+    return value, int(counter.get_total_flops())
+
+
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::convolution",
+              "aten::mkldnn_convolution", "aten::convolution_backward", "aten::_convolution")
+
+
+def _profiled(step: Callable[[], float]) -> tuple[float, float]:
+    """Run one step under torch's profiler: (its loss, the share of its operators' own CPU time spent in
+    matrix products and convolutions). The rest is elementwise work, reductions, the optimiser's update
+    and dispatch: what keeps a step from the matmul peak."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as profiler:
+        value = step()
+    events = profiler.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    matmul = sum(e.self_cpu_time_total for e in events if e.key in MATMUL_OPS)
+    return value, (matmul / total if total > 0 else float("nan"))
 
 
 BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
@@ -217,6 +276,12 @@ def train(
     )
     if on_epoch is not None and start == 0:
         on_epoch(0, model)
+    stats_folder = os.environ.get(TRAINING_STATS_ENV)
+    stats = {"job": os.environ.get(JOB_ENV, ""), "name": settings.name, "seed": settings.seed, "device": str(device),
+             "threads": torch.get_num_threads(), "batch_size": settings.batch_size, "steps": 0, "flops_per_step": None,
+             "matmul_time_share": None, "timed_steps": 0, "timed_steps_s": 0.0, "before_first_step_s": process_age(), "loop_s": 0.0} \
+        if stats_folder else None
+    loop_start = time.perf_counter()
     model.train()
     for epoch in range(start, settings.epochs):
         tensors = epoch_data(epoch)
@@ -230,16 +295,31 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = rate
             index = order[step * settings.batch_size : (step + 1) * settings.batch_size]
-            loss = batch_loss(model, [t[index] for t in tensors], rng)
-            value = loss.item()  # one read per step: the finiteness check and the epoch mean
-            if not math.isfinite(value):
-                raise NonFiniteLossError(
-                    f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
-                    f"(global step {epoch * steps_per_epoch + step}), seed {settings.seed}"
-                )
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
+
+            def optimiser_step() -> float:
+                loss = batch_loss(model, [t[index] for t in tensors], rng)
+                value = loss.item()  # one read per step: the finiteness check and the epoch mean
+                if not math.isfinite(value):
+                    raise NonFiniteLossError(
+                        f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
+                        f"(global step {epoch * steps_per_epoch + step}), seed {settings.seed}"
+                    )
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                return value
+
+            if stats is None:
+                value = optimiser_step()
+            elif stats["flops_per_step"] is None:  # every step has the same shapes: count the first
+                value, stats["flops_per_step"] = _counted(optimiser_step)
+            elif stats["matmul_time_share"] is None:  # and profile the second
+                value, stats["matmul_time_share"] = _profiled(optimiser_step)
+            else:  # the others are timed (the counted one runs slower)
+                tick = time.perf_counter()
+                value = optimiser_step()
+                stats["timed_steps"] += 1
+                stats["timed_steps_s"] += time.perf_counter() - tick
             total += value
             bar.update(settings.batch_size)
             if step % 50 == 0:
@@ -252,6 +332,9 @@ def train(
                        "model": model.state_dict(), "optimizer": optimizer.state_dict()}
             save_torch(payload, checkpoint)
     bar.close()
+    if stats is not None:
+        stats.update(steps=(settings.epochs - start) * steps_per_epoch, loop_s=time.perf_counter() - loop_start)
+        write_training_stats(stats_folder, stats)
     if checkpoint is not None:  # finished: nothing left to resume
         checkpoint.unlink(missing_ok=True)
         sidecar_path(checkpoint).unlink(missing_ok=True)
