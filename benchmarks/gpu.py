@@ -4,7 +4,9 @@ InfoNCE at τ = 0.5, D = 8) on CUDA against the CPU, through the project's train
     python benchmarks/gpu.py [--samples 1048576] [--epochs 2] [--threads 16]
 
 Prints samples/second on each device (an epoch of warm-up first, then --epochs timed epochs) and the
-ratio; without CUDA it measures the CPU and says that no GPU was found. Ready to run as is on a GPU
+ratio, and, on CUDA, the batched ensembles of benchmarks/ensemble.py (M members stacked along a leading
+dimension, one optimiser step for all): samples/s per member for each training shape, a member trained
+alone as the baseline; without CUDA it measures the CPU and says that no GPU was found. Ready to run as is on a GPU
 machine (nothing to download; about a minute on one GPU).
 """
 
@@ -18,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
+import ensemble
 from common import markdown, row, table
 
 from crlrepro.approximation import in_batch_info_nce
@@ -60,8 +63,24 @@ def measure(samples: int = 1 << 20, epochs: int = 2, threads: int | None = None)
     cuda = samples_per_second("cuda", x, y, epochs)
     name = torch.cuda.get_device_name(0)
     print(f"cuda ({name}): {cuda:,.0f} samples/s; speed-up {cuda / cpu:.1f}x", flush=True)
-    return [row("gpu", f"A2 paper-scale training (samples/s) on {name}, CPU ({threads} threads) as baseline", cuda, cpu,
+    rows = [row("gpu", f"A2 paper-scale training (samples/s) on {name}, CPU ({threads} threads) as baseline", cuda, cpu,
                 cuda / cpu, "measured where a GPU is lent", True)]
+    return rows + ensemble_rows(name)
+
+
+def ensemble_rows(name: str, members=(8, 32)) -> list[dict]:
+    """Samples/s per member of batched ensembles on CUDA (a member alone as the baseline), per training shape."""
+    batch = {shape[0]: shape[-1] for shape in ensemble.TWO_TOWER_SHAPES}
+    frame = ensemble.measure(members, threads=1, seconds=2.0, device="cuda")
+    rows = []
+    for r in frame.itertuples():
+        per_step = batch.get(r.training, 2 * 256)  # the CNN's step sees two views of 256 images
+        stacked, alone = per_step / r.ms_per_member_step_stacked * 1e3, per_step / r.ms_per_member_step_alone * 1e3
+        print(f"cuda ensemble {r.training}, {r.members} members: {stacked:,.0f} samples/s per member "
+              f"({alone:,.0f} alone)", flush=True)
+        rows.append(row("gpu", f"{r.training}, ensemble of {r.members} on {name}: samples/s per member, alone as baseline",
+                        stacked, alone, stacked / alone, "context", None))
+    return rows
 
 
 def main(argv=None) -> int:

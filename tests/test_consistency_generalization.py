@@ -1,6 +1,8 @@
 """Paper 1, C2–C4: samplers and objectives of SCRL/SSCRL, training on a sample, slopes, the budget
 fit, the calibration table and exponent, and their claims."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,6 +23,7 @@ from crlrepro.generalization import (
     scaling_slope,
     scaling_slopes,
     train_on_sample,
+    train_on_samples,
 )
 from crlrepro.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
 from crlrepro.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
@@ -82,6 +85,24 @@ def test_bounded_scores_stay_within_the_bound_and_survive_saving(tmp_path):
     np.testing.assert_array_equal(numpy_score(loaded)(x, x), s)
     with pytest.raises(ValueError, match="score_bound"):
         TwoTower(1, 1, 4, score_bound=-1.0)
+
+
+@pytest.mark.parametrize("regime", ["scrl", "sscrl"])
+def test_seeds_trained_as_one_ensemble_match_each_seed_trained_alone(skewed_gmm, regime):
+    seeds = [5, 2]
+    samples = [draw_negative_sample(skewed_gmm, regime, 256, 8, np.random.default_rng(seed)) for seed in seeds]
+    settings = TrainSettings(epochs=1, batch_size=64, learning_rate=3e-3, weight_decay=0.0, seed=0)
+    kwargs = dict(dim=2, hidden=16, layers=2, score_bound=2.0, steps=40)
+    together = train_on_samples(samples, seeds, 0.5, settings, **kwargs)
+    for seed, sample, (model, history) in zip(seeds, samples, together):
+        alone, alone_history = train_on_sample(sample, 0.5, replace(settings, seed=seed), **kwargs)
+        assert [h["loss"] for h in history] == pytest.approx([h["loss"] for h in alone_history], rel=1e-4)
+        assert empirical_contrastive_loss(model, sample, 0.5) == pytest.approx(empirical_contrastive_loss(alone, sample, 0.5),
+                                                                                rel=1e-4)
+    assert together[0][1] != together[1][1]  # two members, two trainings
+    with pytest.raises(ValueError, match="share regime and shapes"):
+        train_on_samples([samples[0], draw_negative_sample(skewed_gmm, regime, 128, 8, np.random.default_rng(0))], seeds, 0.5,
+                         settings, **kwargs)
 
 
 @pytest.mark.parametrize("regime", ["scrl", "sscrl"])

@@ -88,3 +88,20 @@ def test_in_batch_gradient_is_exact(tau):
     grads_fast = torch.autograd.grad(info_nce_in_batch(fx, gy, tau), (fx, gy))
     for a, b in zip(grads_fast, grads_generic):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_in_batch_info_nce_on_a_stack_of_members_is_each_members_own_loss_and_gradient():
+    torch.manual_seed(3)
+    fx, gy = torch.randn(3, 40, 5, requires_grad=True), torch.randn(3, 40, 5, requires_grad=True)
+    stacked = info_nce_in_batch(fx, gy, 0.3)
+    assert stacked.shape == (3,)
+    stacked.sum().backward()
+    for k in range(3):
+        f, g = fx[k].detach().clone().requires_grad_(), gy[k].detach().clone().requires_grad_()
+        alone = info_nce_in_batch(f, g, 0.3)
+        alone.backward()
+        # bit for bit: an ensemble's member trains exactly as it would alone
+        assert torch.equal(alone, stacked[k]) and torch.equal(f.grad, fx.grad[k]) and torch.equal(g.grad, gy.grad[k])
+        scores = (fx[k] @ gy[k].T).detach().double()
+        reference = log_mean_exp_loss(scores.diagonal(), scores, 0.3, mask=~torch.eye(40, dtype=torch.bool))
+        assert float(stacked[k]) == pytest.approx(float(reference), rel=1e-5)

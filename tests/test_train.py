@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 
 import pytest
 import torch
@@ -13,7 +14,8 @@ import torch
 from crlrepro.approximation import train_gmm_two_tower
 from crlrepro.artifacts import ArtifactError, load_torch, sidecar_path
 from crlrepro.gmm import LatentClassGMM
-from crlrepro.networks import TwoTower
+from crlrepro.losses import info_nce_in_batch
+from crlrepro.networks import TwoTower, TwoTowerEnsemble
 from crlrepro.train import NonFiniteLossError, TrainSettings, train
 
 GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
@@ -199,7 +201,7 @@ def test_fresh_pairs_every_epoch_are_deterministic_differ_from_a_fixed_sample_an
 def test_a_data_function_of_the_wrong_length_fails_naming_the_epoch():
     model = TwoTower(1, 1, 2, hidden=8, layers=2)
     data = lambda epoch: [torch.zeros(256 if epoch == 0 else 200, 1)] * 2  # noqa: E731
-    with pytest.raises(ValueError, match="epoch 1's data tensors have lengths"):
+    with pytest.raises(ValueError, match="epoch 1's data tensors have shapes"):
         train(model, lambda m, batch, rng: m.f(batch[0]).sum() * 0.0 + m.g(batch[1]).sum() * 0.0, data,
               TrainSettings(epochs=2, batch_size=128, learning_rate=1e-3, weight_decay=0.0, seed=0, name="t"))
 
@@ -220,3 +222,89 @@ def test_training_records_count_the_work_of_a_step_and_leave_the_results_unchang
     assert record["steps"] == SETTINGS.epochs * (2048 // 128) and record["timed_steps"] == record["steps"] - 2
     assert record["job"] == "gmm_mlp_train/D=2,seed=0" and record["seed"] == 0
     assert 0 < record["matmul_time_share"] < 1 and record["timed_steps_s"] > 0 and record["before_first_step_s"] > 0
+
+
+# --- batched ensembles: M members stacked along a leading dimension, one optimiser step for all ------------------
+
+ENSEMBLE_SEEDS = [3, 0, 7]
+ENSEMBLE_SETTINGS = TrainSettings(epochs=3, batch_size=64, learning_rate=3e-3, weight_decay=0.01, seed=0, name="ensemble")
+
+
+def _member_data(seed):
+    generator = torch.Generator().manual_seed(100 + seed)  # each member its own sample
+    x = torch.randn(512, 1, generator=generator)
+    return x, x + 0.5 * torch.randn(512, 1, generator=generator)
+
+
+def _alone(seed, batch_loss=None):
+    torch.manual_seed(seed)
+    model = TwoTower(1, 1, 2, hidden=16, layers=2)
+    loss = batch_loss or (lambda model, batch, rng: info_nce_in_batch(*model(*batch), 0.5))
+    history = train(model, loss, list(_member_data(seed)), replace(ENSEMBLE_SETTINGS, seed=seed))
+    return model, history
+
+
+def _together(checkpoint=None, on_epoch=None, batch_loss=None, seeds=ENSEMBLE_SEEDS):
+    members = []
+    for seed in seeds:  # each member initialised as it would be alone
+        torch.manual_seed(seed)
+        members.append(TwoTower(1, 1, 2, hidden=16, layers=2))
+    model = TwoTowerEnsemble(members)
+    data = [torch.stack(tensors) for tensors in zip(*(_member_data(seed) for seed in seeds))]
+    loss = batch_loss or (lambda model, batch, rng: info_nce_in_batch(*model(*batch), 0.5))
+    history = train(model, loss, data, ENSEMBLE_SETTINGS, checkpoint=checkpoint, fingerprint="e", on_epoch=on_epoch,
+                    members=seeds)
+    return model, history
+
+
+def test_each_ensemble_member_sees_the_batches_it_would_see_alone():
+    def recorder(seen):
+        def batch_loss(model, batch, rng):
+            seen.append(batch[0][..., 0].clone())
+            return info_nce_in_batch(*model(*batch), 0.5)
+        return batch_loss
+
+    together = []
+    _together(batch_loss=recorder(together))
+    for k, seed in enumerate(ENSEMBLE_SEEDS):
+        alone = []
+        _alone(seed, recorder(alone))
+        assert len(alone) == len(together) and all(torch.equal(a, t[k]) for a, t in zip(alone, together))
+
+
+def test_an_ensemble_trains_each_member_as_alone_deterministically():
+    (model, histories), (again, histories_again) = _together(), _together()
+    assert same_weights(model, again) and histories == histories_again  # byte-identical between runs
+    for k, seed in enumerate(ENSEMBLE_SEEDS):
+        alone, history = _alone(seed)
+        # the same training up to the last bits of a batched vs a plain matmul kernel
+        assert [h["loss"] for h in histories[k]] == pytest.approx([h["loss"] for h in history], rel=1e-4, abs=1e-6)
+        # (Adam turns last-bit gradient differences of near-zero coordinates into steps of up to the learning rate)
+        for p, q in zip(model.member(k).state_dict().values(), alone.state_dict().values()):
+            assert torch.allclose(p, q, atol=1e-2)
+    assert not torch.allclose(model.member(0).weights[0], model.member(1).weights[0])  # the members differ
+
+
+def test_a_killed_ensemble_resumes_every_member_from_its_last_epoch(tmp_path):
+    ckpt = tmp_path / "ensemble.pt"
+    with pytest.raises(Interrupted):
+        _together(checkpoint=ckpt, on_epoch=_stop_after(2))
+    assert load_torch(ckpt)["epoch"] == 1 and len(load_torch(ckpt)["history"]) == len(ENSEMBLE_SEEDS)
+    (resumed, h_resumed), (fresh, h_fresh) = _together(checkpoint=ckpt), _together()
+    assert same_weights(resumed, fresh) and h_resumed == h_fresh and not ckpt.exists()
+
+
+def test_a_non_finite_loss_in_one_member_names_its_seed():
+    def batch_loss(model, batch, rng):
+        losses = info_nce_in_batch(*model(*batch), 0.5)
+        return losses * torch.tensor([1.0, float("inf"), 1.0])
+
+    with pytest.raises(NonFiniteLossError, match=r"seed 0\b"):  # the second member's seed
+        _together(batch_loss=batch_loss)
+
+
+def test_ensemble_data_of_the_wrong_member_count_fails_before_training():
+    model = TwoTowerEnsemble([TwoTower(1, 1, 2, hidden=8) for _ in range(2)])
+    with pytest.raises(ValueError, match=r"expected \[3 members, 512 samples"):
+        train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2, ENSEMBLE_SETTINGS,
+              members=[0, 1, 2])

@@ -89,13 +89,14 @@ def sample_objective(model: TwoTower, x: torch.Tensor, y: torch.Tensor, negative
     from crlrepro.losses import info_nce_independent, info_nce_shared
 
     fx = model.f(x)
+    lead = x.shape[:-2]  # an ensemble's member dimension (crlrepro.networks.TwoTowerEnsemble), or none
     if _check_regime(regime) == "scrl":
-        n, m = negatives.shape[:2]
-        g = model.g(torch.cat([y, negatives.reshape(n * m, -1)]))
-        return info_nce_independent(fx, g[:n], g[n:].reshape(n, m, -1), tau)
-    g = model.g(torch.cat([y, negatives]))
-    n = y.shape[0]
-    return info_nce_shared(fx, g[:n], g[n:], tau)
+        n, m = negatives.shape[-3:-1]
+        g = model.g(torch.cat([y, negatives.reshape(*lead, n * m, -1)], dim=-2))
+        return info_nce_independent(fx, g[..., :n, :], g[..., n:, :].reshape(*lead, n, m, -1), tau)
+    g = model.g(torch.cat([y, negatives], dim=-2))
+    n = y.shape[-2]
+    return info_nce_shared(fx, g[..., :n, :], g[..., n:, :], tau)
 
 
 def empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: float, chunk_pairs: int = 1 << 20) -> float:
@@ -129,20 +130,43 @@ def train_on_sample(sample: NegativeSample, tau: float, settings: TrainSettings,
                     score_bound: float | None, steps: int) -> tuple[TwoTower, list]:
     """Minimise L̂_S over a two-tower model with the project's trainer: minibatches of anchors (each with
     its own negatives under SCRL, all with the whole pool under SSCRL) for about ``steps`` AdamW steps
-    (whole epochs: ⌈steps / ⌊n / batch⌋⌉ of them, so small samples are revisited more often)."""
+    (whole epochs: ⌈steps / ⌊n / batch⌋⌉ of them, so small samples are revisited more often). The one-member
+    case of :func:`train_on_samples`."""
+    ((model, history),) = train_on_samples([sample], [settings.seed], tau, settings, dim=dim, hidden=hidden, layers=layers,
+                                          score_bound=score_bound, steps=steps)
+    return model, history
+
+
+def train_on_samples(samples: list[NegativeSample], seeds, tau: float, settings: TrainSettings, *, dim: int, hidden: int,
+                     layers: int, score_bound: float | None, steps: int) -> list[tuple[TwoTower, list]]:
+    """:func:`train_on_sample` for several seeds at once, each on its own sample (all of one regime, n and m): one
+    batched ensemble (crlrepro.networks.TwoTowerEnsemble) whose member k is initialised under seeds[k], shuffled
+    by seeds[k]'s generators and trained on samples[k], all members in one optimiser step. Returns each member's
+    (model, history); a member's training differs from a lone one's only in the last bits of batched matmuls."""
     import torch
 
-    from crlrepro.networks import TwoTower
+    from crlrepro.networks import TwoTower, TwoTowerEnsemble
     from crlrepro.train import seed_everything, train
 
+    seeds = [int(seed) for seed in seeds]
+    if len(samples) != len(seeds) or not samples:
+        raise ValueError(f"need one sample per seed, got {len(samples)} samples and {len(seeds)} seeds")
+    shapes = {(s.regime, s.x.shape, s.y.shape, s.negatives.shape) for s in samples}
+    if len(shapes) != 1:
+        raise ValueError(f"an ensemble's samples must share regime and shapes, got {sorted(map(str, shapes))}")
+    sample = samples[0]
     batch = min(settings.batch_size, sample.n)
     per_epoch = sample.n // batch
     epochs = -(-int(steps) // per_epoch)
     settings = replace(settings, batch_size=batch, epochs=epochs)
-    seed_everything(settings.seed)
-    model = TwoTower(sample.x.shape[1], sample.y.shape[1], dim, hidden=hidden, layers=layers, score_bound=score_bound)
-    as_tensor = lambda a: torch.as_tensor(np.asarray(a, dtype=np.float32))  # noqa: E731
-    x, y, neg = as_tensor(sample.x), as_tensor(sample.y), as_tensor(sample.negatives)
+    members = []
+    for seed in seeds:  # each member's initialisation is the one it would get alone
+        seed_everything(seed)
+        members.append(TwoTower(sample.x.shape[1], sample.y.shape[1], dim, hidden=hidden, layers=layers,
+                                score_bound=score_bound))
+    model = TwoTowerEnsemble(members)
+    stack = lambda field: torch.as_tensor(np.stack([np.asarray(getattr(s, field), dtype=np.float32) for s in samples]))  # noqa: E731
+    x, y, neg = stack("x"), stack("y"), stack("negatives")
     if sample.regime == "scrl":
         data = [x, y, neg]
 
@@ -155,8 +179,8 @@ def train_on_sample(sample: NegativeSample, tau: float, settings: TrainSettings,
         def batch_loss(model, batch, rng):
             return sample_objective(model, *batch, pool, "sscrl", tau)
 
-    history = train(model, batch_loss, data, settings)
-    return model.cpu().eval(), history
+    histories = train(model, batch_loss, data, settings, members=seeds)
+    return [(model.member(k), history) for k, history in enumerate(histories)]
 
 
 def gallery_recall(score, gmm: LatentClassGMM, gallery_size: int, galleries: int, rng: np.random.Generator) -> float:
@@ -188,25 +212,30 @@ def evaluate_trained_model(model: TwoTower, sample: NegativeSample, gmm: LatentC
     }
 
 
-def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seed: int, tau: float, scaling: dict,
-                          device: str = "cpu") -> dict:
-    """One C3/C4 point under the config's ``consistency.scaling`` block: draw S (generator seeded by
-    (seed, n, m, regime)), train ŵ on it with :func:`train_on_sample`, evaluate with
-    :func:`evaluate_trained_model`."""
+def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seeds, tau: float, scaling: dict,
+                          device: str = "cpu") -> list[dict]:
+    """One C3/C4 point under the config's ``consistency.scaling`` block, for every seed: draw S (generator seeded
+    by (seed, n, m, regime)), train ŵ on it (all seeds as one ensemble, :func:`train_on_samples`), evaluate each
+    with :func:`evaluate_trained_model`. One row per seed."""
     from crlrepro.train import TrainSettings
 
-    rng = np.random.default_rng([int(seed), int(n), int(m), REGIMES.index(_check_regime(regime))])
-    sample = draw_negative_sample(gmm, regime, n, m, rng)
+    seeds = [int(seed) for seed in seeds]
+    samples = [draw_negative_sample(gmm, regime, n, m, np.random.default_rng([seed, int(n), int(m),
+                                                                               REGIMES.index(_check_regime(regime))]))
+               for seed in seeds]
     settings = TrainSettings(epochs=1, batch_size=scaling["batch_size"], learning_rate=scaling["learning_rate"],
-                             weight_decay=scaling["weight_decay"], seed=int(seed), device=device,
+                             weight_decay=scaling["weight_decay"], seed=seeds[0], device=device,
                              name=f"{regime} n={n} m={m}")
-    trained, history = train_on_sample(sample, tau, settings, dim=scaling["dim"], hidden=scaling["hidden"],
-                                       layers=scaling["layers"], score_bound=scaling["score_bound"], steps=scaling["steps"])
-    row = {"regime": regime, "n": int(n), "m": int(m), "seed": int(seed),
-           "steps": len(history) * (int(n) // min(int(scaling["batch_size"]), int(n)))}
-    row.update(evaluate_trained_model(trained, sample, gmm, tau, nodes=scaling["nodes"], inner_nodes=scaling["inner_nodes"],
-                                      gallery_size=scaling["gallery_size"], galleries=scaling["galleries"], seed=seed))
-    return row
+    trained = train_on_samples(samples, seeds, tau, settings, dim=scaling["dim"], hidden=scaling["hidden"],
+                               layers=scaling["layers"], score_bound=scaling["score_bound"], steps=scaling["steps"])
+    rows = []
+    for seed, sample, (model, history) in zip(seeds, samples, trained):
+        row = {"regime": regime, "n": int(n), "m": int(m), "seed": seed,
+               "steps": len(history) * (int(n) // min(int(scaling["batch_size"]), int(n)))}
+        row.update(evaluate_trained_model(model, sample, gmm, tau, nodes=scaling["nodes"], inner_nodes=scaling["inner_nodes"],
+                                          gallery_size=scaling["gallery_size"], galleries=scaling["galleries"], seed=seed))
+        rows.append(row)
+    return rows
 
 
 def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Generator, level: float = 0.95) -> dict:

@@ -29,66 +29,70 @@ def _check_tau(tau: float) -> float:
 
 def log_mean_exp_loss(positive: torch.Tensor, negatives: torch.Tensor, tau: float, mask: torch.Tensor | None = None) -> torch.Tensor:
     """(1/n) Σ_i τ log (1/m_i) Σ_j exp((s_ij − s_i⁺)/τ) for scores ``positive`` (n,) and ``negatives``
-    (n, m); ``mask`` (n, m), if given, marks which negatives count (m_i of them in row i)."""
+    (n, m); ``mask`` (n, m), if given, marks which negatives count (m_i of them in row i). Stacks
+    ([..., n] and [..., n, m], e.g. the members of an ensemble) give one loss each, shape [...]."""
     tau = _check_tau(tau)
-    if negatives.ndim != 2 or positive.shape != negatives.shape[:1]:
+    if negatives.ndim < 2 or positive.shape != negatives.shape[:-1]:
         raise ValueError(f"expected positive (n,) and negatives (n, m); got {tuple(positive.shape)} and {tuple(negatives.shape)}")
-    logits = (negatives - positive[:, None]) / tau
+    logits = (negatives - positive[..., None]) / tau
     if mask is None:
-        log_count = torch.full_like(positive, math.log(negatives.shape[1]))
+        log_count = torch.full_like(positive, math.log(negatives.shape[-1]))
     else:
         logits = logits.masked_fill(~mask, float("-inf"))
-        log_count = mask.sum(dim=1).to(positive.dtype).log()
-    return tau * (torch.logsumexp(logits, dim=1) - log_count).mean()
+        log_count = mask.sum(dim=-1).to(positive.dtype).log()
+    return tau * (torch.logsumexp(logits, dim=-1) - log_count).mean(dim=-1)
 
 
 def info_nce_independent(fx: torch.Tensor, gy: torch.Tensor, gy_neg: torch.Tensor, tau: float) -> torch.Tensor:
-    """SCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), each anchor's own negatives g(y'_ij) (n, m, D)."""
-    positive = (fx * gy).sum(dim=1)
-    negatives = torch.einsum("nd,nmd->nm", fx, gy_neg)
+    """SCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), each anchor's own negatives g(y'_ij) (n, m, D)
+    (or stacks of them with the same leading dimensions: one loss each)."""
+    positive = (fx * gy).sum(dim=-1)
+    negatives = torch.einsum("...nd,...nmd->...nm", fx, gy_neg)
     return log_mean_exp_loss(positive, negatives, tau)
 
 
 def info_nce_shared(fx: torch.Tensor, gy: torch.Tensor, gy_pool: torch.Tensor, tau: float) -> torch.Tensor:
-    """SSCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), one pool of negatives g(y'_j) (m, D)."""
-    positive = (fx * gy).sum(dim=1)
-    return log_mean_exp_loss(positive, fx @ gy_pool.T, tau)
+    """SSCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), one pool of negatives g(y'_j) (m, D) (or stacks of
+    them with the same leading dimensions: one loss each)."""
+    positive = (fx * gy).sum(dim=-1)
+    return log_mean_exp_loss(positive, fx @ gy_pool.transpose(-2, -1), tau)
 
 
 class _InBatchLogMeanExp(torch.autograd.Function):
-    """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S, with its exact
-    gradient (1/n)(P − I), P the row-softmax of S/τ off the diagonal. Saving P once makes the hot
-    path of training about 1.6× faster than autograd through log-sum-exp and a mask."""
+    """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S (or a stack of them, [..., n, n],
+    one value each), with its exact gradient (1/n)(P − I), P the row-softmax of S/τ off the diagonal. Saving P once
+    makes the hot path of training about 1.6× faster than autograd through log-sum-exp and a mask."""
 
     @staticmethod
     def forward(ctx, scores: torch.Tensor, tau: float):
-        n = scores.shape[0]
+        n = scores.shape[-1]
         logits = scores / tau
-        logits.diagonal().fill_(-math.inf)
-        softmax = torch.softmax(logits, dim=1)  # one fused, max-shifted kernel
+        logits.diagonal(dim1=-2, dim2=-1).fill_(-math.inf)
+        softmax = torch.softmax(logits, dim=-1)  # one fused, max-shifted kernel
         # log Σ_j e^{l_ij} = max_j l_ij − log max_j P_ij (the largest entry is e^0 / Σ): no second exp pass.
-        log_normaliser = logits.amax(dim=1) - softmax.amax(dim=1).log()
+        log_normaliser = logits.amax(dim=-1) - softmax.amax(dim=-1).log()
         ctx.save_for_backward(softmax)
-        return tau * (log_normaliser.mean() - math.log(n - 1)) - scores.diagonal().mean()
+        return tau * (log_normaliser.mean(dim=-1) - math.log(n - 1)) - scores.diagonal(dim1=-2, dim2=-1).mean(dim=-1)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad_output):
         (softmax,) = ctx.saved_tensors
-        scale = grad_output / softmax.shape[0]
+        scale = grad_output[..., None, None] / softmax.shape[-1]
         grad = softmax * scale
-        grad.diagonal().sub_(scale)
+        grad.diagonal(dim1=-2, dim2=-1).sub_(scale[..., 0])
         return grad, None
 
 
 def info_nce_in_batch(fx: torch.Tensor, gy: torch.Tensor, tau: float) -> torch.Tensor:
     """SSCRL with in-batch negatives: the pool of anchor i is {g(y_j) : j ≠ i}, m = n − 1. Same value
-    as ``log_mean_exp_loss(S.diagonal(), S, tau, mask=off-diagonal)`` with S = f(X) g(Y)ᵀ."""
+    as ``log_mean_exp_loss(S.diagonal(), S, tau, mask=off-diagonal)`` with S = f(X) g(Y)ᵀ. For stacks
+    fx [..., n, D], gy [..., n, D] (members of an ensemble) one loss per matrix, shape [...]."""
     tau = _check_tau(tau)
-    n = fx.shape[0]
+    n = fx.shape[-2]
     if n < 2:
         raise ValueError(f"in-batch negatives need a batch of at least 2, got {n}")
-    return _InBatchLogMeanExp.apply(fx @ gy.T, tau)
+    return _InBatchLogMeanExp.apply(fx @ gy.transpose(-2, -1), tau)
 
 
 # --- Contrastive losses that paper 3 (Lee, TMLR 2025) compares its balanced loss with -------------------------------

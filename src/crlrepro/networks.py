@@ -75,6 +75,76 @@ class TwoTower(nn.Module):
         return self.f(x) @ self.g(y).T
 
 
+class TwoTowerEnsemble(nn.Module):
+    """M two-tower models of one architecture (:class:`TwoTower`) trained as one: every parameter stacked along
+    a leading member dimension, so that a step runs each layer of all members and both towers as one batched
+    matmul ([2M, in, out]) and one optimiser step updates them all. Members stay independent: inputs are
+    [M, n, d], outputs [M, n, D], member k's output depends on member k's parameters and inputs alone.
+
+    Built from the members themselves (each initialised as it would be alone, e.g. under its own seed);
+    :meth:`member` returns member k as a plain :class:`TwoTower` (for evaluation and saving)."""
+
+    def __init__(self, members):
+        super().__init__()
+        members = list(members)
+        if not members or any(m.architecture != members[0].architecture for m in members):
+            raise ValueError("an ensemble needs at least one member, all of one architecture")
+        self.architecture = dict(members[0].architecture)
+        self.score_bound = members[0].score_bound
+        self.members = len(members)
+        stack = lambda tensors: nn.Parameter(torch.stack([t.detach().clone() for t in tensors]))  # noqa: E731
+        # the input layers as [M, d, h] (nn.Linear keeps [h, d]) and biases [M, 1, h]
+        self.input_x_weight = stack([m.input_x.weight.T for m in members])
+        self.input_x_bias = stack([m.input_x.bias[None] for m in members])
+        self.input_y_weight = stack([m.input_y.weight.T for m in members])
+        self.input_y_bias = stack([m.input_y.bias[None] for m in members])
+        # layers 2..L as [M, 2, in, out] (towers stacked inside each member, as in TwoTower)
+        self.weights = nn.ParameterList(stack([m.weights[i] for m in members]) for i in range(len(members[0].weights)))
+        self.biases = nn.ParameterList(stack([m.biases[i] for m in members]) for i in range(len(members[0].biases)))
+
+    def _bounded(self, h: torch.Tensor) -> torch.Tensor:
+        if self.score_bound is None:
+            return h
+        return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
+
+    def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.baddbmm(bias[:, k], torch.relu(h), weight[:, k])
+        return self._bounded(h)
+
+    def f(self, x: torch.Tensor) -> torch.Tensor:
+        """Every member's anchor encoder: x [M, n, d_x] -> [M, n, D]."""
+        return self._tower(torch.baddbmm(self.input_x_bias, x, self.input_x_weight), 0)
+
+    def g(self, y: torch.Tensor) -> torch.Tensor:
+        """Every member's target encoder: y [M, n, d_y] -> [M, n, D]."""
+        return self._tower(torch.baddbmm(self.input_y_bias, y, self.input_y_weight), 1)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        """(f(x), g(y)) for all members; both towers in one batched pass when x and y have as many rows."""
+        if x.shape[1] != y.shape[1] or not len(self.weights):
+            return self.f(x), self.g(y)
+        m = self.members
+        h = torch.stack([torch.baddbmm(self.input_x_bias, x, self.input_x_weight),
+                         torch.baddbmm(self.input_y_bias, y, self.input_y_weight)], dim=1)  # [M, 2, n, h]
+        h = h.reshape(2 * m, *h.shape[2:])
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.baddbmm(bias.reshape(2 * m, *bias.shape[2:]), torch.relu(h), weight.reshape(2 * m, *weight.shape[2:]))
+        h = self._bounded(h).reshape(m, 2, *h.shape[1:])
+        return h[:, 0], h[:, 1]
+
+    def member(self, k: int) -> TwoTower:
+        """Member k as a plain TwoTower on the CPU (a copy, in eval mode)."""
+        model = TwoTower(**{key: v for key, v in self.architecture.items() if key != "score_bound"},
+                         score_bound=self.score_bound)
+        state = {"input_x.weight": self.input_x_weight[k].T, "input_x.bias": self.input_x_bias[k, 0],
+                 "input_y.weight": self.input_y_weight[k].T, "input_y.bias": self.input_y_bias[k, 0]}
+        state |= {f"weights.{i}": w[k] for i, w in enumerate(self.weights)}
+        state |= {f"biases.{i}": b[k] for i, b in enumerate(self.biases)}
+        model.load_state_dict({key: v.detach().cpu().contiguous() for key, v in state.items()})
+        return model.eval()
+
+
 def _as_rows(a: np.ndarray) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     return a[:, None] if a.ndim == 1 else a

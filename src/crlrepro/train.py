@@ -211,7 +211,9 @@ def _load_checkpoint(path: Path | None, fingerprint: str):
         return None
     # Rebuilt with this module's key strings, so that a resumed run's history pickles to the same
     # bytes as an uninterrupted one's (pickle shares identical string objects, not equal ones).
-    state["history"] = [{"epoch": int(h["epoch"]), "loss": float(h["loss"])} for h in state["history"]]
+    rebuild = lambda history: [{"epoch": int(h["epoch"]), "loss": float(h["loss"])} for h in history]  # noqa: E731
+    history = state["history"]
+    state["history"] = [rebuild(h) for h in history] if history and isinstance(history[0], list) else rebuild(history)
     return state
 
 
@@ -223,7 +225,8 @@ def train(
     checkpoint: str | Path | None = None,
     fingerprint: str = "",
     on_epoch: Callable[[int, torch.nn.Module], None] | None = None,
-) -> list[dict]:
+    members: Sequence[int] | None = None,
+) -> list[dict] | list[list[dict]]:
     """Train ``model`` in place; return the per-epoch history [{"epoch", "loss"}, ...].
 
     ``data`` are tensors with the same first dimension, or a function epoch -> such tensors (a fresh
@@ -233,18 +236,31 @@ def train(
     ``settings`` (e.g. a hash of the experiment's parameters): a checkpoint made under another one is
     not resumed. ``on_epoch(epoch, model)`` runs after each epoch, and with epoch 0 on the initial
     model when a run starts afresh (e.g. to evaluate checkpoints along the training).
+
+    A batched ensemble (e.g. :class:`crlrepro.networks.TwoTowerEnsemble`) is trained with ``members``, the
+    members' seeds (``settings.seed`` is then not used): every data tensor carries a leading member dimension
+    [M, n, ...], member k's batches come from its own seed's shuffles (the very rows it would get trained
+    alone), ``batch_loss`` gets the [M, batch, ...] batch and a list of the members' generators and returns
+    one loss per member [M], and one optimiser step updates all members (the sum of their losses: each
+    member's gradient is its own loss's). The history is then one list per member; a checkpoint holds all
+    members, so a killed run resumes every member from its last epoch.
     """
     device = settings.device
+    seeds = [int(settings.seed)] if members is None else [int(s) for s in members]
+    ensemble = members is not None
+    if ensemble and not seeds:
+        raise ValueError(f"{settings.name}: an ensemble needs at least one member seed")
+    lead = 1 if ensemble else 0  # the sample axis of the data tensors
     fixed = None if callable(data) else [t.to(device) for t in data]
 
     def epoch_data(epoch: int) -> list[torch.Tensor]:
         tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
-        if any(t.shape[0] != n for t in tensors):
-            raise ValueError(f"{settings.name}: epoch {epoch}'s data tensors have lengths {[t.shape[0] for t in tensors]}, "
-                             f"expected {n} each")
+        if any(t.shape[lead] != n for t in tensors) or (ensemble and any(t.shape[0] != len(seeds) for t in tensors)):
+            raise ValueError(f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
+                             f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each")
         return tensors
 
-    n = (fixed if fixed is not None else data(0))[0].shape[0]
+    n = (fixed if fixed is not None else data(0))[0].shape[lead]
     if fixed is not None:
         epoch_data(0)  # unequal lengths fail before any work (a function's are checked at every epoch)
     if settings.batch_size > n:
@@ -257,27 +273,28 @@ def train(
     passes = -(-steps_per_epoch * settings.batch_size // n)  # permutations chained per epoch (1 for one pass)
     total_steps = settings.epochs * steps_per_epoch
     checkpoint = Path(checkpoint) if checkpoint is not None else None
-    fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}"
+    fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}" + (f"|members {seeds}" if ensemble else "")
 
-    history: list[dict] = []
+    histories: list[list[dict]] = [[] for _ in seeds]
     start = 0
     state = _load_checkpoint(checkpoint, fingerprint)
     if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        history, start = state["history"], state["epoch"]
+        histories, start = (state["history"] if ensemble else [state["history"]]), state["epoch"]
         log.info("%s: resuming from %s after epoch %d", settings.name, checkpoint, start)
+    rows = torch.arange(len(seeds), device=device)[:, None]  # an ensemble's batch: member k's rows of member k's data
 
     bar = tqdm(
         total=settings.epochs * steps_per_epoch * settings.batch_size,
         initial=start * steps_per_epoch * settings.batch_size,
-        unit="sample", unit_scale=True, desc=f"{settings.name} seed {settings.seed}",
+        unit="sample", unit_scale=True, desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
         file=sys.stderr, mininterval=2.0, dynamic_ncols=False, ncols=100,
     )
     if on_epoch is not None and start == 0:
         on_epoch(0, model)
     stats_folder = os.environ.get(TRAINING_STATS_ENV)
-    stats = {"job": os.environ.get(JOB_ENV, ""), "name": settings.name, "seed": settings.seed, "device": str(device),
+    stats = {"job": os.environ.get(JOB_ENV, ""), "name": settings.name, "seed": settings.seed, "members": len(seeds), "device": str(device),
              "threads": torch.get_num_threads(), "batch_size": settings.batch_size, "steps": 0, "flops_per_step": None,
              "matmul_time_share": None, "timed_steps": 0, "timed_steps_s": 0.0, "before_first_step_s": process_age(), "loop_s": 0.0} \
         if stats_folder else None
@@ -285,50 +302,57 @@ def train(
     model.train()
     for epoch in range(start, settings.epochs):
         tensors = epoch_data(epoch)
-        rng = epoch_generator(settings.seed, epoch, device)
-        order = torch.cat([torch.randperm(n, generator=rng, device=device) for _ in range(passes)])
-        total = 0.0
+        rngs = [epoch_generator(seed, epoch, device) for seed in seeds]
+        orders = [torch.cat([torch.randperm(n, generator=rng, device=device) for _ in range(passes)]) for rng in rngs]
+        totals = [0.0] * len(seeds)
         for step in range(steps_per_epoch):
             # Cosine decay to zero over the whole run, set by hand: the rate is a function of the
             # global step alone, so a resumed run needs no scheduler state.
             rate = cosine_learning_rate(settings.learning_rate, epoch * steps_per_epoch + step, total_steps)
             for group in optimizer.param_groups:
                 group["lr"] = rate
-            index = order[step * settings.batch_size : (step + 1) * settings.batch_size]
+            window = slice(step * settings.batch_size, (step + 1) * settings.batch_size)
+            if ensemble:
+                index = torch.stack([order[window] for order in orders])
+                batch, rng = [t[rows, index] for t in tensors], rngs
+            else:
+                batch, rng = [t[orders[0][window]] for t in tensors], rngs[0]
 
-            def optimiser_step() -> float:
-                loss = batch_loss(model, [t[index] for t in tensors], rng)
-                value = loss.item()  # one read per step: the finiteness check and the epoch mean
-                if not math.isfinite(value):
-                    raise NonFiniteLossError(
-                        f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
-                        f"(global step {epoch * steps_per_epoch + step}), seed {settings.seed}"
-                    )
+            def optimiser_step() -> list[float]:
+                loss = batch_loss(model, batch, rng)
+                values = loss.detach().tolist() if ensemble else [loss.item()]  # one read per step
+                for seed, value in zip(seeds, values):  # the finiteness check and the epoch mean
+                    if not math.isfinite(value):
+                        raise NonFiniteLossError(
+                            f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
+                            f"(global step {epoch * steps_per_epoch + step}), seed {seed}"
+                        )
                 optimizer.zero_grad(set_to_none=True)
-                loss.backward()
+                (loss.sum() if ensemble else loss).backward()
                 optimizer.step()
-                return value
+                return values
 
             if stats is None:
-                value = optimiser_step()
+                values = optimiser_step()
             elif stats["flops_per_step"] is None:  # every step has the same shapes: count the first
-                value, stats["flops_per_step"] = _counted(optimiser_step)
+                values, stats["flops_per_step"] = _counted(optimiser_step)
             elif stats["matmul_time_share"] is None:  # and profile the second
-                value, stats["matmul_time_share"] = _profiled(optimiser_step)
+                values, stats["matmul_time_share"] = _profiled(optimiser_step)
             else:  # the others are timed (the counted one runs slower)
                 tick = time.perf_counter()
-                value = optimiser_step()
+                values = optimiser_step()
                 stats["timed_steps"] += 1
                 stats["timed_steps_s"] += time.perf_counter() - tick
-            total += value
+            totals = [total + value for total, value in zip(totals, values)]
             bar.update(settings.batch_size)
             if step % 50 == 0:
-                bar.set_postfix(epoch=epoch, loss=f"{value:.4f}", refresh=False)
-        history.append({"epoch": epoch + 1, "loss": total / steps_per_epoch})
+                bar.set_postfix(epoch=epoch, loss=f"{values[0]:.4f}", refresh=False)
+        for history, total in zip(histories, totals):
+            history.append({"epoch": epoch + 1, "loss": total / steps_per_epoch})
         if on_epoch is not None:
             on_epoch(epoch + 1, model)
         if checkpoint is not None:
-            payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": history,
+            payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": histories if ensemble else histories[0],
                        "model": model.state_dict(), "optimizer": optimizer.state_dict()}
             save_torch(payload, checkpoint)
     bar.close()
@@ -339,4 +363,4 @@ def train(
         checkpoint.unlink(missing_ok=True)
         sidecar_path(checkpoint).unlink(missing_ok=True)
     model.eval()
-    return history
+    return histories if ensemble else histories[0]
