@@ -130,6 +130,27 @@ def occupancy(output: str, cores: int) -> dict:
             "tail_rules": ", ".join(sorted({name for _, b, name in intervals if b > full_until}))}
 
 
+def table_differences(a: Path, b: Path) -> tuple[int, list[str]]:
+    """The CSV tables two runs' results folders share (logs and timings aside), and those whose bytes differ."""
+    names = sorted(str(p.relative_to(a)) for p in a.rglob("*.csv") if "benchmarks" not in p.parts)
+    shared = [name for name in names if (b / name).exists()]
+    return len(shared), [name for name in shared if (a / name).read_bytes() != (b / name).read_bytes()]
+
+
+def summary_changes(reference: Path, summary: Path) -> dict:
+    """Claim by claim, what changed between a reference run's summary.csv and this run's: verdicts, measured values
+    (and how the intervals' widths moved where they did)."""
+    ref, new = pd.read_csv(reference), pd.read_csv(summary)
+    both = ref.merge(new, on="claim_id", suffixes=("_ref", "_new"))
+    verdicts = both[both["verdict_ref"] != both["verdict_new"]]
+    same = lambda a, b: (a == b) | (a.isna() & b.isna())  # noqa: E731
+    moved = both[~same(both["measured_ref"], both["measured_new"])]
+    width = (moved["ci_high_new"] - moved["ci_low_new"]) / (moved["ci_high_ref"] - moved["ci_low_ref"])
+    return {"claims": len(both), "only_in_one": len(ref) + len(new) - 2 * len(both),
+            "verdicts_changed": list(verdicts["claim_id"]), "values_changed": list(moved["claim_id"]),
+            "interval_width_ratio_median": float(width.median()) if len(width) else float("nan")}
+
+
 def executed_rules(output: str) -> list[str]:
     """The rules a snakemake run executed, one entry per job (from its "rule x:" / "localrule x:" lines)."""
     return [name for name in re.findall(r"^(?:local)?rule (\w+):", output, flags=re.MULTILINE) if name != "all"]
@@ -182,9 +203,10 @@ def parallel_capacity(seconds: float = 10.0) -> float:
     return sum(rate(p) for p in pair) / alone
 
 
-def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[list[dict], pd.DataFrame]:
-    """Cold run, no-op rerun, style rerun, memory, CPU use per job, and (unless skipped) --cores 1 vs 2.
-    Returns the rows and the per-rule table."""
+def measure(configfile: str | None = None, skip_scaling: bool = False, reference: Path | None = None):
+    """Cold run, no-op rerun, style rerun, memory, CPU use per job, and (unless skipped) --cores 1 vs 2 with the two
+    runs' tables compared byte for byte; with ``reference`` (another run's summary.csv, e.g. of the code before a
+    change) the claims compared with it. Returns the rows, the per-rule table and the training-limit table."""
     extra = ["--configfile", configfile] if configfile else []
     setting = configfile or "config.yaml"
     rows = []
@@ -212,6 +234,14 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
                         f"rules run: {', '.join(ran) or 'none'}", restyle, cold, cold / restyle, "only figure_tsybakov",
                         ran == ["figure_tsybakov"]))
         per_job = rule_times(two, results_folder(configfile))
+        if reference is not None:
+            change = summary_changes(reference, two / results_folder(configfile) / "summary.csv")
+            rows.append(row("pipeline", f"claims against the reference run ({reference}): verdicts changed "
+                            f"{len(change['verdicts_changed'])} of {change['claims']}"
+                            f"{' (' + ', '.join(change['verdicts_changed']) + ')' if change['verdicts_changed'] else ''}; "
+                            f"values changed {len(change['values_changed'])}, their interval widths over the reference's "
+                            f"(median)", change["interval_width_ratio_median"], None, None, "the same verdicts",
+                            not change["verdicts_changed"] and not change["only_in_one"]))
         limit_table = limit.training_limit(limit.read_records(stats), per_job, limit.machine_peak(1))
         top = per_job.loc[per_job["max_rss_mib"].idxmax()]
         rows.append(row("pipeline", f"peak RSS of the largest job (MiB; {top['rule']}/{top['job']})", float(top["max_rss_mib"]),
@@ -225,6 +255,11 @@ def measure(configfile: str | None = None, skip_scaling: bool = False) -> tuple[
             print("pipeline: cold run, --cores 1 ...", flush=True)
             serial, _ = snakemake(one, 1, extra)
             print(f"pipeline: cold run --cores 1 {serial:.0f} s", flush=True)
+            shared, differing = table_differences(one / results_folder(configfile), two / results_folder(configfile))
+            rows.append(row("pipeline", f"tables identical between the --cores 1 and --cores 2 runs (the latter with the "
+                            f"training records on): {shared - len(differing)} of {shared}"
+                            f"{' (differ: ' + ', '.join(differing[:5]) + ')' if differing else ''}",
+                            shared - len(differing), shared, None, "all", not differing))
             rows.append(row("pipeline", "parallel scaling: --cores 2 wall time (s), --cores 1 as baseline", cold, serial,
                             serial / cold, f">= {BUDGET['speedup']}x", serial / cold >= BUDGET["speedup"]))
             slowdown = per_job["seconds"].sum() / serial
@@ -245,9 +280,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", default=None, help="a config merged over config.yaml (default: none)")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 run")
+    parser.add_argument("--reference", type=Path, help="another run's summary.csv to compare the claims with")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
     args = parser.parse_args(argv)
-    rows, by_rule, limit_table = measure(args.configfile, args.skip_scaling)
+    rows, by_rule, limit_table = measure(args.configfile, args.skip_scaling, args.reference)
     frame = table(rows)
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "pipeline.csv", index=False)

@@ -7,9 +7,12 @@ same run, in one command.
 Runs, in this order (the short ones first, so a broken one fails fast):
   spectral   A1's spectral solver vs the naive uniform-grid baseline (time, accuracy)  benchmarks/spectral.py
   trainer    the trainer vs a plain DataLoader loop; paper 3's step, channels-last vs NCHW  benchmarks/trainer.py
+  ensemble   a member's step stacked with M-1 others vs alone, per training shape      benchmarks/ensemble.py
   gpu        A2 at paper scale on CUDA vs the CPU (the CPU only where no GPU is present)  benchmarks/gpu.py
   pipeline   end to end --cores 2, no-op rerun, one-figure restyle, memory, CPU use per job,
-             --cores 1 vs 2 (skip with --skip-scaling)                                  benchmarks/pipeline.py
+             occupancy, each training's share of the matmul limit (limit.py),
+             --cores 1 vs 2 and their tables compared (skip with --skip-scaling),
+             the claims against --reference (another run's summary.csv)              benchmarks/pipeline.py
 Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, the slowest rules, each training's share of
 the machine's limit) and, from the pipeline part, <out>/pipeline_rules.csv and <out>/training_limit.csv; prints the Markdown. Exit status 1 when a measured target is
 missed (a figure that could not be measured here, like the GPU's without one, is not a failure).
@@ -29,21 +32,30 @@ from pathlib import Path
 # jobs keep theirs (benchmarks/pipeline.py runs snakemake without it).
 os.environ["TQDM_DISABLE"] = "1"
 
+import ensemble  # noqa: E402
 import gpu  # noqa: E402
 import pipeline  # noqa: E402
 import spectral  # noqa: E402
 import trainer  # noqa: E402
-from common import failed, markdown, table  # noqa: E402
+from common import failed, markdown, row, table  # noqa: E402
 
 from crlrepro.device import configure_threads  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
 
+def ensemble_rows(frame) -> list[dict]:
+    """benchmarks/ensemble.py's ratios as rows: a member's step stacked with others against alone."""
+    return [row("ensemble", f"{r.training}: ms per member-step, {r.members} stacked vs alone (the baseline)",
+                r.ms_per_member_step_stacked, r.ms_per_member_step_alone, r.speedup, "context: where ensembles pay", None)
+            for r in frame.itertuples()]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", default=None, help="config merged over config.yaml for the pipeline part")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 pipeline run")
+    parser.add_argument("--reference", type=Path, help="another run's summary.csv (e.g. before a change): claims compared")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="threads for the in-process benchmarks (default: 2, the budget machine's cores)")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
@@ -55,7 +67,9 @@ def main(argv=None) -> int:
     rows = spectral.measure()
     rows += trainer.trainer_rows() + trainer.ssl_layout_rows()
     rows += gpu.measure(threads=args.threads)
-    pipeline_rows, by_rule, limit_table = pipeline.measure(args.configfile, args.skip_scaling)
+    ensemble_table = ensemble.measure(members=(3, 5), threads=1)
+    rows += ensemble_rows(ensemble_table)
+    pipeline_rows, by_rule, limit_table = pipeline.measure(args.configfile, args.skip_scaling, args.reference)
     rows += pipeline_rows
     frame = table(rows)
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"

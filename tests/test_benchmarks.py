@@ -107,3 +107,20 @@ def test_training_limit_shares_and_what_bounds_them():
     assert tiny["bound_by"].startswith("per-operator overhead")
     middle = limit.bound_by(0.15, 0.3, 120.0, 4.0)
     assert "70% of a step's operator time" in middle
+
+
+def test_two_runs_tables_and_claims_are_compared(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for run, value in ((a, "1.0"), (b, "1.5")):
+        (run / "claims").mkdir(parents=True)
+        (run / "benchmarks").mkdir()
+        (run / "claims" / "C3.csv").write_text(f"x\n{value}\n")
+        (run / "claims" / "A1.csv").write_text("x\n2.0\n")
+        (run / "benchmarks" / "t.csv").write_text(f"s\n{value}\n")  # timings are not results
+    assert pipeline.table_differences(a, b) == (2, ["claims/C3.csv"])
+    columns = "claim_id,verdict,measured,ci_low,ci_high\n"
+    (a / "summary.csv").write_text(columns + "C3.x,reproduced,1.0,0.0,2.0\nA1.y,contradicted,5.0,4.0,6.0\n")
+    (b / "summary.csv").write_text(columns + "C3.x,reproduced,1.1,0.0,3.0\nA1.y,inconclusive,5.0,4.0,6.0\n")
+    change = pipeline.summary_changes(a / "summary.csv", b / "summary.csv")
+    assert change["verdicts_changed"] == ["A1.y"] and change["values_changed"] == ["C3.x"]
+    assert change["interval_width_ratio_median"] == pytest.approx(1.5) and change["claims"] == 2
