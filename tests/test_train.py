@@ -308,3 +308,10 @@ def test_ensemble_data_of_the_wrong_member_count_fails_before_training():
     with pytest.raises(ValueError, match=r"expected \[3 members, 512 samples"):
         train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2, ENSEMBLE_SETTINGS,
               members=[0, 1, 2])
+
+
+def test_lars_is_refused_for_an_ensemble_whose_norms_it_would_mix():
+    model = TwoTowerEnsemble([TwoTower(1, 1, 2, hidden=8) for _ in range(2)])
+    with pytest.raises(ValueError, match="LARS's trust ratio"):
+        train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2,
+              replace(ENSEMBLE_SETTINGS, optimizer="lars"), members=[0, 1])

@@ -250,6 +250,9 @@ def train(
     ensemble = members is not None
     if ensemble and not seeds:
         raise ValueError(f"{settings.name}: an ensemble needs at least one member seed")
+    if ensemble and settings.optimizer == "lars":  # AdamW and SGD act elementwise, so per member; LARS does not
+        raise ValueError(f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
+                         "members; train them with adamw or sgd, or one by one")
     lead = 1 if ensemble else 0  # the sample axis of the data tensors
     fixed = None if callable(data) else [t.to(device) for t in data]
 
