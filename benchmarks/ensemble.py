@@ -3,10 +3,11 @@ of one member, for the shapes of the project's trainings.
 
     python benchmarks/ensemble.py [--members 3 5] [--threads 1] [--device cpu|cuda]
 
-A member's step is the project's own (crlrepro's TwoTower or ContrastiveModel, its loss, fused AdamW / SGD).
+A member's step is the project's own (crlrepro's TwoTower or ContrastiveModel, its loss, AdamW / SGD).
 The stacked step holds M members' parameters along a leading member dimension and runs them as one model:
 
-* two-tower MLPs (A2, A3, C2, C3): each layer one batched matmul over the M members and both towers
+* two-tower MLPs (A2, A3, C2, C3): the trainings' own crlrepro.networks.TwoTowerEnsemble, each layer one batched
+  matmul over the M members and both towers
   (`torch.baddbmm` on [2M, in, out]), the project's in-batch InfoNCE on the [M, B, B] score matrices (one
   value per member, summed), one AdamW step;
 * paper 3's small CNN: the M members' convolutions as one grouped convolution (groups = M, channels
@@ -50,30 +51,9 @@ def timed(step, seconds: float) -> float:
     return elapsed / calls
 
 
-class StackedTwoTower(nn.Module):
-    """M two-tower MLPs (crlrepro.networks.TwoTower's architecture) with parameters stacked over the members."""
-
-    def __init__(self, members: int, dim_x: int, dim_y: int, dim: int, hidden: int, layers: int):
-        super().__init__()
-        widths = [hidden] * (layers - 1) + [dim]
-        self.members = members
-        self.input_x = nn.Parameter(torch.randn(members, dim_x, widths[0]) / math.sqrt(dim_x))
-        self.input_y = nn.Parameter(torch.randn(members, dim_y, widths[0]) / math.sqrt(dim_y))
-        self.input_bias = nn.Parameter(torch.zeros(2 * members, 1, widths[0]))
-        self.weights = nn.ParameterList(nn.Parameter(torch.randn(2 * members, a, b) / math.sqrt(a))
-                                        for a, b in zip(widths[:-1], widths[1:]))
-        self.biases = nn.ParameterList(nn.Parameter(torch.zeros(2 * members, 1, b)) for b in widths[1:])
-
-    def forward(self, x, y):  # x: [M, B, dx], y: [M, B, dy]
-        h = torch.cat([torch.bmm(x, self.input_x), torch.bmm(y, self.input_y)]) + self.input_bias
-        for weight, bias in zip(self.weights, self.biases):
-            h = torch.baddbmm(bias, torch.relu(h), weight)
-        return h[: self.members], h[self.members :]
-
-
 def two_tower_rows(members: int, seconds: float, device: str) -> list[dict]:
     from crlrepro.losses import info_nce_in_batch
-    from crlrepro.networks import TwoTower
+    from crlrepro.networks import TwoTower, TwoTowerEnsemble
 
     rows = []
     for name, rule, dx, dy, d, hidden, layers, batch in TWO_TOWER_SHAPES:
@@ -88,7 +68,7 @@ def two_tower_rows(members: int, seconds: float, device: str) -> list[dict]:
             opt.step()
             return loss.item()
 
-        stacked = StackedTwoTower(members, dx, dy, d, hidden, layers).to(device)
+        stacked = TwoTowerEnsemble([TwoTower(dx, dy, d, hidden=hidden, layers=layers) for _ in range(members)]).to(device)
         stacked_opt = torch.optim.AdamW(stacked.parameters(), lr=1e-3)
         xs, ys = torch.randn(members, batch, dx, device=device), torch.randn(members, batch, dy, device=device)
 

@@ -104,13 +104,6 @@ def empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: flo
     ``chunk_pairs`` anchor–negative scores at a time, so memory stays bounded for any n·m)."""
     import torch
 
-    with torch.no_grad():
-        return _empirical_contrastive_loss(model, sample, tau, chunk_pairs)
-
-
-def _empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: float, chunk_pairs: int) -> float:
-    import torch
-
     from crlrepro.networks import TwoTower
 
     frozen = TwoTower(**model.architecture).double()
@@ -118,11 +111,12 @@ def _empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: fl
     x, y, neg = (torch.from_numpy(np.asarray(a, dtype=np.float64)) for a in (sample.x, sample.y, sample.negatives))
     step = max(1, chunk_pairs // sample.m)
     total = 0.0
-    for start in range(0, sample.n, step):
-        part = slice(start, start + step)
-        negatives = neg[part] if sample.regime == "scrl" else neg
-        rows = x[part].shape[0]
-        total += rows * float(sample_objective(frozen.eval(), x[part], y[part], negatives, sample.regime, tau))
+    with torch.no_grad():
+        for start in range(0, sample.n, step):
+            part = slice(start, start + step)
+            negatives = neg[part] if sample.regime == "scrl" else neg
+            rows = x[part].shape[0]
+            total += rows * float(sample_objective(frozen.eval(), x[part], y[part], negatives, sample.regime, tau))
     return total / sample.n
 
 
