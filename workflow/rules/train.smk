@@ -1,4 +1,4 @@
-# Encoder training (paper 2, A2 and A3): one job per (D, seed), each resumable from its checkpoint.
+# Encoder training (paper 2, A2 and A3; paper 1, C2): one job per seed over the D sweep, each model resumable from its checkpoint.
 # Outputs are models; evaluation is in bounds.smk, so changing a metric never retrains.
 
 
@@ -6,11 +6,17 @@ rule gmm_mlp_train:
     input:
         library("gmm_mlp_train"),
     output:
-        f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
+        # one job per seed trains the whole D sweep (one interpreter start-up instead of one per model)
+        expand(
+            f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{{{seed}}}}.pt",
+            D=config["approximation"]["dims"],
+        ),
     log:
-        f"{RESULTS}/logs/gmm_mlp_train/D{{D}}_seed{{seed}}.log",
+        f"{RESULTS}/logs/gmm_mlp_train/seed{{seed}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/gmm_mlp_train/D{{D}}_seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/gmm_mlp_train/seed{{seed}}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -19,6 +25,7 @@ rule gmm_mlp_train:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
+        dims=config["approximation"]["dims"],
         samples=config["approximation"]["train_samples"],
         fresh=config["approximation"]["fresh_pairs"],
         epochs=config["approximation"]["epochs"],
@@ -61,11 +68,17 @@ rule calibration_run:
     input:
         library("calibration_run"),
     output:
-        f"{RESULTS}/consistency/calibration/D{{D}}_seed{{seed}}.csv",
+        # one job per seed runs the whole D sweep (one interpreter start-up instead of one per model)
+        expand(
+            f"{RESULTS}/consistency/calibration/D{{D}}_seed{{{{seed}}}}.csv",
+            D=config["consistency"]["calibration"]["dims"],
+        ),
     log:
-        f"{RESULTS}/logs/calibration_run/D{{D}}_seed{{seed}}.log",
+        f"{RESULTS}/logs/calibration_run/seed{{seed}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/calibration_run/D{{D}}_seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/calibration_run/seed{{seed}}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -74,6 +87,7 @@ rule calibration_run:
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
+        dims=config["consistency"]["calibration"]["dims"],
         calibration=calibration_training(),
         training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
         device=config["device"],
