@@ -8,6 +8,7 @@ from crlrepro.oracles import (
     mutual_information,
     optimal_contrastive_loss,
     population_contrastive_loss,
+    retrieval_auc,
 )
 
 
@@ -95,3 +96,45 @@ def test_l2_distance_of_the_truncation_is_bounded_by_its_tail(paper_gmm):
     for d in (1, 2, 4):
         distance = l2_distance_to_bayes_score(truncated_score(system, d, tau), grid, tau)
         assert 0 < distance <= tau * np.sqrt(system.tail_sum(d)) * (1 + 1e-9)
+
+
+def literal_retrieval_auc(score, gmm, nodes, inner_nodes):
+    """E(s) on retrieval_auc's rule, cell by cell and level by level: for every x node and every positive's level v,
+    each cell of the piecewise-linear s(x, ·) contributes its whole P_Y-mass when both ends lie below v, the mass
+    below the crossing point when exactly one does, and nothing otherwise."""
+    from scipy.special import ndtr
+
+    grid = gmm.grid(nodes)
+    t = np.linspace(grid.y.nodes[0], grid.y.nodes[-1], inner_nodes)
+    cdf = lambda z: float(np.sum(gmm.weights * ndtr((z - gmm.mean_y) / gmm.std_y)))  # noqa: E731
+    total = 0.0
+    for a, x in enumerate(grid.x.nodes):
+        u = score(np.array([x]), t)[0]
+        for b, v in enumerate(score(np.array([x]), grid.y.nodes)[0]):
+            mass = 0.0
+            for j in range(inner_nodes - 1):
+                if u[j] < v and u[j + 1] < v:
+                    mass += cdf(t[j + 1]) - cdf(t[j])
+                elif (u[j] < v) != (u[j + 1] < v):
+                    t_star = t[j] + (v - u[j]) / (u[j + 1] - u[j]) * (t[j + 1] - t[j])
+                    mass += cdf(t_star) - cdf(t[j]) if u[j] < v else cdf(t[j + 1]) - cdf(t_star)
+            total += grid.x.weights[a] * grid.y.weights[b] * np.exp(grid.log_ratio[a, b]) * mass
+    return total
+
+
+_RNG_KNOTS = np.random.default_rng(3).normal(size=40)
+AUC_SCORES = {
+    "bayes": None,  # the gmm's own PMI
+    "monotone": lambda x, y: np.multiply.outer(x, y),
+    "wiggly": lambda x, y: np.sin(3.0 * np.multiply.outer(x, y)) + 0.1 * np.add.outer(0 * x, y),
+    "plateaus": lambda x, y: np.round(np.multiply.outer(np.ones_like(x), np.tanh(y)) + 0.3 * np.add.outer(x, 0 * y), 1),
+    "rough": lambda x, y: np.add.outer(0.1 * x, np.interp(y, np.linspace(-6, 6, 40), _RNG_KNOTS)),  # many runs
+    "constant": lambda x, y: np.zeros((np.size(x), np.size(y))),
+}
+
+
+@pytest.mark.parametrize("name", list(AUC_SCORES))
+def test_retrieval_auc_matches_literal_transcription(skewed_gmm, name):
+    score = AUC_SCORES[name] or skewed_gmm.pmi
+    literal = literal_retrieval_auc(score, skewed_gmm, 12, 60)
+    assert retrieval_auc(score, skewed_gmm, 12, 60, chunk=5) == pytest.approx(literal, rel=1e-12, abs=1e-15)
