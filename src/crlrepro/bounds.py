@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import logsumexp
+
+from crlrepro.numerics import log_sum_exp
 
 
 def _check(deltas, tau):
@@ -21,13 +22,13 @@ def _check(deltas, tau):
 def log_mean_exp(deltas, tau: float) -> float:
     """τ log (1/m) Σ_j exp(Δ_j/τ): the inner term of the contrastive loss, Δ_j = s(x, y'_j) − s(x, y)."""
     deltas, tau = _check(deltas, tau)
-    return float(tau * (logsumexp(deltas / tau) - np.log(deltas.size)))
+    return float(tau * (log_sum_exp(deltas / tau) - np.log(deltas.size)))
 
 
 def oce_objective(mu: float, deltas, tau: float) -> float:
     """(τ/m) Σ_j exp((Δ_j − μ)/τ) + μ, strictly convex in μ (evaluated in log space)."""
     deltas, tau = _check(deltas, tau)
-    return float(tau * np.exp(logsumexp((deltas - mu) / tau) - np.log(deltas.size)) + mu)
+    return float(tau * np.exp(log_sum_exp((deltas - mu) / tau) - np.log(deltas.size)) + mu)
 
 
 def oce_log_mean_exp(deltas, tau: float, score_bound: float | None = None) -> tuple[float, float]:

@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import logsumexp
 
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.metrics import loglog_slope, recall_at_k
+from crlrepro.numerics import log_sum_exp
 from crlrepro.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.quadrature import trapezoid_mixture
 
@@ -406,7 +406,7 @@ def log_partition(score: FixedScore, gmm: LatentClassGMM, x, tau: float, nodes: 
     y_rule = trapezoid_mixture(gmm.weights, gmm.mean_y, gmm.std_y, nodes)
     x = np.asarray(x, dtype=float)
     step = max(1, chunk_pairs // len(y_rule))
-    return np.concatenate([logsumexp(score.pairwise(x[i:i + step], y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
+    return np.concatenate([log_sum_exp(score.pairwise(x[i:i + step], y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
                            for i in range(0, len(x), step)])
 
 
@@ -452,7 +452,7 @@ def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, se
             for start in range(0, pools, step):
                 block = negatives[start:start + step]
                 s = score.pairwise(x, block.ravel()).reshape(len(x), len(block), m) / tau
-                ratio = logsumexp(s, axis=2) - np.log(m) - log_z[score.name][:, None]  # log Ẑ/Z, (x, pools)
+                ratio = log_sum_exp(s, axis=2) - np.log(m) - log_z[score.name][:, None]  # log Ẑ/Z, (x, pools)
                 inner.append(tau * (wx @ ratio))
                 inner_cv.append(tau * (wx @ (ratio - np.expm1(ratio))))
             inner, inner_cv = np.concatenate(inner), np.concatenate(inner_cv)
@@ -503,7 +503,7 @@ def in_batch_inner_draws(scores, gmm: LatentClassGMM, tau: float, ms, batches: i
                 k = len(xs)
                 s = score.pairwise(xs.ravel(), ys.ravel()).reshape(k, size, k, size)[np.arange(k), :, np.arange(k), :] / tau
                 s = np.where(off_diagonal, s, -np.inf)  # (k, anchors, candidates): the anchor's own positive is no negative
-                ratio = logsumexp(s, axis=2) - np.log(m) - log_z[start:start + k]
+                ratio = log_sum_exp(s, axis=2) - np.log(m) - log_z[start:start + k]
                 inner.append(tau * ratio.mean(axis=1))
                 inner_cv.append(tau * (ratio - np.expm1(ratio)).mean(axis=1))
             rows.append(pd.DataFrame({"m": m, "pool": np.arange(batches), "score": score.name,

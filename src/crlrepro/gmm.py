@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
+from crlrepro.numerics import log_sum_exp
 from crlrepro.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, trapezoid_mixture
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+_TINY_SUM = float(np.exp(-600.0))  # PMI's factorised sum below this is recomputed by a plain log-sum-exp
 
 
 def _log_normal(t: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
@@ -82,21 +83,21 @@ class LatentClassGMM:
 
     def log_marginal_x(self, x) -> np.ndarray:
         """log p(x) = log Σ_k π_k N(x; μx_k, σx_k²)."""
-        return logsumexp(self._log_joint_class(x, self.mean_x, self.std_x), axis=1)
+        return log_sum_exp(self._log_joint_class(x, self.mean_x, self.std_x), axis=1)
 
     def log_marginal_y(self, y) -> np.ndarray:
         """log p(y) = log Σ_k π_k N(y; μy_k, σy_k²)."""
-        return logsumexp(self._log_joint_class(y, self.mean_y, self.std_y), axis=1)
+        return log_sum_exp(self._log_joint_class(y, self.mean_y, self.std_y), axis=1)
 
     def log_posterior_x(self, x) -> np.ndarray:
         """log p(z=k | x), shape (len(x), K)."""
         a = self._log_joint_class(x, self.mean_x, self.std_x)
-        return a - logsumexp(a, axis=1, keepdims=True)
+        return a - log_sum_exp(a, axis=1, keepdims=True)
 
     def log_posterior_y(self, y) -> np.ndarray:
         """log p(z=k | y), shape (len(y), K)."""
         a = self._log_joint_class(y, self.mean_y, self.std_y)
-        return a - logsumexp(a, axis=1, keepdims=True)
+        return a - log_sum_exp(a, axis=1, keepdims=True)
 
     def pmi(self, x, y) -> np.ndarray:
         """PMI(x_a, y_b) = log Σ_k p(z=k|x_a) p(z=k|y_b) / π_k for all pairs, shape (len(x), len(y)).
@@ -112,17 +113,20 @@ class LatentClassGMM:
         a = self.log_posterior_x(x) - np.log(self.weights)[None, :]
         b = self.log_posterior_y(y)
         a_max, b_max = a.max(axis=1, keepdims=True), b.max(axis=1, keepdims=True)
+        out = np.exp(a - a_max) @ np.exp(b - b_max).T  # the sum, in (0, K]; in place below (one pass each)
+        tiny = np.nonzero(~(out >= _TINY_SUM))  # log-sum below −600 (or NaN): recomputed
         with np.errstate(divide="ignore"):
-            out = np.log(np.exp(a - a_max) @ np.exp(b - b_max).T) + a_max + b_max.T
-        tiny = np.nonzero(~np.isfinite(out) | (out - a_max - b_max.T < -600.0))
+            np.log(out, out=out)
+        out += a_max
+        out += b_max.T
         if tiny[0].size:
-            out[tiny] = logsumexp(a[tiny[0]] + b[tiny[1]], axis=1)
+            out[tiny] = log_sum_exp(a[tiny[0]] + b[tiny[1]], axis=1)
         return out
 
     def pmi_pairs(self, x, y) -> np.ndarray:
         """PMI(x_i, y_i) for aligned pairs, shape (n,): the diagonal of :meth:`pmi` without the matrix."""
         a = self.log_posterior_x(x) - np.log(self.weights)[None, :]
-        return logsumexp(a + self.log_posterior_y(y), axis=1)
+        return log_sum_exp(a + self.log_posterior_y(y), axis=1)
 
     # -- sampling and integration --------------------------------------------------------------
     def sample(self, n: int, rng: np.random.Generator):

@@ -20,7 +20,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
+
+from crlrepro.numerics import log_sum_exp
 
 
 def _unit_rows(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
@@ -59,7 +60,7 @@ class LatentClassModel:
         t = np.asarray(t, dtype=float)
         sq = (t**2).sum(1)[:, None] - 2 * t @ means.T + (means**2).sum(1)[None, :]
         a = log_weights[None, :] - sq / (2 * noise**2)
-        return a - logsumexp(a, axis=1, keepdims=True)
+        return a - log_sum_exp(a, axis=1, keepdims=True)
 
     def log_posterior_x(self, x) -> np.ndarray:
         """log p(z=k | x), shape (n, K)."""
@@ -90,7 +91,7 @@ class LatentClassModel:
             rows, cols = np.nonzero(~(block > -600.0))
             block += a_max[i : i + chunk] + b_max.T
             if rows.size:
-                block[rows, cols] = logsumexp(a[i + rows] + b[cols], axis=1)
+                block[rows, cols] = log_sum_exp(a[i + rows] + b[cols], axis=1)
         return out
 
     def sample(self, n: int, rng: np.random.Generator):

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import logsumexp, ndtr
+from scipy.special import ndtr
 
+from crlrepro.numerics import log_sum_exp
 from crlrepro.quadrature import PopulationGrid
 
 if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
@@ -46,7 +47,7 @@ def optimal_contrastive_loss(grid: PopulationGrid, tau: float) -> float:
 
 def _log_partition(s_over_tau: np.ndarray, grid: PopulationGrid) -> np.ndarray:
     """log E_{y'~P_Y} exp(s(x, y')/τ) at every x node (log-sum-exp over the y rule)."""
-    return logsumexp(s_over_tau + np.log(grid.y.weights)[None, :], axis=1)
+    return log_sum_exp(s_over_tau + np.log(grid.y.weights)[None, :], axis=1)
 
 
 def population_contrastive_loss(score, grid: PopulationGrid, tau: float) -> float:

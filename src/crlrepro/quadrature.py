@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
+
+from crlrepro.numerics import log_sum_exp
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def trapezoid_mixture(weights, means, stds, nodes: int, half_width: float = SUPP
     hi = np.max(means + half_width * stds)
     t = np.linspace(lo, hi, n)
     z = (t[:, None] - means[None, :]) / stds[None, :]
-    log_density = logsumexp(np.log(weights)[None, :] - 0.5 * z**2 - np.log(stds)[None, :], axis=1)
+    log_density = log_sum_exp(np.log(weights)[None, :] - 0.5 * z**2 - np.log(stds)[None, :], axis=1)
     w = np.exp(log_density - log_density.max())
     return QuadratureRule(nodes=t, weights=w / w.sum())
 
