@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import limit
@@ -137,6 +138,26 @@ def table_differences(a: Path, b: Path) -> tuple[int, list[str]]:
     return len(shared), [name for name in shared if (a / name).read_bytes() != (b / name).read_bytes()]
 
 
+def largest_relative_change(a: Path, b: Path, names: list[str]) -> tuple[float, str]:
+    """Over the tables ``names`` of two results folders, the largest |new − old| / |old| of a number (old = 0: the
+    absolute change) in the numeric columns they share, and the table it is in (inf: a table changed shape)."""
+    largest, where = 0.0, ""
+    for name in names:
+        old, new = pd.read_csv(a / name), pd.read_csv(b / name)
+        if old.shape != new.shape:
+            return float("inf"), name
+        columns = [c for c in old.select_dtypes("number").columns if c in new.columns]
+        x, y = old[columns].to_numpy(dtype=float), new[columns].to_numpy(dtype=float)
+        same = (x == y) | (np.isnan(x) & np.isnan(y))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            change = np.abs(y - x) / np.where(x == 0, 1.0, np.abs(x))
+        change = np.where(same, 0.0, np.nan_to_num(change, nan=np.inf))  # NaN in one run only: inf
+        worst = float(change.max(initial=0.0))
+        if worst > largest:
+            largest, where = worst, name
+    return largest, where
+
+
 def summary_changes(reference: Path, summary: Path) -> dict:
     """Claim by claim, what changed between a reference run's summary.csv and this run's: verdicts, measured values
     (and how the intervals' widths moved where they did)."""
@@ -206,7 +227,8 @@ def parallel_capacity(seconds: float = 10.0) -> float:
 def measure(configfile: str | None = None, skip_scaling: bool = False, reference: Path | None = None):
     """Cold run, no-op rerun, style rerun, memory, CPU use per job, and (unless skipped) --cores 1 vs 2 with the two
     runs' tables compared byte for byte; with ``reference`` (another run's summary.csv, e.g. of the code before a
-    change) the claims compared with it. Returns the rows, the per-rule table and the training-limit table."""
+    change) its folder's tables (byte for byte, and the largest relative change of a number) and the claims compared
+    with it. Returns the rows, the per-rule table and the training-limit table."""
     extra = ["--configfile", configfile] if configfile else []
     setting = configfile or "config.yaml"
     rows = []
@@ -235,6 +257,12 @@ def measure(configfile: str | None = None, skip_scaling: bool = False, reference
                         ran == ["figure_tsybakov"]))
         per_job = rule_times(two, results_folder(configfile))
         if reference is not None:
+            shared, differing = table_differences(reference.parent, two / results_folder(configfile))
+            largest, where = largest_relative_change(reference.parent, two / results_folder(configfile), differing)
+            rows.append(row("pipeline", f"tables identical to the reference run's ({reference.parent}): "
+                            f"{shared - len(differing)} of {shared}; the largest relative change of a number in the others: "
+                            f"{largest:.2g}{' (' + where + ')' if where else ''}", shared - len(differing), shared, None,
+                            "context", None))
             change = summary_changes(reference, two / results_folder(configfile) / "summary.csv")
             rows.append(row("pipeline", f"claims against the reference run ({reference}): verdicts changed "
                             f"{len(change['verdicts_changed'])} of {change['claims']}"

@@ -12,7 +12,7 @@ Runs, in this order (the short ones first, so a broken one fails fast):
   pipeline   end to end --cores 2, no-op rerun, one-figure restyle, memory, CPU use per job,
              occupancy, each training's share of the matmul limit (limit.py),
              --cores 1 vs 2 and their tables compared (skip with --skip-scaling),
-             the claims against --reference (another run's summary.csv)              benchmarks/pipeline.py
+             the tables and claims against --reference (another run's summary.csv)   benchmarks/pipeline.py
 Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, the slowest rules, each training's share of
 the machine's limit) and, from the pipeline part, <out>/pipeline_rules.csv and <out>/training_limit.csv; prints the Markdown. Exit status 1 when a measured target is
 missed (a figure that could not be measured here, like the GPU's without one, is not a failure).
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", default=None, help="config merged over config.yaml for the pipeline part")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 pipeline run")
-    parser.add_argument("--reference", type=Path, help="another run's summary.csv (e.g. before a change): claims compared")
+    parser.add_argument("--reference", type=Path, help="another run's summary.csv (e.g. before a change): its folder's tables and its claims compared")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="threads for the in-process benchmarks (default: 2, the budget machine's cores)")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")

@@ -118,6 +118,10 @@ def test_two_runs_tables_and_claims_are_compared(tmp_path):
         (run / "claims" / "A1.csv").write_text("x\n2.0\n")
         (run / "benchmarks" / "t.csv").write_text(f"s\n{value}\n")  # timings are not results
     assert pipeline.table_differences(a, b) == (2, ["claims/C3.csv"])
+    assert pipeline.largest_relative_change(a, b, ["claims/C3.csv"]) == (pytest.approx(0.5), "claims/C3.csv")
+    assert pipeline.largest_relative_change(a, b, ["claims/A1.csv"]) == (0.0, "")
+    (b / "claims" / "A1.csv").write_text("x\nnan\n")  # a number lost in one run
+    assert pipeline.largest_relative_change(a, b, ["claims/A1.csv"]) == (float("inf"), "claims/A1.csv")
     columns = "claim_id,verdict,measured,ci_low,ci_high\n"
     (a / "summary.csv").write_text(columns + "C3.x,reproduced,1.0,0.0,2.0\nA1.y,contradicted,5.0,4.0,6.0\n")
     (b / "summary.csv").write_text(columns + "C3.x,reproduced,1.1,0.0,3.0\nA1.y,inconclusive,5.0,4.0,6.0\n")
