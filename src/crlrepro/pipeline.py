@@ -43,18 +43,19 @@ class ScriptRun:
                       f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})"
                       if self.device == "cuda" else "", self.params)
 
-    def provenance(self) -> dict:
+    def provenance(self, seed=None) -> dict:
+        """The provenance of an artifact of this job; ``seed``: the artifact's own, where a job runs several."""
         return artifacts.provenance(
             config=self.snakemake.config,
             params=self.params,
             rule=self.snakemake.rule,
-            seed=self.seed,
+            seed=self.seed if seed is None else seed,
             device=self.device,
             threads=self.snakemake.threads,
         )
 
-    def write_table(self, table: pd.DataFrame, path) -> None:
-        artifacts.write_table(table, path, self.provenance())
+    def write_table(self, table: pd.DataFrame, path, seed=None) -> None:
+        artifacts.write_table(table, path, self.provenance(seed))
         self.log.info("wrote %s (%d rows)", path, len(table))
 
 

@@ -1,4 +1,5 @@
-# Encoder training (paper 2, A2 and A3; paper 1, C2): one job per seed over the D sweep, each model resumable from its checkpoint.
+# Encoder training (paper 2, A2 and A3; paper 1, C2): each model resumable from its checkpoint; A2 and C2 train all
+# seeds of a D in one job, A3 the D sweep of a seed.
 # Outputs are models; evaluation is in bounds.smk, so changing a metric never retrains.
 
 
@@ -6,17 +7,14 @@ rule gmm_mlp_train:
     input:
         library("gmm_mlp_train"),
     output:
-        # one job per seed trains the whole D sweep (one interpreter start-up instead of one per model)
-        expand(
-            f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{{{seed}}}}.pt",
-            D=config["approximation"]["dims"],
-        ),
+        # one job per D trains all seeds (one interpreter start-up instead of one per model)
+        expand(f"{RESULTS}/models/gmm_mlp/D{{{{D}}}}_seed{{seed}}.pt", seed=config["seeds"]),
     log:
-        f"{RESULTS}/logs/gmm_mlp_train/seed{{seed}}.log",
+        f"{RESULTS}/logs/gmm_mlp_train/D{{D}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/gmm_mlp_train/seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/gmm_mlp_train/D{{D}}.tsv"
     wildcard_constraints:
-        seed=r"\d+",
+        D=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -25,7 +23,7 @@ rule gmm_mlp_train:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        dims=config["approximation"]["dims"],
+        seeds=config["seeds"],
         samples=config["approximation"]["train_samples"],
         fresh=config["approximation"]["fresh_pairs"],
         epochs=config["approximation"]["epochs"],
@@ -68,17 +66,14 @@ rule calibration_run:
     input:
         library("calibration_run"),
     output:
-        # one job per seed runs the whole D sweep (one interpreter start-up instead of one per model)
-        expand(
-            f"{RESULTS}/consistency/calibration/D{{D}}_seed{{{{seed}}}}.csv",
-            D=config["consistency"]["calibration"]["dims"],
-        ),
+        # one job per D runs all seeds (one interpreter start-up instead of one per model)
+        expand(f"{RESULTS}/consistency/calibration/D{{{{D}}}}_seed{{seed}}.csv", seed=config["seeds"]),
     log:
-        f"{RESULTS}/logs/calibration_run/seed{{seed}}.log",
+        f"{RESULTS}/logs/calibration_run/D{{D}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/calibration_run/seed{{seed}}.tsv"
+        f"{RESULTS}/benchmarks/calibration_run/D{{D}}.tsv"
     wildcard_constraints:
-        seed=r"\d+",
+        D=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -87,7 +82,7 @@ rule calibration_run:
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
-        dims=config["consistency"]["calibration"]["dims"],
+        seeds=config["seeds"],
         calibration=calibration_training(),
         training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
         device=config["device"],
