@@ -147,11 +147,12 @@ def largest_relative_change(a: Path, b: Path, names: list[str]) -> tuple[float, 
         if old.shape != new.shape:
             return float("inf"), name
         columns = [c for c in old.select_dtypes("number").columns if c in new.columns]
-        x, y = old[columns].to_numpy(dtype=float), new[columns].to_numpy(dtype=float)
+        x = old[columns].to_numpy(dtype=float)
+        y = new[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # text now: NaN, i.e. inf
         same = (x == y) | (np.isnan(x) & np.isnan(y))
         with np.errstate(divide="ignore", invalid="ignore"):
             change = np.abs(y - x) / np.where(x == 0, 1.0, np.abs(x))
-        change = np.where(same, 0.0, np.nan_to_num(change, nan=np.inf))  # NaN in one run only: inf
+        change = np.where(same, 0.0, np.nan_to_num(change, nan=np.inf, posinf=np.inf))  # NaN in one run only: inf
         worst = float(change.max(initial=0.0))
         if worst > largest:
             largest, where = worst, name

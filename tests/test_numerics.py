@@ -26,4 +26,7 @@ def test_log_sum_exp_of_infinities_and_nan():
     a = np.array([[-np.inf, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [-np.inf, 2.0]])
     out = log_sum_exp(a, axis=1)
     assert out[0] == -np.inf and out[1] == np.inf and np.isnan(out[2]) and out[3] == 2.0
-    assert isinstance(log_sum_exp(np.arange(3.0)), np.floating)  # a full reduction is a scalar, as scipy's
+    assert isinstance(log_sum_exp(np.arange(3.0)), np.floating)
+    assert log_sum_exp(np.zeros((2, 0)), axis=1).tolist() == [-np.inf, -np.inf]  # empty sums, as scipy's
+    with np.errstate(all="raise"):  # +∞ beside large finite entries: ∞, without a floating-point warning
+        assert log_sum_exp(np.array([np.inf, 1e3])) == np.inf  # a full reduction is a scalar, as scipy's

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
+from crlrepro import oracles
 from crlrepro.oracles import (
     excess_contrastive_risk,
     l2_distance_to_bayes_score,
@@ -133,8 +134,19 @@ AUC_SCORES = {
 }
 
 
+@pytest.mark.parametrize("dense_runs", [0, 10_000], ids=["dense", "by_runs"])  # both ways of finding crossed cells
 @pytest.mark.parametrize("name", list(AUC_SCORES))
-def test_retrieval_auc_matches_literal_transcription(skewed_gmm, name):
+def test_retrieval_auc_matches_literal_transcription(skewed_gmm, name, dense_runs, monkeypatch):
+    monkeypatch.setattr(oracles, "_DENSE_RUNS", dense_runs)
     score = AUC_SCORES[name] or skewed_gmm.pmi
     literal = literal_retrieval_auc(score, skewed_gmm, 12, 60)
     assert retrieval_auc(score, skewed_gmm, 12, 60, chunk=5) == pytest.approx(literal, rel=1e-12, abs=1e-15)
+
+
+def test_retrieval_auc_of_a_score_that_is_nan_somewhere_is_nan(skewed_gmm):
+    def score(x, y):
+        s = np.multiply.outer(x, y)
+        s[..., np.argmin(np.abs(y - 0.5))] = np.nan  # one y' (or one positive) where the score is undefined
+        return s
+
+    assert np.isnan(retrieval_auc(score, skewed_gmm, 12, 60))

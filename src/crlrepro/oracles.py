@@ -91,6 +91,9 @@ def _mixture_cdf(t: np.ndarray, weights, means, stds) -> np.ndarray:
     return np.sum(weights * ndtr((np.asarray(t)[..., None] - means) / stds), axis=-1)
 
 
+_DENSE_RUNS = 64  # more monotone runs than this in a row: its crossed cells by one dense comparison instead
+
+
 def _monotone_runs(u: np.ndarray) -> list[tuple[int, int, bool]]:
     """The cells (j, j+1) of a sequence u split into maximal runs [a, b) over which u is monotone, and whether each
     run rises. A flat cell joins the run before it (leading flat cells the first run after them)."""
@@ -102,6 +105,26 @@ def _monotone_runs(u: np.ndarray) -> list[tuple[int, int, bool]]:
     breaks = np.flatnonzero(direction[1:] != direction[:-1]) + 1
     starts, ends = np.concatenate([[0], breaks]), np.concatenate([breaks, [step.size]])
     return [(int(a), int(b), bool(direction[a] > 0)) for a, b in zip(starts, ends)]
+
+
+def _crossed_cells(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (cell j, level index) with exactly one end of the cell below the level, (u_j < v) ≠ (u_{j+1} < v), and
+    whether it is the left end (u rising through v). Found by bisection in each monotone run of u (at most one
+    crossed cell per run and level); where u has more than _DENSE_RUNS runs, by comparing every cell with every
+    level. u and v hold no NaN."""
+    runs = _monotone_runs(u)
+    if len(runs) > _DENSE_RUNS:
+        level, j = np.nonzero((u[None, :-1] < v[:, None]) != (u[None, 1:] < v[:, None]))
+        return j, level, u[j] < v[level]
+    cells, levels, rising = [], [], []
+    for a, b, up in runs:
+        run = u[a : b + 1] if up else u[a : b + 1][::-1]
+        i = np.searchsorted(run, v, side="left")  # run[i − 1] < v ≤ run[i]: v crosses that cell
+        hit = np.flatnonzero((i > 0) & (i <= b - a))
+        cells.append(a + i[hit] - 1 if up else b - i[hit])
+        levels.append(hit)
+        rising.append(np.full(hit.size, up))
+    return np.concatenate(cells), np.concatenate(levels), np.concatenate(rising)
 
 
 def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> float:
@@ -119,8 +142,8 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
     it is F(t*) − F(t_j) (u rising) or F(t_{j+1}) − F(t*) (u falling), so the discontinuous indicator costs
     no accuracy beyond the O(h²) interpolation of s. The whole cells below v are one cumulative sum over
     the cells sorted by their maximum; the crossed cells, at most one per monotone run of u, are found by
-    bisection in each run, so a row costs O((M + n) log M) instead of O(M n). Ties have probability zero
-    for the continuous scores met here."""
+    bisection in each run, so a row costs O((M + n) log M) instead of O(M n) (_crossed_cells). Ties have
+    probability zero for the continuous scores met here. A score that is NaN anywhere on the rule gives NaN."""
     grid = gmm.grid(nodes)
     lo, hi = grid.y.nodes[0], grid.y.nodes[-1]
     t = np.linspace(lo, hi, int(inner_nodes))
@@ -137,17 +160,11 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
         order = np.argsort(top, axis=1, kind="stable")
         top_sorted = np.take_along_axis(top, order, axis=1)
         below = np.concatenate([np.zeros((len(xs), 1)), np.cumsum(cell_mass[order], axis=1)], axis=1)
+        if np.isnan(u_rows).any() or np.isnan(v_rows).any():
+            return float("nan")  # a score that is not a number somewhere has no ranking there
         for row, (u, v) in enumerate(zip(u_rows, v_rows)):
             mass = below[row][np.searchsorted(top_sorted[row], v, side="left")]
-            cells, levels, rising = [], [], []
-            for a, b, up in _monotone_runs(u):
-                run = u[a : b + 1] if up else u[a : b + 1][::-1]
-                i = np.searchsorted(run, v, side="left")  # run[i − 1] < v ≤ run[i]: v crosses that cell
-                hit = np.flatnonzero((i > 0) & (i <= b - a))
-                cells.append(a + i[hit] - 1 if up else b - i[hit])
-                levels.append(hit)
-                rising.append(np.full(hit.size, up))
-            j, level, up = np.concatenate(cells), np.concatenate(levels), np.concatenate(rising)
+            j, level, up = _crossed_cells(u, v)
             if j.size:
                 ul, ur, lv = u[j], u[j + 1], v[level]
                 t_star = t[j] + (lv - ul) / (ur - ul) * (t[j + 1] - t[j])
