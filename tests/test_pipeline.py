@@ -400,7 +400,7 @@ def test_the_default_profile_is_used_and_slurm_keeps_its_resources_with_an_accou
     assert proc.returncode == 0, proc.stderr
     oracle, train = _job_resources(proc.stdout, "oracle"), _job_resources(proc.stdout, "gmm_mlp_train")
     assert (oracle["mem_mb"], oracle["runtime"], oracle["slurm_account"], oracle["slurm_partition"]) == ("4000", "60", "lab-acct", "short")
-    assert (train["mem_mb"], train["runtime"], train["slurm_account"]) == ("8000", "240", "lab-acct")
+    assert (train["mem_mb"], train["runtime"], train["slurm_account"]) == ("8000", "720", "lab-acct")
 
 
 def test_lint_is_clean(tmp_path):
