@@ -70,3 +70,23 @@ def test_family_inputs_are_checked_before_any_work():
         perturbed_bayes_score(FOUR, TAU, 0.1, "cubic")
     assert isinstance(score_family_table(FOUR, TAU, dims=[], epsilons=[], perturbations=[], nodes=60, inner_nodes=100),
                       pd.DataFrame)
+
+
+def test_truncations_inside_a_degenerate_singular_space_are_flagged_and_not_fitted(families):
+    from crlrepro.spectral import pmi_spectrum
+
+    # this symmetric mixture's PMI operator has exact pairs σ_2 = σ_3 and σ_7 = σ_8: s_2 and s_7 keep an arbitrary half
+    system = pmi_spectrum(FOUR, 120)
+    s = system.singular_values
+    assert abs(s[1] - s[2]) < 1e-12 * s[0] and abs(s[6] - s[7]) < 1e-12 * s[0] and s[2] - s[3] > 1e-3 * s[0]
+    assert [system.truncation_is_unique(d) for d in (1, 2, 3, 7, 8, s.size)] == [True, False, True, False, True, True]
+    skewed = LatentClassGMM(np.array([0.3, 0.7]), np.array([1.0, -1.0]), np.ones(2), np.array([1.5, -0.5]), np.array([1.0, 2.0]))
+    assert all(pmi_spectrum(skewed, 80).truncation_is_unique(d) for d in range(1, 7))  # no symmetry, no ties
+    truncations = families[families["model"] == "truncation"].set_index("parameter")["unique"]
+    assert truncations.to_dict() == {2.0: False, 3.0: True, 4.0: True, 6.0: True, 8.0: True}
+    assert families.loc[families["model"] != "truncation", "unique"].all()
+    resolved = families.assign(regret_error=0.0, informative=True)
+    fits = family_exponents(resolved, tail=3, max_relative_error=0.1).set_index("model")
+    all_unique = family_exponents(resolved.assign(unique=True), tail=3, max_relative_error=0.1).set_index("model")
+    assert fits.loc["truncation", "usable"] == 4 and all_unique.loc["truncation", "usable"] == 5  # D = 2 left out
+    assert (fits.drop("truncation") == all_unique.drop("truncation")).all().all()

@@ -128,7 +128,9 @@ def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, pertu
     """Families of scores that approach the Bayes score, each member measured like a checkpoint (L(s) − L* and E(s)
     on one quadrature rule): the spectral truncations s_D (D in ``dims``, one SVD of the PMI operator on the rule's
     grid; family "truncation") and the perturbed Bayes scores s_ε (ε in ``epsilons``, one family per direction in
-    ``perturbations``, named "perturbed:<direction>"). Columns: model (family), parameter (D or ε), excess_loss, auc."""
+    ``perturbations``, named "perturbed:<direction>"). Columns: model (family), parameter (D or ε), excess_loss, auc,
+    unique (False for a truncation that splits a degenerate singular space: SingularSystem.truncation_is_unique;
+    family_exponents leaves those out)."""
     from crlrepro.spectral import operator_svd, truncated_score
 
     dims, epsilons = list(dims), list(epsilons)
@@ -143,12 +145,14 @@ def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, pertu
     members = []
     if dims:
         system = operator_svd(gmm.pmi, grid.x, grid.y)
-        members += [("truncation", float(d), truncated_score(system, int(d), tau)) for d in dims]
-    members += [(f"perturbed:{p}", float(e), perturbed_bayes_score(gmm, tau, float(e), p))
+        members += [("truncation", float(d), truncated_score(system, int(d), tau), system.truncation_is_unique(int(d)))
+                    for d in dims]
+    members += [(f"perturbed:{p}", float(e), perturbed_bayes_score(gmm, tau, float(e), p), True)
                 for p in perturbations for e in epsilons]
     rows = [{"model": name, "parameter": parameter, "excess_loss": excess_contrastive_risk(score, grid, tau),
-             "auc": retrieval_auc(score, gmm, nodes, inner_nodes)} for name, parameter, score in members]
-    return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc"])
+             "auc": retrieval_auc(score, gmm, nodes, inner_nodes), "unique": unique}
+            for name, parameter, score, unique in members]
+    return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc", "unique"])
 
 
 def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: float) -> pd.DataFrame:
@@ -156,8 +160,8 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
 
     A bound regret ≤ C·excess^κ with a free constant C holds on any finite set of scores, so only its limit as
     the excess → 0 can be tested: per family, the ``tail`` members with the smallest excess among the usable ones
-    (informative, regret > 0 and known to within ``max_relative_error`` of itself: column ``regret_error``, the
-    change of the regret between two quadrature rules) give the least-squares slope of log regret on log excess,
+    (informative, unique where the table says, regret > 0 and known to within ``max_relative_error`` of itself:
+    column ``regret_error``, the change of the regret between two quadrature rules) give the least-squares slope of log regret on log excess,
     and ``low``/``high`` are the smallest and largest local slopes between consecutive members of that tail,
 
         r_j = (log R_{j+1} − log R_j) / (log X_{j+1} − log X_j),
@@ -171,6 +175,8 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
     rows = []
     for name, members in table.groupby("model", sort=False):
         usable = members["informative"] & (members["excess_auc"] > 0) & (members["excess_loss"] > 0)
+        if "unique" in members:  # a truncation inside a degenerate singular space is not a well-defined score
+            usable &= members["unique"].astype(bool)
         usable &= members["regret_error"] <= max_relative_error * members["excess_auc"]
         chosen = members[usable].sort_values("excess_loss").head(int(tail))
         row = {"model": name, "exponent": np.nan, "low": np.nan, "high": np.nan, "points_used": len(chosen),

@@ -42,6 +42,9 @@ Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 # Singular values below this fraction of the largest are rounding noise: they are dropped from
 # truncations (their contribution to any kernel value is below double precision anyway).
 _RANK_RTOL = 1e-13
+# Two singular values closer than this fraction of the largest are one (degenerate) value: a symmetric mixture
+# has exact pairs, which the SVD returns equal to ~1e-15 (distinct ones differ by > 1e-4 in this project's mixtures).
+_TIE_RTOL = 1e-10
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,13 @@ class SingularSystem:
         """φ_1..φ_D at points y, shape (len(y), D)."""
         d = min(_check_dim(dim), self.numerical_rank)
         return self.scaled_right_functions(y, d) / self.singular_values[:d]
+
+    def truncation_is_unique(self, dim: int) -> bool:
+        """Whether the best rank-D approximation is unique: σ_D > σ_{D+1} (Eckart–Young). Where σ_D = σ_{D+1}
+        (to _TIE_RTOL of σ_1) the truncation keeps an arbitrary part of a degenerate singular space, picked by
+        rounding, so s_D and everything measured on it can change with the last bits of the kernel."""
+        d, s = _check_dim(dim), self.singular_values
+        return d >= s.size or bool(s[d - 1] - s[d] > _TIE_RTOL * s[0])
 
     def truncation(self, dim: int) -> Kernel:
         """The rank-D truncation k_D(x, y) = Σ_{i≤D} √λ_i ψ_i(x) φ_i(y), as a function."""
