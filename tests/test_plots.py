@@ -73,3 +73,26 @@ def test_paper3_figures_do_not_depend_on_numpys_global_state(tmp_path):
         assert np.random.randint(1 << 30) == np.random.RandomState(state).randint(1 << 30)  # the caller's stream goes on
         images.append((tmp_path / f"{state}.png").read_bytes())
     assert images[0] == images[1]
+
+
+def test_calibration_figure_draws_non_unique_truncations_apart_from_their_family():
+    import pandas as pd
+
+    from crlrepro.plots import plot_calibration
+
+    table = pd.DataFrame({"model": "D3_seed0", "checkpoint": [0, 1, 2], "excess_loss": [0.1, 0.01, 0.001],
+                          "excess_auc": [0.05, 0.01, 0.002], "E_star": 0.73, "informative": True})
+    families = pd.DataFrame({"model": "truncation", "parameter": [1.0, 2.0, 3.0, 4.0],
+                             "excess_loss": [0.2, 0.05, 0.01, 0.002], "excess_auc": [0.1, 0.03, 0.005, 0.001],
+                             "unique": [True, False, True, True]})
+    fit = {"log_constant": 0.0, "exponent": 0.7, "low": 0.6, "high": 0.8, "floor": 1e-4}
+    fig = plot_calibration(table, fit, 0.5, families=families)
+    ax = fig.axes[0]
+    line = next(line for line in ax.get_lines() if line.get_label() == "family: truncation")
+    assert list(line.get_xdata()) == [0.2, 0.01, 0.002]  # D = 2 is not on its family's line
+    apart = [c for c in ax.collections if c.get_label().startswith("truncation inside a degenerate")]
+    assert len(apart) == 1 and apart[0].get_offsets().tolist() == [[0.05, 0.03]]
+    plt.close(fig)
+    fig = plot_calibration(table, fit, 0.5, families=families.assign(unique=True))
+    assert not [c for c in fig.axes[0].collections if c.get_label().startswith("truncation inside")]
+    plt.close(fig)

@@ -298,7 +298,8 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
                      families: pd.DataFrame | None = None):
     """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
     sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
-    informative below it); the fitted power law over the points used (trained, informative checkpoints)."""
+    informative below it); the fitted power law over the points used (trained, informative checkpoints); each score
+    family as a line through its members, the truncations that are not unique (``unique`` False) as hollow circles."""
     _style(style)
     fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
@@ -315,10 +316,15 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
                 label=rf"slope $(\mu+1)/(\mu+2)$ = {tsybakov_rate:.3f} (this mixture's small-t $\mu$)")
     if families is not None:
         markers = ["X", "P", "D", "^", "v"]
-        for i, (name, members) in enumerate(families.groupby("model", sort=False)):
-            shown_members = members[(members["excess_auc"] > 0) & (members["excess_loss"] > 0)]
-            ax.plot(shown_members["excess_loss"], shown_members["excess_auc"], marker=markers[i % len(markers)], linestyle="-",
+        positive = (families["excess_auc"] > 0) & (families["excess_loss"] > 0)
+        unique = families["unique"].astype(bool) if "unique" in families else pd.Series(True, index=families.index)
+        for i, (name, members) in enumerate(families[positive & unique].groupby("model", sort=False)):
+            ax.plot(members["excess_loss"], members["excess_auc"], marker=markers[i % len(markers)], linestyle="-",
                     linewidth=0.8, markersize=5, color=f"C{(i + 4) % 10}", alpha=0.8, label=f"family: {name}")
+        tied = families[positive & ~unique]
+        if len(tied):  # not a well-defined score (calibration.score_family_table): shown apart, not on its family's line
+            ax.scatter(tied["excess_loss"], tied["excess_auc"], marker="o", facecolors="none", edgecolors="0.35", s=36,
+                       label="truncation inside a degenerate singular space (not unique; not fitted)")
     ax.axhline(fit["floor"], color="0.6", linewidth=0.8, linestyle="-.", label="regret floor of the fit")
     if "informative" in table:
         largest = float(2.0 * table["E_star"].iloc[0] - 1.0)
