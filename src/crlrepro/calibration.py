@@ -160,7 +160,7 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
 
     A bound regret ≤ C·excess^κ with a free constant C holds on any finite set of scores, so only its limit as
     the excess → 0 can be tested: per family, the ``tail`` members with the smallest excess among the usable ones
-    (informative, unique where the table says, regret > 0 and known to within ``max_relative_error`` of itself:
+    (informative, unique (score_family_table), regret > 0 and known to within ``max_relative_error`` of itself:
     column ``regret_error``, the change of the regret between two quadrature rules) give the least-squares slope of log regret on log excess,
     and ``low``/``high`` are the smallest and largest local slopes between consecutive members of that tail,
 
@@ -174,9 +174,8 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
         raise ValueError(f"max_relative_error must be finite and > 0, got {max_relative_error!r}")
     rows = []
     for name, members in table.groupby("model", sort=False):
-        usable = members["informative"] & (members["excess_auc"] > 0) & (members["excess_loss"] > 0)
-        if "unique" in members:  # a truncation inside a degenerate singular space is not a well-defined score
-            usable &= members["unique"].astype(bool)
+        # a truncation inside a degenerate singular space (unique False) is not a well-defined score
+        usable = members["informative"] & members["unique"] & (members["excess_auc"] > 0) & (members["excess_loss"] > 0)
         usable &= members["regret_error"] <= max_relative_error * members["excess_auc"]
         chosen = members[usable].sort_values("excess_loss").head(int(tail))
         row = {"model": name, "exponent": np.nan, "low": np.nan, "high": np.nan, "points_used": len(chosen),

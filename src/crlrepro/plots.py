@@ -317,7 +317,7 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     if families is not None:
         markers = ["X", "P", "D", "^", "v"]
         positive = (families["excess_auc"] > 0) & (families["excess_loss"] > 0)
-        unique = families["unique"].astype(bool) if "unique" in families else pd.Series(True, index=families.index)
+        unique = families["unique"].astype(bool)
         for i, (name, members) in enumerate(families[positive & unique].groupby("model", sort=False)):
             ax.plot(members["excess_loss"], members["excess_auc"], marker=markers[i % len(markers)], linestyle="-",
                     linewidth=0.8, markersize=5, color=f"C{(i + 4) % 10}", alpha=0.8, label=f"family: {name}")
