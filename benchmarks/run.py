@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     configure_threads(args.threads)
     rows = spectral.measure()
-    rows += trainer.trainer_rows() + trainer.ssl_layout_rows()
+    rows += trainer.trainer_rows() + trainer.ssl_layout_rows() + trainer.allocator_rows()
     rows += gpu.measure(threads=args.threads)
     ensemble_table = ensemble.measure(members=(3, 5), threads=1)
     rows += ensemble_rows(ensemble_table)

@@ -11,15 +11,20 @@ headline is the median over rounds of the paired speed-up. Target: ≥ 2×.
 
 Also measured (the cut made for the end-to-end budget, where paper 3's ssl_train rule dominates):
 a training step of paper 3's encoder (small CNN + projector, batch 256 × 2 views of 8×8 digits) in
-channels-last layout, as the library runs it, against the same model in plain NCHW layout.
+channels-last layout, as the library runs it, against the same model in plain NCHW layout; and the same step,
+an A2 step and an A4 quadrature with the C allocator keeping freed memory for reuse (``retain_freed_memory``, as
+every workflow job does) against glibc's default, each in fresh processes (the setting is process-wide).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -28,7 +33,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from common import failed, markdown, row, table
 
 from crlrepro.approximation import in_batch_info_nce
-from crlrepro.device import configure_threads
+from crlrepro.device import configure_threads, retain_freed_memory
 from crlrepro.gmm import LatentClassGMM
 from crlrepro.losses import info_nce_in_batch
 from crlrepro.networks import TwoTower
@@ -122,14 +127,99 @@ def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
                 statistics.median(f for _, f in pairs), statistics.median(p for p, _ in pairs), ratio, "> 1x (the cut)", ratio > 1)]
 
 
+ALLOCATOR_WORKLOADS = {
+    "ssl": "paper 3 encoder training step (ms)",
+    "mlp": "A2 two-tower training step (ms)",
+    "quadrature": "A4 exact F(t) at one t on paper 2's mixture (ms)",
+}
+
+
+def _allocator_workload(name: str):
+    """A function doing one unit of the named workload (built once, warmed up by the caller)."""
+    if name == "ssl":
+        from crlrepro.supervised_view import ContrastiveModel
+
+        torch.manual_seed(0)
+        model = ContrastiveModel("small_cnn", 1, 64)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
+        batch = (torch.rand(256, 1, 8, 8), torch.rand(256, 1, 8, 8))
+        return lambda: _ssl_step(model, optimizer, batch)
+    if name == "mlp":
+        x, y = data(BATCH * 8)
+        torch.manual_seed(0)
+        model = TwoTower(1, 1, DIM)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+        loss = in_batch_info_nce(TAU)
+        steps = iter(range(10**9))
+
+        def step():
+            i = next(steps) % 8
+            value = loss(model, [x[i * BATCH : (i + 1) * BATCH], y[i * BATCH : (i + 1) * BATCH]], None)
+            optimizer.zero_grad()
+            value.backward()
+            optimizer.step()
+
+        return step
+    if name == "quadrature":
+        from crlrepro.tsybakov import gap_cdf
+
+        gmm = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
+        return lambda: gap_cdf(gmm, np.array([1e-4]))
+    raise ValueError(f"unknown workload {name!r}; expected one of {', '.join(ALLOCATOR_WORKLOADS)}")
+
+
+def allocator_worker(name: str, retain: bool, units: int) -> None:
+    """One fresh process: ms per unit of the workload and page faults per unit, on stdout."""
+    configure_threads(1)
+    if retain and not retain_freed_memory():
+        raise SystemExit("retain_freed_memory does not apply on this platform")
+    unit = _allocator_workload(name)
+    for _ in range(max(2, units // 5)):
+        unit()
+    faults, start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.perf_counter()
+    for _ in range(units):
+        unit()
+    seconds = time.perf_counter() - start
+    print(1e3 * seconds / units, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / units)
+
+
+def allocator_rows(rounds: int = 5) -> list[dict]:
+    """Each workload with freed memory retained (ours) vs glibc's default, each run in a fresh process, the two
+    alternating for ``rounds`` rounds; the headline is the median paired speed-up."""
+    units = {"ssl": 30, "mlp": 300, "quadrature": 3}
+    rows = []
+    for name, measure in ALLOCATOR_WORKLOADS.items():
+        def run(retain):
+            out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--allocator-worker", name,
+                                  "retain" if retain else "default", str(units[name])],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            return float(out[0]), float(out[1])
+
+        pairs = [(run(False), run(True)) for _ in range(rounds)]
+        ratios = [base[0] / ours[0] for base, ours in pairs]
+        print(f"{name}: retained vs default allocator, paired speed-up per round: "
+              f"{', '.join(f'{r:.2f}' for r in ratios)}", flush=True)
+        faults = (statistics.median(b[1] for b, _ in pairs), statistics.median(o[1] for _, o in pairs))
+        rows.append(row("trainer", f"{measure}, freed memory retained (page faults per unit: {faults[1]:,.0f}); "
+                                   f"glibc's default as baseline ({faults[0]:,.0f})",
+                        statistics.median(o[0] for _, o in pairs), statistics.median(b[0] for b, _ in pairs),
+                        statistics.median(ratios), "context: the same values, fewer page faults"))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=102_400)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--allocator-worker", nargs=3, metavar=("WORKLOAD", "MODE", "UNITS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.allocator_worker:
+        name, mode, units = args.allocator_worker
+        allocator_worker(name, mode == "retain", int(units))
+        return 0
     configure_threads(args.threads)
-    frame = table(trainer_rows(args.samples, args.rounds) + ssl_layout_rows())
+    frame = table(trainer_rows(args.samples, args.rounds) + ssl_layout_rows() + allocator_rows())
     print(f"\n{args.threads} threads, {args.rounds} rounds\n" + markdown(frame))
     return 1 if len(failed(frame)) else 0
 

@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import pytest
 import torch
 from threadpoolctl import threadpool_info
@@ -31,7 +34,41 @@ def test_configure_threads_limits_torch_and_blas():
             limiter.restore_original_limits()
 
 
-# --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
+_FAULTS_OF_A_LOOP = """
+import resource, sys
+import numpy as np
+from crlrepro.device import retain_freed_memory
+applied = retain_freed_memory() if sys.argv[1] == "retain" else None
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def step():  # a training step's large temporaries: all alive at once (the graph), written, then freed together
+    alive = [np.ones(size // 8) for size in (4 << 20, 1 << 20, 4 << 20, 2 << 20, 4 << 20, 4 << 20, 1 << 20, 4 << 20)]
+    return sum(a.sum() for a in alive)
+step()
+before = faults()
+for _ in range(40):
+    step()
+print(applied, faults() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_retain_freed_memory_stops_the_page_faults_of_reallocated_temporaries():
+    """Each process is fresh (mallopt is process-wide): without it every freed large block goes back to the
+    kernel and is faulted in anew when allocated again; with it the loop reuses the heap."""
+    counts = {}
+    for mode in ("default", "retain"):
+        result = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_LOOP, mode], capture_output=True, text=True, check=True)
+        applied, faults = result.stdout.split()
+        counts[mode] = int(faults)
+        if mode == "retain":
+            assert applied == "True"
+    # 40 steps of 24 MiB written: ~6,000 faults of 4 KiB pages each when the memory goes back to the kernel
+    assert counts["default"] > 40 * 1000
+    assert counts["retain"] < counts["default"] / 50
+
+
+# --- the GPU slot allocator# --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
 
 import multiprocessing
 import os

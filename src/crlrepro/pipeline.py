@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from crlrepro import artifacts
-from crlrepro.device import JOB_ENV, assign_gpus, configure_threads, select_device
+from crlrepro.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
 
 
 class ScriptRun:
@@ -35,6 +35,7 @@ class ScriptRun:
         wildcards = ",".join(f"{k}={v}" for k, v in snakemake.wildcards.items())
         os.environ[JOB_ENV] = f"{snakemake.rule}/{wildcards}"
         configure_threads(snakemake.threads)
+        retain_freed_memory()  # large temporaries reused, not page-faulted anew at every step (same values)
         # GPUs of its own for a local job that declares `gpu` resources, before CUDA starts.
         self.gpu_slots = assign_gpus(int(snakemake.resources.get("gpu", 0) or 0), log=self.log)
         self.device = select_device(device)
