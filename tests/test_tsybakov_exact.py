@@ -236,6 +236,20 @@ def test_windows_matching_reports_every_window_with_its_slope():
     assert explicit["points"].tolist() == [5, 9]
 
 
+def test_windows_matching_reuses_known_values_and_computes_only_the_rest(monkeypatch):
+    curve = tsybakov.exact_gap_curve(PAPER, 1e-4, 1e-3, 4)  # 5 of the 9 points the windows below need
+    plain = windows_matching(PAPER, 0.8789, 0.05, [1e-4, 10**-3.5], [1.0], points_per_decade=4)
+    asked = []
+    original = tsybakov.gap_cdf
+    monkeypatch.setattr(tsybakov, "gap_cdf", lambda gmm, t, **kw: asked.append(np.size(t)) or original(gmm, t, **kw))
+    reused = windows_matching(PAPER, 0.8789, 0.05, [1e-4, 10**-3.5], [1.0], points_per_decade=4, known=curve)
+    assert asked == [2]  # 10^-2.75 and 10^-2.5 only
+    np.testing.assert_allclose(reused["slope"], plain["slope"], rtol=1e-12)
+    # the known values are what the windows use: F(t) = t there gives slope 1 on the window they cover
+    fake = windows_matching(PAPER, 0.8789, 0.05, [1e-4], [1.0], points_per_decade=4, known=curve.assign(cdf=curve["t"]))
+    assert fake["slope"].tolist() == pytest.approx([1.0], abs=1e-12)
+
+
 # -- bad input ---------------------------------------------------------------------------------------------------------
 
 

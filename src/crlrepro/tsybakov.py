@@ -854,7 +854,8 @@ def window_slope(gmm: LatentClassGMM, window, points: int, *, nodes: int = 16, m
 
 
 def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min, widths, *, points_per_decade: int = 8,
-                     t_min_per_decade: int = 4, nodes: int = 16, mass_nodes: int = 8) -> pd.DataFrame:
+                     t_min_per_decade: int = 4, nodes: int = 16, mass_nodes: int = 8,
+                     known: pd.DataFrame | None = None) -> pd.DataFrame:
     """window_slope over the windows [t_min, t_min·10^w]: one row per (t_min, w) with t_min, t_max, width (decades),
     points, slope and matches = |slope − target| ≤ tolerance.
 
@@ -862,7 +863,9 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
     to t_min_per_decade log-spaced values per decade from lo to hi. widths: window widths in decades. A window of w
     decades is fitted on round(points_per_decade·w) + 1 log-spaced points (so with t_min on a grid of
     1/t_min_per_decade decades and points_per_decade a multiple of t_min_per_decade, the windows share their
-    points); F is computed once on the union of all points."""
+    points); F is computed once on the union of all points. ``known``: F already computed by the same rule (columns t
+    and cdf, e.g. exact_gap_curve's with the same nodes): a window point within 1e-9 decades of one of its t takes
+    that value instead of a new quadrature."""
     if not (np.isfinite(target) and np.isfinite(tolerance) and tolerance >= 0):
         raise ValueError(f"target must be finite and tolerance finite and >= 0, got {target!r}, {tolerance!r}")
     if isinstance(t_min, tuple):
@@ -882,7 +885,13 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
     keys = np.concatenate([np.round(np.log10(grid) * 1e9) for _, _, grid in windows]).astype(np.int64)
     unique, first = np.unique(keys, return_index=True)
     values = np.concatenate([grid for _, _, grid in windows])[first]
-    cdf = dict(zip(unique.tolist(), gap_cdf(gmm, values, nodes=nodes, mass_nodes=mass_nodes).tolist()))
+    cdf = {}
+    if known is not None:
+        known_t, known_cdf = _check_thresholds(known["t"].to_numpy()), known["cdf"].to_numpy(dtype=float)
+        cdf = dict(zip(np.round(np.log10(known_t) * 1e9).astype(np.int64).tolist(), known_cdf.tolist()))
+    missing = np.array([key not in cdf for key in unique.tolist()], dtype=bool)
+    if missing.any():
+        cdf |= dict(zip(unique[missing].tolist(), gap_cdf(gmm, values[missing], nodes=nodes, mass_nodes=mass_nodes).tolist()))
     rows = []
     for s, w, grid in windows:
         f = np.array([cdf[k] for k in np.round(np.log10(grid) * 1e9).astype(np.int64).tolist()])

@@ -18,7 +18,7 @@ curve = exact_gap_curve(gmm, *e["t_range"], e["points_per_decade"])
 run.log.info("window scan: t_min from %g to %g, widths %s decades", *e["window_starts"], e["window_widths"])
 # the slopes only: which of them match the paper's μ̂ (and within what tolerance) is for the claims to say
 windows = windows_matching(gmm, 0.0, 0.0, tuple(e["window_starts"]), e["window_widths"],
-                           points_per_decade=e["points_per_decade"]).drop(columns="matches")
+                           points_per_decade=e["points_per_decade"], known=curve).drop(columns="matches")
 t_min, t_max = c["window"]
 configured = {"t_min": t_min, "t_max": t_max, "width": float(np.log10(t_max / t_min)), "points": c["grid_points"],
               "slope": window_slope(gmm, c["window"], c["grid_points"])}
