@@ -59,7 +59,7 @@ def retain_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: in
     (activations, their gradients, the batch's score matrix; NumPy's quadrature the same per root
     solve), so each of them is page-faulted and zeroed by the kernel anew every time: ~2,800 page faults
     in one step of paper 3's encoder. Blocks below ``mmap_threshold`` from the heap, and up to
-    ``trim_threshold`` of free heap kept, remove them; that step is ~8 % faster (benchmarks/trainer.py
+    ``trim_threshold`` of free heap kept, remove them; that step is ~10 % faster (benchmarks/trainer.py
     measures it). Only where memory comes from changes: every value computed is the same to the bit."""
     if not sys.platform.startswith("linux"):
         return False
