@@ -219,6 +219,7 @@ def main(argv=None):
         allocator_worker(name, mode == "retain", int(units))
         return 0
     configure_threads(args.threads)
+    retain_freed_memory()  # as every workflow job runs (allocator_rows compares both in fresh processes)
     frame = table(trainer_rows(args.samples, args.rounds) + ssl_layout_rows() + allocator_rows())
     print(f"\n{args.threads} threads, {args.rounds} rounds\n" + markdown(frame))
     return 1 if len(failed(frame)) else 0
