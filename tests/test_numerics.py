@@ -30,3 +30,25 @@ def test_log_sum_exp_of_infinities_and_nan():
     assert log_sum_exp(np.zeros((2, 0)), axis=1).tolist() == [-np.inf, -np.inf]  # empty sums, as scipy's
     with np.errstate(all="raise"):  # +∞ beside large finite entries: ∞, without a floating-point warning
         assert log_sum_exp(np.array([np.inf, 1e3])) == np.inf  # a full reduction is a scalar, as scipy's
+
+
+def test_gmm_pmi_is_the_literal_log_sum_exp_even_where_the_factorised_sum_underflows():
+    """LatentClassGMM.pmi's matrix-product form, checked entry by entry against the definition
+    log Σ_k p(k|x) p(k|y) / π_k (scipy's logsumexp of the log posteriors), from the bulk to tails where the
+    factorised sum underflows to 0 and must be recomputed, and NaN inputs staying NaN."""
+    from scipy.special import logsumexp
+
+    from crlrepro.gmm import LatentClassGMM
+
+    gmm = LatentClassGMM([0.25] * 4, [-3.0, -1.0, 1.0, 3.0], [1.0] * 4, [-1.0, 3.0, -3.0, 1.0], [1.0] * 4)
+    x = np.array([-400.0, -80.0, -3.0, 0.0, 2.5, 90.0, 420.0])
+    y = np.array([-410.0, -1.0, 0.5, 3.0, 85.0, 400.0])
+    got = gmm.pmi(x, y)
+    a = gmm.log_posterior_x(x) - np.log(gmm.weights)[None, :]
+    b = gmm.log_posterior_y(y)
+    literal = logsumexp(a[:, None, :] + b[None, :, :], axis=2)
+    assert np.all(np.isfinite(got)) and got.min() < -700  # some entries are in the recomputed tail
+    np.testing.assert_allclose(got, literal, rtol=1e-12, atol=1e-12)
+    with_nan = gmm.pmi(np.array([np.nan, 0.0]), y)
+    assert np.isnan(with_nan[0]).all() and np.isfinite(with_nan[1]).all()
+    assert gmm.pmi(np.empty(0), y).shape == (0, y.size)

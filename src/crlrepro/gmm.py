@@ -114,12 +114,14 @@ class LatentClassGMM:
         b = self.log_posterior_y(y)
         a_max, b_max = a.max(axis=1, keepdims=True), b.max(axis=1, keepdims=True)
         out = np.exp(a - a_max) @ np.exp(b - b_max).T  # the sum, in (0, K]; in place below (one pass each)
-        tiny = np.nonzero(~(out >= _TINY_SUM))  # log-sum below −600 (or NaN): recomputed
+        # Entries whose log-sum is below −600 (or NaN) are recomputed; one reduction says whether there are any
+        # (rarely: far tails), a sixth of the cost of locating them (min propagates NaN, so NaN counts).
+        tiny = np.nonzero(~(out >= _TINY_SUM)) if out.size and not out.min() >= _TINY_SUM else None
         with np.errstate(divide="ignore"):
             np.log(out, out=out)
         out += a_max
         out += b_max.T
-        if tiny[0].size:
+        if tiny is not None:
             out[tiny] = log_sum_exp(a[tiny[0]] + b[tiny[1]], axis=1)
         return out
 
