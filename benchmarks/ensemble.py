@@ -96,6 +96,8 @@ class StackedSmallCNN(nn.Module):
     """M of crlrepro.supervised_view's SmallCNN + projector, the convolutions grouped over the members."""
 
     def __init__(self, members: int, channels: int, width: int = 32, projection_dim: int = 64):
+        from crlrepro.supervised_view import GlobalAveragePool
+
         super().__init__()
         layers, c = [], channels
         for out, stride in ((width, 1), (2 * width, 2), (4 * width, 2)):
@@ -103,7 +105,7 @@ class StackedSmallCNN(nn.Module):
                        nn.BatchNorm2d(members * out), nn.ReLU(inplace=True)]
             c = out
         self.members, self.dim = members, c
-        self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.features = nn.Sequential(*layers, GlobalAveragePool())  # the lone model's pool (layout-keeping gradient)
         self.projector = nn.ParameterList(nn.Parameter(torch.randn(members, a, b) / math.sqrt(a))
                                           for a, b in ((c, c), (c, c), (c, projection_dim)))
 

@@ -24,6 +24,21 @@ def skewed_gmm():
     return LatentClassGMM([0.2, 0.5, 0.3], [2.0, -1.0, 0.3], [0.5, 1.5, 1.0], [-1.0, 0.4, 3.0], [2.0, 0.7, 1.2])
 
 
+@pytest.fixture
+def allocator_environment() -> dict:
+    """This environment without what changes how the C allocator hands out memory (malloc tunables, a
+    preloaded allocator), for page-fault counts that mean the same on every machine; the test is skipped off
+    glibc's Linux and where transparent huge pages serve every mapping (2 MiB faults hide the effect)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's allocator")
+    try:
+        if "[always]" in Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text():
+            pytest.skip("transparent huge pages for every mapping")
+    except OSError:
+        pass
+    return {k: v for k, v in os.environ.items() if not (k.startswith("MALLOC_") or k in ("GLIBC_TUNABLES", "LD_PRELOAD"))}
+
+
 # --- end to end: snakemake in temporary copies of the repository ----------------------------------
 
 SMOKE = ["--configfile", "configs/smoke.yaml"]  # further config files are appended to this one flag

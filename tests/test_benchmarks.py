@@ -130,7 +130,7 @@ def test_two_runs_tables_and_claims_are_compared(tmp_path):
     assert change["interval_width_ratio_median"] == pytest.approx(1.5) and change["claims"] == 2
 
 
-def test_the_allocator_benchmark_measures_what_it_says():
+def test_the_allocator_benchmark_measures_what_it_says(allocator_environment):
     """benchmarks/trainer.py's allocator worker, each mode in a fresh process: with freed memory retained a paper 3
     step page-faults hardly at all, with glibc's default it faults its temporaries in anew every step."""
     import subprocess
@@ -138,7 +138,8 @@ def test_the_allocator_benchmark_measures_what_it_says():
     faults = {}
     for mode in ("default", "retain"):
         out = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
-                              "--allocator-worker", "ssl", mode, "4"], capture_output=True, text=True, check=True)
+                              "--allocator-worker", "ssl", mode, "4"], capture_output=True, text=True, check=True,
+                             env=allocator_environment)
         ms, per_unit = map(float, out.stdout.split())
         assert ms > 0
         faults[mode] = per_unit

@@ -52,23 +52,31 @@ print(applied, faults() - before)
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
-def test_retain_freed_memory_stops_the_page_faults_of_reallocated_temporaries():
+def test_retain_freed_memory_stops_the_page_faults_of_reallocated_temporaries(allocator_environment):
     """Each process is fresh (mallopt is process-wide): without it every freed large block goes back to the
     kernel and is faulted in anew when allocated again; with it the loop reuses the heap."""
     counts = {}
     for mode in ("default", "retain"):
-        result = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_LOOP, mode], capture_output=True, text=True, check=True)
+        result = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_LOOP, mode], capture_output=True, text=True, check=True,
+                                env=allocator_environment)
         applied, faults = result.stdout.split()
         counts[mode] = int(faults)
         if mode == "retain":
             assert applied == "True"
-    # 40 steps of 24 MiB written: ~6,000 faults of 4 KiB pages each when the memory goes back to the kernel
-    assert counts["default"] > 40 * 1000
+    # 40 steps of 24 MiB written: ~6,000 faults of 4 KiB pages each when the memory goes back to the kernel (112,000
+    # measured); a few hundred per step at least, whatever the kernel's page sizes
+    assert counts["default"] > 40 * 200
     assert counts["retain"] < counts["default"] / 50
 
 
-# --- the GPU slot allocator# --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
+def test_retain_freed_memory_is_a_no_op_off_linux(monkeypatch):
+    import crlrepro.device as device
+
+    monkeypatch.setattr(device.sys, "platform", "darwin")
+    assert device.retain_freed_memory() is False
+
+
+# --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
 
 import multiprocessing
 import os

@@ -254,6 +254,10 @@ def test_global_average_pool_is_autograds_pool_with_the_inputs_layout(layout):
     assert x.grad.is_contiguous(memory_format=layout)
     double = torch.randn(2, 3, 2, 2, dtype=torch.double, requires_grad=True)
     assert torch.autograd.gradcheck(GlobalAveragePool(), (double,))
+    assert torch.autograd.gradgradcheck(GlobalAveragePool(), (double,))  # its backward is differentiable too
+    unbatched = torch.randn(3, 4, 4, requires_grad=True)  # as nn.AdaptiveAvgPool2d(1) + nn.Flatten() take it
+    GlobalAveragePool()(unbatched).sum().backward()
+    torch.testing.assert_close(unbatched.grad, torch.full((3, 4, 4), 1 / 16))
 
 
 def _ssl_table(column, values, accuracy, diverged=None):

@@ -248,6 +248,8 @@ def test_windows_matching_reuses_known_values_and_computes_only_the_rest(monkeyp
     # the known values are what the windows use: F(t) = t there gives slope 1 on the window they cover
     fake = windows_matching(PAPER, 0.8789, 0.05, [1e-4], [1.0], points_per_decade=4, known=curve.assign(cdf=curve["t"]))
     assert fake["slope"].tolist() == pytest.approx([1.0], abs=1e-12)
+    with pytest.raises(ValueError, match="another quadrature rule"):  # values of a coarser rule are not reused
+        windows_matching(PAPER, 0.8789, 0.05, [1e-4], [1.0], points_per_decade=4, known=curve, nodes=8)
 
 
 # -- bad input ---------------------------------------------------------------------------------------------------------

@@ -45,33 +45,35 @@ def configure_threads(threads: int):
 
 # glibc's mallopt parameters (malloc.h): M_TRIM_THRESHOLD = -1, M_MMAP_THRESHOLD = -3.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-MMAP_THRESHOLD = 64 << 20  # blocks below this come from the heap and are reused when freed
+MMAP_THRESHOLD = 32 << 20  # blocks below this come from the heap and are reused when freed (glibc's documented maximum)
 TRIM_THRESHOLD = 512 << 20  # free memory at the top of the heap kept for reuse, up to this
 
 
 def retain_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: int = TRIM_THRESHOLD) -> bool:
     """Let the C allocator reuse freed memory instead of giving it back to the kernel at once; True where
-    it applied (glibc), False elsewhere (nothing changed).
+    glibc accepted both settings, False where it could not apply (not Linux, not glibc, a value refused).
 
     By default glibc serves a block of ≥ 128 KiB (a threshold it raises only up to 32 MiB, and only after
     such a block was freed) with an mmap of its own and unmaps it on free, and trims the heap's free top
     beyond 128 KiB. A training step allocates and frees the same large temporaries every step
     (activations, their gradients, the batch's score matrix; NumPy's quadrature the same per root
-    solve), so each of them is page-faulted and zeroed by the kernel anew every time: ~2,800 page faults
-    in one step of paper 3's encoder. Blocks below ``mmap_threshold`` from the heap, and up to
-    ``trim_threshold`` of free heap kept, remove them; that step is ~10 % faster (benchmarks/trainer.py
-    measures it). Only where memory comes from changes: every value computed is the same to the bit."""
+    solve), so each of them is page-faulted and zeroed by the kernel anew every time: ~2,400–3,100 page
+    faults in one step of paper 3's encoder. Blocks below ``mmap_threshold`` from the heap, and up to
+    ``trim_threshold`` of free heap kept, remove them; that step is ~14 % faster (benchmarks/trainer.py
+    measures it). Only where memory comes from changes: every value computed is the same to the bit.
+    With another allocator preloaded (jemalloc, tcmalloc) glibc's settings are accepted but have no effect."""
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
 
     try:
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (e.g. musl has no mallopt)
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold))) and bool(mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))
+    applied = [bool(mallopt(option, int(value))) for option, value in
+               ((_M_MMAP_THRESHOLD, mmap_threshold), (_M_TRIM_THRESHOLD, trim_threshold))]  # each on its own
+    return all(applied)
 
 
 # --- GPUs shared by local jobs -------------------------------------------------------------------

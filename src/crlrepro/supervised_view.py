@@ -65,24 +65,31 @@ def balanced_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, 
 class _GlobalAveragePool(torch.autograd.Function):
     """adaptive_avg_pool2d(x, 1) flattened, whose gradient keeps x's memory layout: autograd's own gives an
     NCHW gradient for a channels-last x, and the ReLU before the pool then runs its backward on two layouts,
-    ~10x slower than on one (~3 % of a paper 3 training step). Same values both ways, to the bit."""
+    ~10x slower than on one (~3 % of a paper 3 training step). Same values and gradients to the bit; the
+    backward is itself differentiable (double backward, torch.func.grad)."""
 
     @staticmethod
-    def forward(ctx, x):
-        ctx.shape = x.shape
-        ctx.memory_format = torch.channels_last if x.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
+    def forward(x):
         return nn.functional.adaptive_avg_pool2d(x, 1).flatten(1)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.shape = x.shape
+        ctx.channels_last = x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last)
+
+    @staticmethod
     def backward(ctx, grad):
-        n, c, h, w = ctx.shape
-        out = torch.empty(ctx.shape, dtype=grad.dtype, device=grad.device, memory_format=ctx.memory_format)
-        return torch.div(grad[:, :, None, None].expand(n, c, h, w), h * w, out=out)  # autograd's rule: ∂/∂x = g/(hw)
+        h, w = ctx.shape[-2:]
+        # autograd's rule, ∂/∂x = g/(hw) at every position, with the division on the pooled values (the same
+        # numbers) and the result laid out as x
+        spread = grad.reshape(*ctx.shape[:-2], 1, 1).div(h * w).expand(ctx.shape)
+        return spread.contiguous(memory_format=torch.channels_last if ctx.channels_last else torch.contiguous_format)
 
 
 class GlobalAveragePool(nn.Module):
-    """(N, C, H, W) → (N, C): the mean over each channel's H × W positions."""
+    """(N, C, H, W) → (N, C): the mean over each channel's H × W positions (nn.AdaptiveAvgPool2d(1) and
+    nn.Flatten(), with a gradient in the input's layout; an autograd.Function, so not TorchScript-scriptable)."""
 
     def forward(self, x):
         return _GlobalAveragePool.apply(x)

@@ -887,6 +887,10 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
     values = np.concatenate([grid for _, _, grid in windows])[first]
     cdf = {}
     if known is not None:
+        rule = known.attrs.get("quadrature", {"nodes": nodes, "mass_nodes": mass_nodes})
+        if rule != {"nodes": nodes, "mass_nodes": mass_nodes}:
+            raise ValueError(f"known values come from another quadrature rule ({rule}) than this scan's "
+                             f"(nodes={nodes}, mass_nodes={mass_nodes})")
         known_t, known_cdf = _check_thresholds(known["t"].to_numpy()), known["cdf"].to_numpy(dtype=float)
         cdf = dict(zip(np.round(np.log10(known_t) * 1e9).astype(np.int64).tolist(), known_cdf.tolist()))
     missing = np.array([key not in cdf for key in unique.tolist()], dtype=bool)
@@ -923,7 +927,9 @@ def exact_gap_curve(gmm: LatentClassGMM, t_min: float, t_max: float, points_per_
     values = gap_cdf(gmm, (t[None, :] * np.exp(shifts)[:, None]).ravel(), nodes=nodes, mass_nodes=mass_nodes)
     log_f = np.log(values.reshape(5, t.size))
     slope = (-log_f[1] + 8.0 * log_f[2] - 8.0 * log_f[3] + log_f[4]) / (12.0 * step)
-    return pd.DataFrame({"t": t, "cdf": np.exp(log_f[0]), "local_slope": slope})
+    curve = pd.DataFrame({"t": t, "cdf": np.exp(log_f[0]), "local_slope": slope})
+    curve.attrs["quadrature"] = {"nodes": nodes, "mass_nodes": mass_nodes}  # what windows_matching(known=) checks
+    return curve
 
 
 def monte_carlo_agreement(exact: np.ndarray, empirical: np.ndarray, samples: int) -> np.ndarray:
