@@ -45,7 +45,8 @@ def configure_threads(threads: int):
 
 # glibc's mallopt parameters (malloc.h): M_TRIM_THRESHOLD = -1, M_MMAP_THRESHOLD = -3.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-MMAP_THRESHOLD = 32 << 20  # blocks below this come from the heap and are reused when freed (glibc's documented maximum)
+MMAP_THRESHOLD = 64 << 20  # blocks below this come from the heap and are reused when freed
+MMAP_THRESHOLD_FALLBACK = 32 << 20  # the most glibc's manual allows (older versions refuse more)
 TRIM_THRESHOLD = 512 << 20  # free memory at the top of the heap kept for reuse, up to this
 
 
@@ -71,9 +72,11 @@ def retain_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: in
     except (OSError, AttributeError):  # not glibc (e.g. musl has no mallopt)
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    applied = [bool(mallopt(option, int(value))) for option, value in
-               ((_M_MMAP_THRESHOLD, mmap_threshold), (_M_TRIM_THRESHOLD, trim_threshold))]  # each on its own
-    return all(applied)
+    mmap = bool(mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold)))
+    if not mmap and mmap_threshold > MMAP_THRESHOLD_FALLBACK:  # an older glibc: the most it takes
+        mmap = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_FALLBACK))
+    trim = bool(mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)))  # each setting on its own
+    return mmap and trim
 
 
 # --- GPUs shared by local jobs -------------------------------------------------------------------
