@@ -104,4 +104,4 @@ def test_in_batch_info_nce_on_a_stack_of_members_is_each_members_own_loss_and_gr
         assert torch.equal(alone, stacked[k]) and torch.equal(f.grad, fx.grad[k]) and torch.equal(g.grad, gy.grad[k])
         scores = (fx[k] @ gy[k].T).detach().double()
         reference = log_mean_exp_loss(scores.diagonal(), scores, 0.3, mask=~torch.eye(40, dtype=torch.bool))
-        assert float(stacked[k]) == pytest.approx(float(reference), rel=1e-5)
+        assert stacked[k].item() == pytest.approx(float(reference), rel=1e-5)
