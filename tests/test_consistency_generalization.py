@@ -87,6 +87,30 @@ def test_bounded_scores_stay_within_the_bound_and_survive_saving(tmp_path):
         TwoTower(1, 1, 4, score_bound=-1.0)
 
 
+def test_a_trained_fixed_score_is_the_models_score_from_one_float64_copy(monkeypatch):
+    from crlrepro import networks
+    from crlrepro.generalization import two_tower_score
+
+    torch.manual_seed(0)
+    model = TwoTower(1, 1, 4, hidden=16, layers=3, score_bound=2.0)
+    copies = []
+    real_copy = networks._double_copy
+    monkeypatch.setattr(networks, "_double_copy", lambda module: copies.append(1) or real_copy(module))
+    score = two_tower_score("trained", model)
+    x, y = np.linspace(-4, 4, 9), np.linspace(-3, 5, 7)
+    pairwise, aligned = score.pairwise(x, y), score.aligned(x[:7], y)
+    score.pairwise(y, x)
+    assert len(copies) == 1  # made once, not at every evaluation (C3's draws evaluate thousands of blocks)
+    monkeypatch.setattr(networks, "_double_copy", real_copy)
+    np.testing.assert_array_equal(pairwise, networks.embed(model, "f", x) @ networks.embed(model, "g", y).T)
+    np.testing.assert_allclose(pairwise, numpy_score(model)(x, y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(aligned, np.sum(networks.embed(model, "f", x[:7]) * networks.embed(model, "g", y), axis=1))
+    towers = networks.numpy_towers(model, batch_size=3)  # in batches of rows: the same features (to rounding)
+    np.testing.assert_allclose(towers["g"](y), networks.embed(model, "g", y), rtol=1e-13, atol=1e-15)
+    with pytest.raises(ValueError, match="tower"):
+        networks.embed(model, "h", x)
+
+
 @pytest.mark.parametrize("regime", ["scrl", "sscrl"])
 def test_seeds_trained_as_one_ensemble_match_each_seed_trained_alone(skewed_gmm, regime):
     seeds = [5, 2]

@@ -363,14 +363,16 @@ class FixedScore:
 
 
 def two_tower_score(name: str, model: TwoTower) -> FixedScore:
-    """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score (float64 copy on the CPU)."""
-    from crlrepro.networks import embed
+    """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score (one float64 copy on the CPU, made here)."""
+    from crlrepro.networks import numpy_towers
+
+    towers = numpy_towers(model)
 
     def pairwise(x, y):
-        return embed(model, "f", np.asarray(x, dtype=float)) @ embed(model, "g", np.asarray(y, dtype=float)).T
+        return towers["f"](np.asarray(x, dtype=float)) @ towers["g"](np.asarray(y, dtype=float)).T
 
     def aligned(x, y):
-        return np.sum(embed(model, "f", np.asarray(x, dtype=float)) * embed(model, "g", np.asarray(y, dtype=float)), axis=1)
+        return np.sum(towers["f"](np.asarray(x, dtype=float)) * towers["g"](np.asarray(y, dtype=float)), axis=1)
 
     return FixedScore(name, pairwise, aligned)
 

@@ -166,14 +166,28 @@ def _double_copy(module: nn.Module) -> nn.Module:
     return copy.deepcopy(module).to(device="cpu", dtype=torch.float64).eval()
 
 
-@torch.no_grad()
+def numpy_towers(model: TwoTower, batch_size: int = 8192) -> dict:
+    """The model's towers as functions of NumPy arrays, {"f": x -> f(x), "g": y -> g(y)}, each (len, D) float64
+    on the CPU from one float64 copy of the model (made here, once: callers that embed many times build these
+    once instead of calling :func:`embed`, which copies the model at every call), ``batch_size`` rows at a time."""
+    frozen = _double_copy(model)
+
+    def features(encoder):
+        @torch.no_grad()
+        def apply(inputs) -> np.ndarray:
+            rows = torch.from_numpy(_as_rows(inputs))
+            return torch.cat([encoder(rows[i : i + batch_size]) for i in range(0, len(rows), batch_size)]).numpy()
+
+        return apply
+
+    return {"f": features(frozen.f), "g": features(frozen.g)}
+
+
 def embed(model: TwoTower, tower: str, inputs: np.ndarray, batch_size: int = 8192) -> np.ndarray:
     """Features of ``inputs`` under the model's ``tower`` ("f" or "g"), as float64 NumPy, on the CPU."""
     if tower not in ("f", "g"):
         raise ValueError(f"tower must be 'f' or 'g', got {tower!r}")
-    encoder = getattr(_double_copy(model), tower)
-    rows = torch.from_numpy(_as_rows(inputs))
-    return torch.cat([encoder(rows[i : i + batch_size]) for i in range(0, len(rows), batch_size)]).numpy()
+    return numpy_towers(model, batch_size)[tower](inputs)
 
 
 def save_two_tower(model: TwoTower, path, **extra) -> None:
