@@ -14,7 +14,8 @@ Runs, in this order (the short ones first, so a broken one fails fast):
              --cores 1 vs 2 and their tables compared (skip with --skip-scaling),
              the tables and claims against --reference (another run's summary.csv)   benchmarks/pipeline.py
 Writes <out>/benchmarks.csv and <out>/benchmarks.md (the table, the slowest rules, each training's share of
-the machine's limit) and, from the pipeline part, <out>/pipeline_rules.csv and <out>/training_limit.csv; prints the Markdown. Exit status 1 when a measured target is
+the machine's limit), <out>/ensemble.csv (benchmarks/ensemble.py's table) and, from the pipeline part,
+<out>/pipeline_rules.csv and <out>/training_limit.csv; prints the Markdown. Exit status 1 when a measured target is
 missed (a figure that could not be measured here, like the GPU's without one, is not a failure).
 Each part is also a script of its own (see its --help).
 """
@@ -86,6 +87,7 @@ def main(argv=None) -> int:
     frame.to_csv(args.out / "benchmarks.csv", index=False)
     by_rule.to_csv(args.out / "pipeline_rules.csv", index=False)
     limit_table.to_csv(args.out / "training_limit.csv", index=False)
+    ensemble_table.to_csv(args.out / "ensemble.csv", index=False)
     (args.out / "benchmarks.md").write_text(text)
     print("\n" + text)
     missed = failed(frame)
