@@ -100,11 +100,18 @@ def test_a_trained_fixed_score_is_the_models_score_from_one_float64_copy(monkeyp
     x, y = np.linspace(-4, 4, 9), np.linspace(-3, 5, 7)
     pairwise, aligned = score.pairwise(x, y), score.aligned(x[:7], y)
     score.pairwise(y, x)
-    assert len(copies) == 1  # made once, not at every evaluation (C3's draws evaluate thousands of blocks)
+    assert len(copies) == 1  # made once, not at every evaluation (C3's draws evaluate each score ~580 times)
     monkeypatch.setattr(networks, "_double_copy", real_copy)
-    np.testing.assert_array_equal(pairwise, networks.embed(model, "f", x) @ networks.embed(model, "g", y).T)
+    # s(x, y) = f(x)ᵀg(y) in float64: the model's own score matrix, and its diagonal for aligned pairs
     np.testing.assert_allclose(pairwise, numpy_score(model)(x, y), rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(aligned, np.sum(networks.embed(model, "f", x[:7]) * networks.embed(model, "g", y), axis=1))
+    np.testing.assert_allclose(aligned, np.diag(numpy_score(model)(x[:7], y)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(pairwise, networks.embed(model, "f", x) @ networks.embed(model, "g", y).T)
+    # the original model is left as it was, and the score is a snapshot: later changes to the model are not seen
+    assert model.training and next(model.parameters()).dtype == torch.float32
+    with torch.no_grad():
+        next(model.parameters()).add_(1.0)
+    np.testing.assert_array_equal(score.pairwise(x, y), pairwise)
+    assert not np.allclose(numpy_score(model)(x, y), pairwise)
     towers = networks.numpy_towers(model, batch_size=3)  # in batches of rows: the same features (to rounding)
     np.testing.assert_allclose(towers["g"](y), networks.embed(model, "g", y), rtol=1e-13, atol=1e-15)
     with pytest.raises(ValueError, match="tower"):

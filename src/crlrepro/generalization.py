@@ -363,7 +363,8 @@ class FixedScore:
 
 
 def two_tower_score(name: str, model: TwoTower) -> FixedScore:
-    """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score (one float64 copy on the CPU, made here)."""
+    """A trained two-tower model s(x, y) = f(x)ᵀg(y) as a fixed score, evaluated from one float64 copy of the model
+    on the CPU made here: a snapshot (later changes to ``model`` are not seen; the model itself is left as it is)."""
     from crlrepro.networks import numpy_towers
 
     towers = numpy_towers(model)
