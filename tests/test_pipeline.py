@@ -446,3 +446,20 @@ def test_report_renders_in_headless_chromium(smoke_run, tmp_path):
     assert main([str(report), "--out", str(tmp_path / "shots"), "--expect-figures", str(len(FIGURES))]) == 0
     for figure in FIGURES:
         assert (tmp_path / "shots" / f"{figure}.png.png").stat().st_size > 10_000
+
+
+# What importing a library module may load: the analysis rules' modules load no torch (its import is ~1 s per job)
+# and no scipy.optimize (~0.1-0.2 s; only the OCE identity's minimiser needs it, imported where it is used).
+_IMPORT_PROBE = "import importlib, sys; importlib.import_module(sys.argv[1]); print(' '.join(m for m in sys.argv[2:] if m in sys.modules))"
+
+
+@pytest.mark.parametrize("module", ["crlrepro.tsybakov", "crlrepro.spectral", "crlrepro.calibration", "crlrepro.oracles",
+                                    "crlrepro.bounds", "crlrepro.generalization", "crlrepro.lcgm", "crlrepro.verdicts"])
+def test_analysis_modules_import_neither_torch_nor_an_unused_optimiser(module):
+    heavy = ["torch", "scipy.optimize", "sklearn", "matplotlib"]
+    if module == "crlrepro.verdicts":
+        heavy.remove("scipy.optimize")  # scipy.stats, which the verdicts need, imports it itself
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, module, *heavy], capture_output=True, text=True,
+                            check=True, env=env, cwd=REPO)
+    assert result.stdout.split() == [], f"importing {module} loaded {result.stdout.strip()}"

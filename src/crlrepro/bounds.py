@@ -4,7 +4,6 @@ calibration bound (Thm 3.4)."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from crlrepro.numerics import log_sum_exp
 
@@ -52,6 +51,8 @@ def oce_log_mean_exp(deltas, tau: float, score_bound: float | None = None) -> tu
         lo = hi - tau * np.log(deltas.size)
         if hi - lo < 1e-300:  # m = 1: the minimiser is Δ_1 itself
             return oce_objective(hi, deltas, tau) - tau, hi
+    from scipy.optimize import minimize_scalar  # here: ~0.2 s of import that the many importers of this module skip
+
     scale = max(hi - lo, tau)
     result = minimize_scalar(oce_objective, bounds=(lo, hi), args=(deltas, tau), method="bounded",
                              options={"xatol": 1e-12 * scale, "maxiter": 500})
