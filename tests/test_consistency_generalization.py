@@ -10,7 +10,7 @@ import torch
 
 from crlrepro.bounds import calibration_bound
 from crlrepro.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
-from crlrepro.config import sweep_points
+from crlrepro.config import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.generalization import (
     budget_summary,
     draw_negative_sample,
@@ -22,6 +22,7 @@ from crlrepro.generalization import (
     sample_objective,
     scaling_slope,
     scaling_slopes,
+    sweep_rows,
     train_on_sample,
     train_on_samples,
 )
@@ -265,6 +266,60 @@ def test_sweep_points_and_their_errors():
         sweep_points("budget", consistency)
     with pytest.raises(ValueError, match="unknown sweep 'k'"):
         sweep_points("k", consistency)
+
+
+SHARED = {"scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 8, "ns": [10, 100, 30]}},
+          "budget": {"total": 80, "ms": [8, 1]}}  # (100, 8): m and n sweeps; (10, 8): n sweep and budget
+
+
+def test_a_point_two_sweeps_share_is_trained_once_by_the_first():
+    assert sweep_owner((100, 8), SHARED) == "m" and sweep_owner((10, 8), SHARED) == "n"
+    assert sweep_owner((80, 1), SHARED) == "budget"
+    assert sweep_trained_points("m", SHARED) == [(100, 2), (100, 8)]
+    assert sweep_trained_points("n", SHARED) == [(10, 8), (30, 8)]
+    assert sweep_trained_points("budget", SHARED) == [(80, 1)]
+    # every point trained exactly once
+    trained = [p for sweep in ("m", "n", "budget") for p in sweep_trained_points(sweep, SHARED)]
+    listed = {p for sweep in ("m", "n", "budget") for p in sweep_points(sweep, SHARED)}
+    assert sorted(trained) == sorted(listed)
+    assert sweep_sources(["m", "n"], SHARED) == ["m", "n"] and sweep_sources(["budget"], SHARED) == ["n", "budget"]
+    # a sweep whose points all belong to an earlier one has no job: the later sweeps read the earlier table
+    inside = {**SHARED, "scaling": {**SHARED["scaling"], "n_sweep": {"m": 8, "ns": [100]}}}
+    assert sweep_trained_points("n", inside) == [] and sweep_sources(["n"], inside) == ["m"]
+    with pytest.raises(ValueError, match=r"no sweep .* lists \(n, m\) = \(7, 7\)"):
+        sweep_owner((7, 7), SHARED)
+
+
+def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):
+    """The table a sweep's job writes: its own points only, values a function of (regime, n, m, seed)."""
+    return pd.DataFrame([{"sweep": sweep, "regime": r, "n": n, "m": m, "seed": seed, "auc": 0.5 + n * 1e-4 + m * 1e-3 + seed * 1e-5
+                          + (r == "scrl") * 1e-6}
+                         for (n, m) in sweep_trained_points(sweep, SHARED) for seed in seeds for r in regimes])
+
+
+def test_sweep_rows_assemble_each_sweep_from_the_tables_that_trained_its_points():
+    runs = pd.concat([_run_table(sweep) for sweep in ("m", "n", "budget")], ignore_index=True)
+    for sweep in ("m", "n", "budget"):
+        rows = sweep_rows(runs, sweep, sweep_points(sweep, SHARED))
+        assert (rows["sweep"] == sweep).all() and len(rows) == len(sweep_points(sweep, SHARED)) * 2 * 2
+        assert set(zip(rows["n"], rows["m"])) == set(sweep_points(sweep, SHARED))
+        # the same values as a job that trained the whole sweep itself
+        expected = 0.5 + rows["n"] * 1e-4 + rows["m"] * 1e-3 + rows["seed"] * 1e-5 + (rows["regime"] == "scrl") * 1e-6
+        np.testing.assert_array_equal(rows["auc"], expected)
+    # (100, 8) is in both the m and the n sweep's rows, from the m sweep's table
+    both = pd.concat([sweep_rows(runs, s, sweep_points(s, SHARED)) for s in ("m", "n")])
+    assert ((both["n"] == 100) & (both["m"] == 8)).sum() == 2 * 2 * 2
+    # a sweep whose shared point's table is missing, a seed short, or a row twice: refused, naming it
+    without_m = runs[runs["sweep"] != "m"]
+    with pytest.raises(ValueError, match=r"sweep n, regime scrl: \(n, m\) = \(100, 8\) has seeds \[\]"):
+        sweep_rows(without_m, "n", sweep_points("n", SHARED))
+    short = runs.drop(runs.index[(runs["n"] == 10) & (runs["seed"] == 1) & (runs["regime"] == "sscrl")])
+    with pytest.raises(ValueError, match=r"sweep budget, regime sscrl: \(n, m\) = \(10, 8\) has seeds \[0\]"):
+        sweep_rows(short, "budget", sweep_points("budget", SHARED))
+    with pytest.raises(ValueError, match="more than once"):
+        sweep_rows(pd.concat([runs, runs.iloc[:1]]), "m", sweep_points("m", SHARED))
+    with pytest.raises(ValueError, match="no rows"):
+        sweep_rows(runs.iloc[:0], "m", sweep_points("m", SHARED))
 
 
 def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_gmm):

@@ -109,3 +109,17 @@ def test_sensitivity_elbows_take_each_swept_point_alone():
     assert table[["noise_y", "elbow", "elbow_minus_K"]].values.tolist() == [[1.0, 8, 0], [4.0, 6, -2]]
     assert table["dims"].tolist() == ["4 6 7 8 9 12"] * 2
     assert table["alignment_at_K"].tolist() == pytest.approx([0.95, 0.95])
+
+
+def test_the_sensitivity_grids_centre_reuses_a3s_models_and_trains_only_what_a3_does_not():
+    from crlrepro.config import lcgm_sensitivity_dims, lcgm_sensitivity_reused
+
+    lcgm = {"classes": 8, "noise_y": 2.0, "separation": 3.0, "dims": [2, 4, 8, 16],
+            "sensitivity": {"noise_y": [1.0, 2.0, 4.0], "separation": [3.0, 5.0], "elbow_dims": [4, 6]}}
+    assert lcgm_sensitivity_dims(lcgm, 1, 0) == [4, 6, 8]  # the centre: K and the elbow sweep
+    assert lcgm_sensitivity_dims(lcgm, 0, 0) == [4, 6, 8] and lcgm_sensitivity_dims(lcgm, 1, 1) == [4, 6, 8]  # the cross
+    assert lcgm_sensitivity_dims(lcgm, 0, 1) == [8]  # off the cross: D = K only
+    assert lcgm_sensitivity_reused(lcgm, 1, 0) == [4, 8]  # A3 trained 4 and 8, not 6: the centre's job trains 6
+    assert all(lcgm_sensitivity_reused(lcgm, i, j) == [] for i in range(3) for j in range(2) if (i, j) != (1, 0))
+    off = {**lcgm, "noise_y": 3.0}  # no grid point is A3's setting: nothing reused
+    assert all(lcgm_sensitivity_reused(off, i, j) == [] for i in range(3) for j in range(2))

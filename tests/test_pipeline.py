@@ -89,7 +89,15 @@ def test_smoke_training_experiments(smoke_run):
     check = pd.read_csv(results / "approximation" / "tsybakov_mc_check.csv", comment="#")
     assert len(check) == 60 and check["z"].abs().max() < 5
     sweeps = pd.read_csv(results / "approximation" / "lcgm_sensitivity_elbow.csv", comment="#")
-    assert sweeps["dims"].tolist() == ["2 4 6", "2 4 6"] and set(sweeps["noise_y"]) == {1.0, 4.0}
+    assert sweeps["dims"].tolist() == ["2 4 6", "2 4 6"] and set(sweeps["noise_y"]) == {1.0, 2.0}
+    # the grid's centre (noise_y 2.0, separation 3.0, A3's own setting) is A3's models of the first seed, not a
+    # second training of them: the same numbers as A3's probe table
+    sensitivity = pd.read_csv(results / "approximation" / "lcgm_sensitivity.csv", comment="#")
+    centre = sensitivity[(sensitivity["noise_y"] == 2.0) & (sensitivity["separation"] == 3.0)].set_index("D")
+    assert sorted(centre.index) == [2, 4, 6]
+    own = probe[probe["seed"] == 0].set_index("D").loc[centre.index]
+    pd.testing.assert_frame_equal(centre[["r2_f", "r2_g", "excess_risk"]], own[["r2_f", "r2_g", "excess_risk"]])
+    assert not (smoke_run / SMOKE_RESULTS / "models" / "lcgm_sensitivity" / "ny1_sep0").exists()
 
     summary = pd.read_csv(results / "summary.csv")
     assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", "S1", "S2", "S3", "S4"}
@@ -135,7 +143,14 @@ def test_smoke_consistency_experiments(smoke_run):
 
     budget = pd.read_csv(results / "consistency" / "budget.csv")
     assert {"regime", "n", "m", "seed", "auc", "excess_risk"} <= set(budget.columns)
-    assert (budget["n"] * budget["m"] == 1024).all()
+    assert (budget["n"] * budget["m"] == 2048).all() and len(budget) == 2 * 2 * 3
+    # (1024, 2) and (128, 16) are points of the m and n sweeps too: trained once, the same rows in both tables
+    shared = budget.merge(scaling, on=["regime", "n", "m", "seed"], suffixes=("", "_sweep"))
+    assert sorted(set(zip(shared["n"], shared["m"]))) == [(128, 16), (1024, 2)] and len(shared) == 2 * 2 * 2
+    for column in ("empirical_loss", "population_loss", "auc", "recall_at_1"):
+        assert (shared[column] == shared[f"{column}_sweep"]).all()
+    budget_runs = pd.read_csv(results / "consistency" / "runs" / "budget_scrl.csv", comment="#")
+    assert sorted(set(zip(budget_runs["n"], budget_runs["m"]))) == [(16, 128)]  # the budget job trains its own point only
     summary = pd.read_csv(results / "summary.csv")
     for experiment in ("C2", "C3", "C4"):
         assert (summary["experiment"] == experiment).sum() >= 2
@@ -253,7 +268,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     budget = smoke_run / "budget.yaml"
-    budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 2048}}}))
+    budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
     out = snakemake(smoke_run, "-n", "--cores", "1", *SMOKE, str(budget)).stdout
     assert "runs/budget_scrl.csv" in out and "runs/m_scrl.csv" not in out
     assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary", "report_captions"}

@@ -247,6 +247,45 @@ def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
     raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
 
 
+def sweep_owner(point: tuple[int, int], consistency: dict) -> str:
+    """The sweep whose job trains ``point`` = (n, m): the first of SWEEPS (m, n, budget) that lists it. A point two
+    sweeps share (the m sweep's n with the n sweep's m, a budget split on the n sweep) is trained once, with the
+    same seeds and model, so its rows are those either job would write."""
+    for sweep in SWEEPS:
+        if tuple(point) in sweep_points(sweep, consistency):
+            return sweep
+    raise ValueError(f"no sweep of the consistency block lists (n, m) = {tuple(point)}")
+
+
+def sweep_trained_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
+    """The points of ``sweep`` its own job trains (:func:`sweep_owner`): none of an earlier sweep's."""
+    return [point for point in sweep_points(sweep, consistency) if sweep_owner(point, consistency) == sweep]
+
+
+def sweep_sources(sweeps, consistency: dict) -> list[str]:
+    """The sweeps (in SWEEPS order) whose run tables hold every point of ``sweeps``."""
+    owners = {sweep_owner(point, consistency) for sweep in sweeps for point in sweep_points(sweep, consistency)}
+    return [sweep for sweep in SWEEPS if sweep in owners]
+
+
+def lcgm_sensitivity_dims(lcgm: dict, i: int, j: int) -> list[int]:
+    """The D evaluated at point (i, j) of ``lcgm.sensitivity`` (the i-th noise_y, the j-th separation): D = K, and
+    ``elbow_dims`` too on the cross through the configured (noise_y, separation)."""
+    grid = lcgm["sensitivity"]
+    on_cross = grid["noise_y"][i] == lcgm["noise_y"] or grid["separation"][j] == lcgm["separation"]
+    return sorted({int(lcgm["classes"]), *(int(d) for d in grid.get("elbow_dims", []) if on_cross)})
+
+
+def lcgm_sensitivity_reused(lcgm: dict, i: int, j: int) -> list[int]:
+    """The D of point (i, j) that A3's own sweep has already trained: at the grid's centre (the configured noise_y
+    and separation) the sensitivity model of D with the first seed is A3's model of D with that seed, the same
+    data, initialisation and steps, so it is read from there instead of trained twice."""
+    grid = lcgm["sensitivity"]
+    if grid["noise_y"][i] != lcgm["noise_y"] or grid["separation"][j] != lcgm["separation"]:
+        return []
+    return [d for d in lcgm_sensitivity_dims(lcgm, i, j) if d in {int(dim) for dim in lcgm["dims"]}]
+
+
 SSL_EXPERIMENTS = ("S1", "S2", "S3", "S4")
 
 

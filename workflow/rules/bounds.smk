@@ -270,6 +270,7 @@ rule scaling:
         CONDA_ENV
     threads: 1
     params:
+        points=negative_sampling_points(["m", "n"]),
         bootstrap=config["consistency"]["scaling"]["bootstrap"],
     script:
         "../scripts/scaling.py"
@@ -313,6 +314,7 @@ rule budget:
         CONDA_ENV
     threads: 1
     params:
+        points=negative_sampling_points(["budget"]),
         total=config["consistency"]["budget"]["total"],
     script:
         "../scripts/budget.py"

@@ -19,8 +19,12 @@ from crlrepro.config import (
     data_problems,
     read_yaml,
     resource_problems,
+    lcgm_sensitivity_dims,
+    lcgm_sensitivity_reused,
     ssl_experiment_specs,
     sweep_points,
+    sweep_sources,
+    sweep_trained_points,
     validate_config,
 )
 from crlrepro.pipeline import imported_library_files
@@ -132,22 +136,27 @@ def lcgm_models():
     )
 
 
-def lcgm_sensitivity_dims(i, j):
-    """The D trained at point (i, j) of the lcgm.sensitivity grid (noise_y index, separation index): D = K, and
-    the elbow_dims too on the cross through the configured (lcgm.noise_y, lcgm.separation)."""
-    lcgm, grid = config["lcgm"], config["lcgm"]["sensitivity"]
-    on_cross = grid["noise_y"][i] == lcgm["noise_y"] or grid["separation"][j] == lcgm["separation"]
-    return sorted({lcgm["classes"], *(grid.get("elbow_dims", []) if on_cross else [])})
+def lcgm_sensitivity_trained_dims(i, j):
+    """The D that the job of point (i, j) of lcgm.sensitivity trains: those A3's own sweep has not (the library's
+    lcgm_sensitivity_dims and lcgm_sensitivity_reused)."""
+    reused = set(lcgm_sensitivity_reused(config["lcgm"], i, j))
+    return [d for d in lcgm_sensitivity_dims(config["lcgm"], i, j) if d not in reused]
 
 
 def lcgm_sensitivity_models():
-    """One model directory per (noise_y, separation) of lcgm.sensitivity, by grid index (lcgm_sensitivity_dims)."""
+    """Every model lcgm.sensitivity evaluates: one directory per grid point (by index) that trains any D, and at the
+    grid's centre A3's models of the first seed for the D its sweep already trained."""
     grid = config["lcgm"]["sensitivity"]
-    return expand(
-        f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}",
-        i=range(len(grid["noise_y"])),
-        j=range(len(grid["separation"])),
-    )
+    models = []
+    for i in range(len(grid["noise_y"])):
+        for j in range(len(grid["separation"])):
+            if lcgm_sensitivity_trained_dims(i, j):
+                models.append(f"{RESULTS}/models/lcgm_sensitivity/ny{i}_sep{j}")
+            models += [
+                f"{RESULTS}/models/lcgm/D{d}_seed{config['seeds'][0]}.pt"
+                for d in lcgm_sensitivity_reused(config["lcgm"], i, j)
+            ]
+    return models
 
 
 def all_targets():
@@ -209,8 +218,19 @@ def calibration_points():
 
 
 def negative_sampling_runs(sweeps):
-    s = config["consistency"]["scaling"]
-    return expand(f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv", sweep=sweeps, regime=s["regimes"])
+    """The run tables that hold every point of ``sweeps``: a point two sweeps share is trained by the first (the
+    library's sweep_owner)."""
+    s = config["consistency"]
+    return expand(
+        f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv",
+        sweep=sweep_sources(sweeps, s),
+        regime=s["scaling"]["regimes"],
+    )
+
+
+def negative_sampling_points(sweeps):
+    """Each sweep's (n, m), for the rules that assemble sweeps from the run tables."""
+    return {sweep: sweep_points(sweep, config["consistency"]) for sweep in sweeps}
 
 
 def scaling_model():

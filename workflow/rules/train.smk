@@ -94,6 +94,7 @@ rule negative_sampling:
     input:
         library("negative_sampling"),
     output:
+        # the sweep's points that no earlier sweep lists (sweep_trained_points): a shared point is trained once
         f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv",
     log:
         f"{RESULTS}/logs/negative_sampling/{{sweep}}_{{regime}}.log",
@@ -107,7 +108,7 @@ rule negative_sampling:
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
-        points=lambda wildcards: sweep_points(wildcards.sweep, config["consistency"]),
+        points=lambda wildcards: sweep_trained_points(wildcards.sweep, config["consistency"]),
         seeds=config["consistency"]["scaling"]["seeds"],
         model=scaling_model(),
         device=config["device"],
@@ -155,7 +156,8 @@ rule lcgm_sensitivity_train:
     input:
         library("lcgm_train"),
     output:
-        # one job per grid point: D = K, and the elbow sweep's D on the cross (lcgm_sensitivity_dims)
+        # one job per grid point that trains any D: D = K, and the elbow sweep's D on the cross; at the centre only
+        # those A3's sweep has not trained (lcgm_sensitivity_trained_dims)
         directory(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}"),
     log:
         f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.log",
@@ -172,7 +174,7 @@ rule lcgm_sensitivity_train:
     params:
         lcgm=lcgm_training(),
         sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
-        dims=lambda w: lcgm_sensitivity_dims(int(w.i), int(w.j)),
+        dims=lambda w: lcgm_sensitivity_trained_dims(int(w.i), int(w.j)),
         seed=config["seeds"][0],
         tau=config["tau"],
         training=config["training"],

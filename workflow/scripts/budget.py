@@ -3,11 +3,12 @@
 import pandas as pd
 
 from crlrepro.artifacts import read_table
-from crlrepro.generalization import budget_summary
+from crlrepro.generalization import budget_summary, sweep_rows
 from crlrepro.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
-table = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
+runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
+table = sweep_rows(runs, "budget", run.params["points"]["budget"])
 table = table.sort_values(["regime", "m", "seed"], ignore_index=True)
 run.write_table(table, snakemake.output.table)
 run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit)

@@ -1,5 +1,6 @@
 """A3 sensitivity: R²_f and R²_g for every model of lcgm.sensitivity (D = K on the whole (noise_y, separation) grid,
-further D on its cross through the configured setting), and the elbow at every point that has a D sweep."""
+further D on its cross through the configured setting), and the elbow at every point that has a D sweep. At the
+grid's centre the D that A3's sweep trains are A3's models of the first seed (the same training)."""
 
 from pathlib import Path
 
@@ -13,9 +14,12 @@ from crlrepro.pipeline import ScriptRun
 run = ScriptRun(snakemake)
 base = run.params["lcgm"]
 rows = []
-paths = [path for directory in snakemake.input.models for path in sorted(Path(directory).glob("D*.pt"))]
-if len(paths) < len(snakemake.input.models):
-    raise FileNotFoundError(f"a sensitivity model directory holds no D*.pt: {snakemake.input.models}")
+paths = []  # a grid point's directory of D*.pt, or (at the centre) one of A3's own models
+for model in map(Path, snakemake.input.models):
+    found = sorted(model.glob("D*.pt")) if model.is_dir() else [model]
+    if not found:
+        raise FileNotFoundError(f"a sensitivity model directory holds no D*.pt: {model}")
+    paths += found
 for path in paths:
     model, meta = load_two_tower(path)
     lcgm = LatentClassModel.from_config({**base, "noise_y": meta["noise_y"], "separation": meta["separation"]})
