@@ -97,7 +97,9 @@ def test_smoke_training_experiments(smoke_run):
     assert sorted(centre.index) == [2, 4, 6]
     own = probe[probe["seed"] == 0].set_index("D").loc[centre.index]
     pd.testing.assert_frame_equal(centre[["r2_f", "r2_g", "excess_risk"]], own[["r2_f", "r2_g", "excess_risk"]])
-    assert not (smoke_run / SMOKE_RESULTS / "models" / "lcgm_sensitivity" / "ny1_sep0").exists()
+    rows = smoke_run / SMOKE_RESULTS / "models" / "lcgm_sensitivity"  # one job per noise_y; the centre's row trains nothing
+    assert sorted(path.name for path in rows.iterdir()) == ["ny0"]
+    assert sorted(path.name for path in (rows / "ny0").glob("*.pt")) == ["sep0_D2.pt", "sep0_D4.pt", "sep0_D6.pt"]
 
     summary = pd.read_csv(results / "summary.csv")
     assert set(summary["experiment"]) == {"A1", "A2", "A3", "A4", "C1", "C2", "C3", "C4", "C5", "S1", "S2", "S3", "S4"}

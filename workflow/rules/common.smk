@@ -136,22 +136,27 @@ def lcgm_models():
     )
 
 
-def lcgm_sensitivity_trained_dims(i, j):
-    """The D that the job of point (i, j) of lcgm.sensitivity trains: those A3's own sweep has not (the library's
-    lcgm_sensitivity_dims and lcgm_sensitivity_reused)."""
-    reused = set(lcgm_sensitivity_reused(config["lcgm"], i, j))
-    return [d for d in lcgm_sensitivity_dims(config["lcgm"], i, j) if d not in reused]
+def lcgm_sensitivity_row(i):
+    """What the job of row i of lcgm.sensitivity (its i-th noise_y) trains: [j, [D, ...]] for every separation j
+    with a D that A3's own sweep has not trained (the library's lcgm_sensitivity_dims and lcgm_sensitivity_reused)."""
+    lcgm, row = config["lcgm"], []
+    for j in range(len(lcgm["sensitivity"]["separation"])):
+        reused = set(lcgm_sensitivity_reused(lcgm, i, j))
+        dims = [d for d in lcgm_sensitivity_dims(lcgm, i, j) if d not in reused]
+        if dims:
+            row.append([j, dims])
+    return row
 
 
 def lcgm_sensitivity_models():
-    """Every model lcgm.sensitivity evaluates: one directory per grid point (by index) that trains any D, and at the
-    grid's centre A3's models of the first seed for the D its sweep already trained."""
+    """Every model lcgm.sensitivity evaluates: one directory per row of the grid (by noise_y index) that trains
+    any D, and at the grid's centre A3's models of the first seed for the D its sweep already trained."""
     grid = config["lcgm"]["sensitivity"]
     models = []
     for i in range(len(grid["noise_y"])):
+        if lcgm_sensitivity_row(i):
+            models.append(f"{RESULTS}/models/lcgm_sensitivity/ny{i}")
         for j in range(len(grid["separation"])):
-            if lcgm_sensitivity_trained_dims(i, j):
-                models.append(f"{RESULTS}/models/lcgm_sensitivity/ny{i}_sep{j}")
             models += [
                 f"{RESULTS}/models/lcgm/D{d}_seed{config['seeds'][0]}.pt"
                 for d in lcgm_sensitivity_reused(config["lcgm"], i, j)

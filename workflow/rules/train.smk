@@ -156,16 +156,15 @@ rule lcgm_sensitivity_train:
     input:
         library("lcgm_train"),
     output:
-        # one job per grid point that trains any D: D = K, and the elbow sweep's D on the cross; at the centre only
-        # those A3's sweep has not trained (lcgm_sensitivity_trained_dims)
-        directory(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}_sep{{j}}"),
+        # one job per row of the grid (a noise_y): D = K at each separation, and the elbow sweep's D on the cross; at
+        # the centre only those A3's sweep has not trained (lcgm_sensitivity_row); files sep<j>_D<D>.pt
+        directory(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}"),
     log:
-        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.log",
+        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}_sep{{j}}.tsv"
+        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}.tsv"
     wildcard_constraints:
         i=r"\d+",
-        j=r"\d+",
     conda:
         CONDA_ENV
     threads: 1
@@ -174,7 +173,7 @@ rule lcgm_sensitivity_train:
     params:
         lcgm=lcgm_training(),
         sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
-        dims=lambda w: lcgm_sensitivity_trained_dims(int(w.i), int(w.j)),
+        points=lambda w: lcgm_sensitivity_row(int(w.i)),
         seed=config["seeds"][0],
         tau=config["tau"],
         training=config["training"],

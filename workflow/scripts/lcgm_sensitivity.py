@@ -14,11 +14,11 @@ from crlrepro.pipeline import ScriptRun
 run = ScriptRun(snakemake)
 base = run.params["lcgm"]
 rows = []
-paths = []  # a grid point's directory of D*.pt, or (at the centre) one of A3's own models
+paths = []  # a grid row's directory of sep<j>_D<D>.pt, or (at the centre) one of A3's own models
 for model in map(Path, snakemake.input.models):
-    found = sorted(model.glob("D*.pt")) if model.is_dir() else [model]
+    found = sorted(model.glob("sep*_D*.pt")) if model.is_dir() else [model]
     if not found:
-        raise FileNotFoundError(f"a sensitivity model directory holds no D*.pt: {model}")
+        raise FileNotFoundError(f"a sensitivity model directory holds no sep<j>_D<D>.pt: {model}")
     paths += found
 for path in paths:
     model, meta = load_two_tower(path)

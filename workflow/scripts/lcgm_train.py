@@ -1,7 +1,7 @@
 """A3: train the two-tower MLP on pairs from the LCGM for every D of the job, one model file each. A job of rule
-lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train (wildcards i, j) is one point of the
-lcgm.sensitivity grid (the i-th noise_y, the j-th separation, the first seed) over its D, written into its
-directory as D<D>.pt."""
+lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train (wildcard i) is one row of the
+lcgm.sensitivity grid (the i-th noise_y, the first seed): at each separation j its D, written into the row's
+directory as sep<j>_D<D>.pt."""
 
 from pathlib import Path
 
@@ -15,26 +15,24 @@ from crlrepro.train import TrainSettings
 wildcards = snakemake.wildcards
 p = snakemake.params
 lcgm = dict(p.lcgm)
-dims = [int(d) for d in p.dims]
-if "i" in wildcards.keys():  # a point of the sensitivity grid
-    lcgm.update(noise_y=p.sensitivity["noise_y"][int(wildcards.i)], separation=p.sensitivity["separation"][int(wildcards.j)])
-    seed, point = int(p.seed), f"ny{wildcards.i}_sep{wildcards.j}"
+if "i" in wildcards.keys():  # a row of the sensitivity grid: its points (separation index j) and their D
+    i, seed = int(wildcards.i), int(p.seed)
     directory = Path(snakemake.output[0])
     directory.mkdir(parents=True, exist_ok=True)
-    jobs = [(dim, f"{point}_D{dim}", directory / f"D{dim}.pt") for dim in dims]
+    jobs = [({**lcgm, "noise_y": p.sensitivity["noise_y"][i], "separation": p.sensitivity["separation"][int(j)]}, int(dim),
+             f"ny{i}_sep{j}_D{dim}", directory / f"sep{j}_D{dim}.pt") for j, dims in p.points for dim in dims]
 else:
     seed = int(wildcards.seed)
-    jobs = [(dim, f"D{dim}_seed{seed}", path) for dim, path in zip(dims, snakemake.output)]
+    jobs = [(lcgm, int(dim), f"D{dim}_seed{seed}", path) for dim, path in zip(p.dims, snakemake.output)]
 run = ScriptRun(snakemake, seed=seed, device=p.device)
 t = run.params["training"]
-model_lcgm = LatentClassModel.from_config(lcgm)
-for dim, tag, path in jobs:
-    settings = TrainSettings(epochs=lcgm["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
+for setting, dim, tag, path in jobs:
+    settings = TrainSettings(epochs=setting["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
                              weight_decay=t["weight_decay"], seed=seed, name=f"A3 {tag}", device=run.device)
     model, history = train_lcgm_two_tower(
-        model_lcgm, dim, seed, run.params["tau"], lcgm["train_samples"], settings, hidden=t["hidden"], layers=t["layers"],
+        LatentClassModel.from_config(setting), dim, seed, run.params["tau"], setting["train_samples"], settings, hidden=t["hidden"], layers=t["layers"],
         checkpoint=Path(run.params["checkpoint_dir"]) / f"{tag}.pt",
-        fingerprint=config_hash({**run.params, "lcgm": lcgm, "dims": dim}),
+        fingerprint=config_hash({**run.params, "lcgm": setting, "dims": dim}),
     )
     save_two_tower(model, path, D=dim, seed=seed, history=history, provenance=run.provenance(),
-                   noise_y=lcgm["noise_y"], separation=lcgm["separation"])
+                   noise_y=setting["noise_y"], separation=setting["separation"])
