@@ -77,6 +77,13 @@ def planned_jobs(workdir, *args):
     return jobs - {"all"}
 
 
+def planned_outputs(workdir, *args):
+    """Every output a dry run would write, from its jobs' ``output:`` lines."""
+    out = snakemake(workdir, "-n", "--cores", "1", *args).stdout
+    return {path.strip() for line in out.splitlines() if line.strip().startswith("output:")
+            for path in line.split("output:", 1)[1].split(",")}
+
+
 def edit(path):
     with open(path, "a") as handle:
         handle.write("\n# edited by a test\n")

@@ -84,6 +84,7 @@ BAD_VALUES = [
     ("consistency.gmm.weights", [0.5, 0.5, 0.5, 0.5], "consistency.gmm.weights"),
     ("consistency.oce.score_bound", 0.0, "consistency.oce.score_bound"),
     ("consistency.oracul", {}, "oracul"),
+    ("lcgm.sensitivity.noise_y", [1.0, 2.0, 2.0], "lcgm.sensitivity.noise_y"),
     ("consistency.budget.ms", [1, 3, 16], "consistency.budget.ms[1]"),
     ("consistency.budget.ms", [0, 4, 16], "consistency.budget.ms[0]"),
     ("consistency.scaling.m_sweep.ms", [0, 4], "consistency.scaling.m_sweep.ms[0]"),

@@ -283,7 +283,8 @@ def test_a_point_two_sweeps_share_is_trained_once_by_the_first():
     listed = {p for sweep in ("m", "n", "budget") for p in sweep_points(sweep, SHARED)}
     assert sorted(trained) == sorted(listed)
     assert sweep_sources(["m", "n"], SHARED) == ["m", "n"] and sweep_sources(["budget"], SHARED) == ["n", "budget"]
-    # a sweep whose points all belong to an earlier one has no job: the later sweeps read the earlier table
+    # a sweep whose points all belong to an earlier one would have no job and be read from the earlier table (the
+    # functions' own behaviour: the schema's at least two distinct m and n per sweep never make such a config)
     inside = {**SHARED, "scaling": {**SHARED["scaling"], "n_sweep": {"m": 8, "ns": [100]}}}
     assert sweep_trained_points("n", inside) == [] and sweep_sources(["n"], inside) == ["m"]
     with pytest.raises(ValueError, match=r"no sweep .* lists \(n, m\) = \(7, 7\)"):
@@ -299,27 +300,35 @@ def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):
 
 def test_sweep_rows_assemble_each_sweep_from_the_tables_that_trained_its_points():
     runs = pd.concat([_run_table(sweep) for sweep in ("m", "n", "budget")], ignore_index=True)
+    seeds, regimes = [0, 1], ["scrl", "sscrl"]
     for sweep in ("m", "n", "budget"):
-        rows = sweep_rows(runs, sweep, sweep_points(sweep, SHARED))
+        rows = sweep_rows(runs, sweep, sweep_points(sweep, SHARED), seeds, regimes)
         assert (rows["sweep"] == sweep).all() and len(rows) == len(sweep_points(sweep, SHARED)) * 2 * 2
         assert set(zip(rows["n"], rows["m"])) == set(sweep_points(sweep, SHARED))
         # the same values as a job that trained the whole sweep itself
         expected = 0.5 + rows["n"] * 1e-4 + rows["m"] * 1e-3 + rows["seed"] * 1e-5 + (rows["regime"] == "scrl") * 1e-6
         np.testing.assert_array_equal(rows["auc"], expected)
     # (100, 8) is in both the m and the n sweep's rows, from the m sweep's table
-    both = pd.concat([sweep_rows(runs, s, sweep_points(s, SHARED)) for s in ("m", "n")])
+    both = pd.concat([sweep_rows(runs, s, sweep_points(s, SHARED), seeds, regimes) for s in ("m", "n")])
     assert ((both["n"] == 100) & (both["m"] == 8)).sum() == 2 * 2 * 2
-    # a sweep whose shared point's table is missing, a seed short, or a row twice: refused, naming it
+    # only the asked regimes
+    assert set(sweep_rows(runs, "m", sweep_points("m", SHARED), seeds, ["sscrl"])["regime"]) == {"sscrl"}
+    # a shared point's table missing, a seed short, a seed or regime absent from every table, a row twice:
+    # refused, naming it
     without_m = runs[runs["sweep"] != "m"]
     with pytest.raises(ValueError, match=r"sweep n, regime scrl: \(n, m\) = \(100, 8\) has seeds \[\]"):
-        sweep_rows(without_m, "n", sweep_points("n", SHARED))
+        sweep_rows(without_m, "n", sweep_points("n", SHARED), seeds, regimes)
     short = runs.drop(runs.index[(runs["n"] == 10) & (runs["seed"] == 1) & (runs["regime"] == "sscrl")])
     with pytest.raises(ValueError, match=r"sweep budget, regime sscrl: \(n, m\) = \(10, 8\) has seeds \[0\]"):
-        sweep_rows(short, "budget", sweep_points("budget", SHARED))
+        sweep_rows(short, "budget", sweep_points("budget", SHARED), seeds, regimes)
+    with pytest.raises(ValueError, match=r"has seeds \[0, 1\] in the run tables, expected \[0, 1, 2\]"):
+        sweep_rows(runs, "m", sweep_points("m", SHARED), [0, 1, 2], regimes)
+    with pytest.raises(ValueError, match=r"regime incl: .* has seeds \[\]"):
+        sweep_rows(runs, "m", sweep_points("m", SHARED), seeds, [*regimes, "incl"])
     with pytest.raises(ValueError, match="more than once"):
-        sweep_rows(pd.concat([runs, runs.iloc[:1]]), "m", sweep_points("m", SHARED))
-    with pytest.raises(ValueError, match="no rows"):
-        sweep_rows(runs.iloc[:0], "m", sweep_points("m", SHARED))
+        sweep_rows(pd.concat([runs, runs.iloc[:1]]), "m", sweep_points("m", SHARED), seeds, regimes)
+    with pytest.raises(ValueError, match=r"has seeds \[\]"):
+        sweep_rows(runs.iloc[:0], "m", sweep_points("m", SHARED), seeds, regimes)
 
 
 def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_gmm):

@@ -17,7 +17,7 @@ import yaml
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS
 
-from conftest import REPO, SMOKE, SMOKE_RESULTS, copy_repo, edit, planned_jobs, snakemake
+from conftest import REPO, SMOKE, SMOKE_RESULTS, copy_repo, edit, planned_jobs, planned_outputs, snakemake
 
 pytestmark = pytest.mark.pipeline
 def test_smoke_tables_have_the_right_values(smoke_run):
@@ -271,9 +271,22 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     budget = smoke_run / "budget.yaml"
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
-    out = snakemake(smoke_run, "-n", "--cores", "1", *SMOKE, str(budget)).stdout
-    assert "runs/budget_scrl.csv" in out and "runs/m_scrl.csv" not in out
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/runs/" in path}
+    assert runs == {"budget_scrl.csv", "budget_sscrl.csv"}
     assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary", "report_captions"}
+    # An n sweep parameter retrains the n sweep only (the budget, which reads its shared point, is re-assembled).
+    n_sweep = smoke_run / "n_sweep.yaml"
+    n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/runs/" in path}
+    assert runs == {"n_scrl.csv", "n_sscrl.csv"}
+    # A3's D sweep re-evaluates the sensitivity grid (its centre reads A3's models) but retrains none of it while
+    # the centre's reused models stay the same (D = 2, 4, 6 here).
+    dims = smoke_run / "dims.yaml"
+    dims.write_text(yaml.safe_dump({"lcgm": {"dims": [2, 3, 4, 5, 6, 7]}}))
+    planned = planned_jobs(smoke_run, *SMOKE, str(dims))
+    assert {"lcgm_train", "lcgm_sensitivity"} <= planned and "lcgm_sensitivity_train" not in planned
+    dims.write_text(yaml.safe_dump({"lcgm": {"dims": [3, 4, 5, 6]}}))  # D = 2 now trained by the centre's row
+    assert "lcgm_sensitivity_train" in planned_jobs(smoke_run, *SMOKE, str(dims))
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     edit(smoke_run / "src" / "crlrepro" / "train.py")

@@ -232,27 +232,26 @@ def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seed
     return rows
 
 
-def sweep_rows(runs: "pd.DataFrame", sweep: str, points) -> "pd.DataFrame":
+def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.DataFrame":
     """One sweep's rows from the run tables of every sweep: the rows of ``runs`` at the sweep's (n, m)
     ``points``, labelled with the sweep. A point two sweeps share is trained once (one row per regime and seed,
     :func:`crlrepro.config.sweep_owner`) and appears in each sweep's rows. Every point must be there for every
-    regime of ``runs`` with that regime's seeds, and no (regime, n, m, seed) twice."""
+    one of ``regimes`` with exactly ``seeds``, and no (regime, n, m, seed) twice."""
     keys = ["regime", "n", "m", "seed"]
-    if not len(runs):
-        raise ValueError(f"sweep {sweep}: the run tables hold no rows")
     twice = runs[runs.duplicated(keys, keep=False)]
     if len(twice):
         raise ValueError(f"the run tables hold (regime, n, m, seed) more than once: {twice[keys].drop_duplicates().values.tolist()}")
-    wanted = sorted({(int(n), int(m)) for n, m in points})
-    for regime, group in runs.groupby("regime"):
-        seeds = sorted(set(group["seed"]))
+    wanted, seeds = sorted({(int(n), int(m)) for n, m in points}), sorted(int(seed) for seed in seeds)
+    for regime in regimes:
         for n, m in wanted:
-            found = sorted(group.loc[(group["n"] == n) & (group["m"] == m), "seed"])
+            at = (runs["regime"] == regime) & (runs["n"] == n) & (runs["m"] == m)
+            found = sorted(int(seed) for seed in runs.loc[at, "seed"])
             if found != seeds:
                 raise ValueError(f"sweep {sweep}, regime {regime}: (n, m) = ({n}, {m}) has seeds {found} in the run "
                                  f"tables, expected {seeds}")
-    at = [(int(n), int(m)) in set(wanted) for n, m in zip(runs["n"], runs["m"])]
-    return runs[at].assign(sweep=sweep).reset_index(drop=True)
+    keep = [regime in set(regimes) and (int(n), int(m)) in set(wanted)
+            for regime, n, m in zip(runs["regime"], runs["n"], runs["m"])]
+    return runs[keep].assign(sweep=sweep).reset_index(drop=True)
 
 
 def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Generator, level: float = 0.95) -> dict:

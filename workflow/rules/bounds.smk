@@ -271,6 +271,8 @@ rule scaling:
     threads: 1
     params:
         points=negative_sampling_points(["m", "n"]),
+        seeds=config["consistency"]["scaling"]["seeds"],
+        regimes=config["consistency"]["scaling"]["regimes"],
         bootstrap=config["consistency"]["scaling"]["bootstrap"],
     script:
         "../scripts/scaling.py"
@@ -315,6 +317,8 @@ rule budget:
     threads: 1
     params:
         points=negative_sampling_points(["budget"]),
+        seeds=config["consistency"]["scaling"]["seeds"],
+        regimes=config["consistency"]["scaling"]["regimes"],
         total=config["consistency"]["budget"]["total"],
     script:
         "../scripts/budget.py"

@@ -8,7 +8,8 @@ from crlrepro.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
-table = sweep_rows(runs, "budget", run.params["points"]["budget"])
+p = run.params
+table = sweep_rows(runs, "budget", p["points"]["budget"], p["seeds"], p["regimes"])
 table = table.sort_values(["regime", "m", "seed"], ignore_index=True)
 run.write_table(table, snakemake.output.table)
 run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit)

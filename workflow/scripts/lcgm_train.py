@@ -26,13 +26,14 @@ else:
     jobs = [(lcgm, int(dim), f"D{dim}_seed{seed}", path) for dim, path in zip(p.dims, snakemake.output)]
 run = ScriptRun(snakemake, seed=seed, device=p.device)
 t = run.params["training"]
+shared = {k: v for k, v in run.params.items() if k != "points"}  # a model's checkpoint is not its row's business
 for setting, dim, tag, path in jobs:
     settings = TrainSettings(epochs=setting["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
                              weight_decay=t["weight_decay"], seed=seed, name=f"A3 {tag}", device=run.device)
     model, history = train_lcgm_two_tower(
         LatentClassModel.from_config(setting), dim, seed, run.params["tau"], setting["train_samples"], settings, hidden=t["hidden"], layers=t["layers"],
         checkpoint=Path(run.params["checkpoint_dir"]) / f"{tag}.pt",
-        fingerprint=config_hash({**run.params, "lcgm": setting, "dims": dim}),
+        fingerprint=config_hash({**shared, "lcgm": setting, "dims": dim}),
     )
     save_two_tower(model, path, D=dim, seed=seed, history=history, provenance=run.provenance(),
                    noise_y=setting["noise_y"], separation=setting["separation"])

@@ -9,7 +9,8 @@ from crlrepro.reference import paper_values
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
-table = pd.concat([sweep_rows(runs, sweep, points) for sweep, points in run.params["points"].items()], ignore_index=True)
+sweeps = [sweep_rows(runs, sweep, points, run.params["seeds"], run.params["regimes"]) for sweep, points in run.params["points"].items()]
+table = pd.concat(sweeps, ignore_index=True)
 table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)
 slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],
