@@ -271,13 +271,13 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     budget = smoke_run / "budget.yaml"
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
-    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/runs/" in path}
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/consistency/runs/" in path}
     assert runs == {"budget_scrl.csv", "budget_sscrl.csv"}
     assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary", "report_captions"}
     # An n sweep parameter retrains the n sweep only (the budget, which reads its shared point, is re-assembled).
     n_sweep = smoke_run / "n_sweep.yaml"
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
-    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/runs/" in path}
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
     assert runs == {"n_scrl.csv", "n_sscrl.csv"}
     # A3's D sweep re-evaluates the sensitivity grid (its centre reads A3's models) but retrains none of it while
     # the centre's reused models stay the same (D = 2, 4, 6 here).
