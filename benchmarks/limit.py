@@ -59,9 +59,9 @@ def bound_by(step_share: float, matmul_time_share: float, mflop_per_step: float,
     if mflop_per_step < 20:
         return (f"per-operator overhead: {mflop_per_step:.2g} MFLOP per step take {ms_per_step:.2g} ms, "
                 f"tiny matmuls ({matmul_time_share:.0%} of operator time) among dispatch, elementwise work and the optimiser")
-    return (f"the work around the matmuls: {1 - matmul_time_share:.0%} of a step's operator time is elementwise "
-            "(softmax and scaling of the batch's score matrix, bias, ReLU, normalisation) and the optimiser's update, "
-            "memory-bound; the matmuls themselves are small")
+    return (f"the work around the matrix products and convolutions: {1 - matmul_time_share:.0%} of a step's operator "
+            "time is outside them (elementwise passes: the score matrix's scaling and softmax, batch norm, bias, ReLU; "
+            "the optimiser's update), memory-bound, and the products themselves are too small to run at the limit")
 
 
 def training_limit(records: pd.DataFrame, per_job: pd.DataFrame, peak: float) -> pd.DataFrame:
