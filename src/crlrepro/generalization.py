@@ -249,8 +249,8 @@ def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.
             if found != seeds:
                 raise ValueError(f"sweep {sweep}, regime {regime}: (n, m) = ({n}, {m}) has seeds {found} in the run "
                                  f"tables, expected {seeds}")
-    keep = [regime in set(regimes) and (int(n), int(m)) in set(wanted)
-            for regime, n, m in zip(runs["regime"], runs["n"], runs["m"])]
+    asked, at_points = set(regimes), set(wanted)
+    keep = [regime in asked and (int(n), int(m)) in at_points for regime, n, m in zip(runs["regime"], runs["n"], runs["m"])]
     return runs[keep].assign(sweep=sweep).reset_index(drop=True)
 
 
