@@ -36,19 +36,23 @@ rule all:
     default_target: True
     input:
         all_targets(),
+        intermediates(),
 
 
 # One paper at a time: `snakemake paper1` (its results, figures and claims; the summary needs all three).
 rule paper1:
     input:
         paper_targets(1),
+        intermediates(1),
 
 
 rule paper2:
     input:
         paper_targets(2),
+        intermediates(2),
 
 
 rule paper3:
     input:
         paper_targets(3),
+        intermediates(3),

@@ -47,10 +47,47 @@ SMOKE_RESULTS = "results/smoke"  # the smoke scale's own folder (configs/smoke.y
 VOLATILE = ("logs", "benchmarks")
 
 
-def copy_repo(dst):
-    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
-    shutil.copytree(REPO, dst, ignore=ignore)
+# Outside a git checkout (an unpacked archive), the project's own entries: what a package build and the workflow use.
+PROJECT_ENTRIES = ("Snakefile", "config.yaml", "pyproject.toml", "README.md", "configs", "src", "workflow", "envs", "profiles",
+                   "tests", "benchmarks", "docs")
+_CACHES = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
+
+
+def project_files(root) -> list[str]:
+    """The files of the checkout at ``root`` that the project tracks (``git ls-files``: a virtual environment, a
+    data folder or anything else untracked is left out, however large), as paths relative to it; outside git,
+    every file of PROJECT_ENTRIES. A new file must be added (``git add``) before the copies see it."""
+    root = Path(root)
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True)
+    if proc.returncode == 0 and (root / ".git").exists():
+        names = [name for name in proc.stdout.decode().split("\0") if name]
+        return [name for name in names if (root / name).is_file() or (root / name).is_symlink()]
+    files = []
+    for entry in PROJECT_ENTRIES:
+        path = root / entry
+        candidates = [path] if path.is_file() else sorted(path.rglob("*")) if path.is_dir() else []
+        files += [str(p.relative_to(root)) for p in candidates
+                  if p.is_file() and not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.parts)]
+    return files
+
+
+def copy_checkout(src, dst, also=()):
+    """Copy the project's files (:func:`project_files`) of the checkout ``src`` to ``dst``, with the folders
+    ``also`` (e.g. results/, .snakemake/, .git) copied whole where they exist."""
+    src, dst = Path(src), Path(dst)
+    for name in project_files(src):
+        target = dst / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / name, target, follow_symlinks=False)
+    for name in also:
+        if (src / name).is_dir():
+            shutil.copytree(src / name, dst / name, symlinks=True, ignore=_CACHES)
     return dst
+
+
+def copy_repo(dst):
+    """A copy of this checkout's project files, without results (see :func:`project_files`)."""
+    return copy_checkout(REPO, dst)
 
 
 def snakemake(workdir, *args, check=True, timeout=600):
@@ -128,8 +165,7 @@ def smoke_run(tmp_path_factory):
         differences = _code_differences(Path(given))
         if differences:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} was made with other code: {differences[:5]}")
-        shutil.copytree(given, workdir, symlinks=True, ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"))
+        copy_checkout(given, workdir, also=("results", ".snakemake", ".git"))  # .git: reruns record the same commit
         planned = planned_jobs(workdir, *SMOKE)
         if planned:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} is not a finished smoke run: it would still run {sorted(planned)}")
@@ -150,9 +186,7 @@ def fresh_checkout(dst):
     given = os.environ.get("CRLREPRO_SMOKE_RUN")
     if not given:
         return copy_repo(dst)
-    ignore = shutil.ignore_patterns("results", ".snakemake", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
-    shutil.copytree(given, dst, symlinks=True, ignore=ignore)
-    return dst
+    return copy_checkout(given, dst, also=(".git",))
 
 
 @pytest.fixture(scope="session")

@@ -63,7 +63,8 @@ def test_tables_json_and_torch_artifacts_round_trip_through_their_checksums(tmp_
 
 
 @pytest.mark.parametrize("damage", ["flip one bit", "truncate", "drop the sidecar", "delete"])
-def test_a_damaged_artifact_stops_with_its_path_and_how_to_rebuild_it(tmp_path, damage):
+def test_a_damaged_artifact_stops_with_its_path_and_how_to_rebuild_it(tmp_path, damage, monkeypatch):
+    monkeypatch.setenv("CRLREPRO_CONFIGFILES", "configs/smoke.yaml")  # the workflow names its run's config files
     path = tmp_path / "m.pt"
     save_torch({"w": torch.ones(64)}, path, {"rule": "gmm_mlp_train"})
     data = bytearray(path.read_bytes())
@@ -78,9 +79,11 @@ def test_a_damaged_artifact_stops_with_its_path_and_how_to_rebuild_it(tmp_path, 
         path.unlink()
     with pytest.raises(ArtifactError) as error:
         load_torch(path)
-    assert str(path) in str(error.value) and "delete" in str(error.value)
-    if damage in ("flip one bit", "truncate"):
-        assert "snakemake --forcerun gmm_mlp_train" in str(error.value)
+    # The advice is Snakemake's --forcerun of the file, with the run's config files: it rebuilds the file and what
+    # is computed from it, deleted or not (the pipeline test follows it literally).
+    assert str(error.value).startswith(f"{path}: ")
+    assert str(error.value).endswith(f"snakemake --cores all --configfile configs/smoke.yaml --forcerun {path}")
+    assert "delete" not in str(error.value)
 
 
 def test_a_table_edited_after_it_was_written_is_refused(tmp_path):
@@ -114,3 +117,18 @@ def test_a_pickle_that_would_run_code_is_refused_not_executed(tmp_path):
         with pytest.raises(ArtifactError, match="refused"):
             loader(path)
     assert not marker.exists()
+
+
+def test_a_reader_of_several_artifacts_refuses_any_set_but_the_expected_one(monkeypatch):
+    from crlrepro.artifacts import require_exact_set
+
+    monkeypatch.delenv("CRLREPRO_CONFIGFILES", raising=False)
+    grid = [[1.0, 3.0, 2], [1.0, 3.0, 4], [2.0, 3.0, 4]]
+    require_exact_set(list(reversed(grid)), grid, "models", ["a.pt"])  # the order read does not matter
+    for found, named in ((grid[1:], "missing [[1.0, 3.0, 2]], unexpected []"),
+                         (grid + [[2.0, 3.0, 6]], "missing [], unexpected [[2.0, 3.0, 6]]"),
+                         (grid[:2] + [grid[0]], "missing [[2.0, 3.0, 4]], unexpected [], duplicated ['[1.0, 3.0, 2]']")):
+        with pytest.raises(ArtifactError) as error:
+            require_exact_set(found, grid, "models (noise_y, separation, D)", ["m/a.pt", "m/b.pt"])
+        assert named in str(error.value)
+        assert str(error.value).endswith("rebuild them: snakemake --cores all --forcerun m/a.pt m/b.pt")

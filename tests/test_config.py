@@ -235,3 +235,57 @@ def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
     config["supervised_view"]["data"] = cifar
     config["supervised_view"]["balance"] = {"per_class": 700, "imbalance_ratio": 100.0}  # the paper config's
     assert data_problems(config) == []
+
+
+def test_the_results_folder_is_the_whole_value_and_stays_inside_results(tmp_path):
+    """`$` in the schema's pattern also matches before a final newline under re.search: the whole value must match.
+    A link in the scale's folder (or the folder itself) that leads outside results/ would put outputs elsewhere."""
+    from crlrepro.config import results_location_problems
+
+    for bad in ("results/nl\n", "results/../elsewhere", "results/smoke/", "/tmp/results"):
+        with pytest.raises(ConfigError, match="results: .*does not match"):
+            validate_config(set_key(default_config(), "results", bad), SCHEMA)
+    validate_config(set_key(default_config(), "results", "results/mine"), SCHEMA)
+    (tmp_path / "results" / "mine" / "models").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    assert results_location_problems("results/mine", tmp_path) == []
+    (tmp_path / "results" / "mine" / "models" / "lcgm").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (problem,) = results_location_problems("results/mine", tmp_path)
+    assert problem.startswith(f"results: {tmp_path / 'results/mine/models/lcgm'} is a link to {tmp_path / 'outside'}")
+    (tmp_path / "results" / "away").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (problem,) = results_location_problems("results/away", tmp_path)
+    assert problem.startswith("results: 'results/away' leads to") and "outside results/" in problem
+    # results/ itself may be a link (a scratch disk): links inside it that stay inside it are fine.
+    scratch = tmp_path / "scratch"
+    (scratch / "results" / "mine").mkdir(parents=True)
+    (scratch / "checkout").mkdir()
+    (scratch / "checkout" / "results").symlink_to(scratch / "results", target_is_directory=True)
+    (scratch / "results" / "mine" / "alias").symlink_to(scratch / "results" / "mine", target_is_directory=True)
+    assert results_location_problems("results/mine", scratch / "checkout") == []
+
+
+@pytest.mark.parametrize("value, hint", [("5e-1", True), ("1e-3", True), ("+2", True), ("ten", False), ("abc", False)])
+def test_the_yaml_number_hint_is_shown_only_for_numbers_yaml_left_as_text(value, hint):
+    with pytest.raises(ConfigError) as error:
+        validate_config(set_key(default_config(), "approximation.epochs", value), SCHEMA)
+    assert "approximation.epochs:" in str(error.value)
+    assert ("YAML reads 1e-3 as text" in str(error.value)) == hint
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tau: [0.5\ngmm: {}\n", r"bad\.yaml, line 2, column \d+: not valid YAML"),
+    ("- tau\n- 0.5\n", r"bad\.yaml, line 1: a config file is a mapping of keys .* holds a list"),
+    ("tau: !!python/object/apply:os.system ['touch {marker}']\n", r"bad\.yaml, line 1, column \d+: not valid YAML .*python/object"),
+    ("tau:\n\t0.5\n", r"bad\.yaml, line 2, column 1: not valid YAML"),
+])
+def test_a_config_file_that_is_not_a_mapping_of_plain_data_is_named_with_its_line(tmp_path, text, message):
+    from crlrepro.config import read_config_file
+
+    marker = tmp_path / "ran"
+    path = tmp_path / "bad.yaml"
+    path.write_text(text.replace("{marker}", str(marker)))
+    with pytest.raises(ConfigError, match=message):
+        read_config_file(path)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, SCHEMA)
+    assert not marker.exists()  # the tag was refused, not run

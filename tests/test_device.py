@@ -178,3 +178,38 @@ def test_script_run_takes_a_gpu_for_a_rule_that_declares_one(tmp_path, monkeypat
     assert run.gpu_slots is not None
     run.gpu_slots.release()
     held.release()
+
+
+def test_gpu_slot_files_live_in_a_private_folder_and_links_are_refused(tmp_path, monkeypatch):
+    """The slot folder is per user with mode 0700 and the slot files are opened without following links: in a
+    shared /tmp another user could otherwise plant a link that the job would write its pid through."""
+    import stat
+
+    monkeypatch.delenv("CRLREPRO_GPU_LOCK_DIR", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    slots = GpuSlots(["0"], poll_seconds=0.01)
+    assert slots.lock_dir == tmp_path / f"crlrepro-gpu-slots-{os.getuid()}"
+    assert slots.acquire(1, timeout=1) == ["0"]
+    assert stat.S_IMODE(os.stat(slots.lock_dir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(slots.lock_dir / "gpu-0.lock").st_mode) == 0o600
+    slots.release()
+    # A folder open to others, or a link in place of the folder, is refused before any slot file is opened.
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    os.chmod(shared, 0o777)
+    with pytest.raises(PermissionError, match="mode 0700"):
+        GpuSlots(["0"], lock_dir=shared).acquire(1, timeout=1)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    with pytest.raises(PermissionError, match="a link"):
+        GpuSlots(["0"], lock_dir=link).acquire(1, timeout=1)
+    # A link planted in place of a slot file is not followed: the target stays untouched.
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    target = tmp_path / "victim"
+    target.write_text("precious\n")
+    (private / "gpu-0.lock").symlink_to(target)
+    with pytest.raises(OSError):
+        GpuSlots(["0"], lock_dir=private).acquire(1, timeout=1)
+    assert target.read_text() == "precious\n"

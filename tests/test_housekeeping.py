@@ -30,3 +30,28 @@ def test_the_lock_file_pins_every_requirement():
     for requirement in wanted:
         name = re.sub(r"[-_.]+", "-", re.split(r"[<>=!\[; ]", requirement)[0]).lower()
         assert name in pinned, f"{name} is required but not in requirements.lock"
+
+
+def test_the_pipeline_tests_copy_only_what_the_project_tracks(tmp_path):
+    """A virtual environment or a data folder inside the checkout is not copied into every test's working tree
+    (five copies of a 6 GB .venv once filled the disk): copy_repo copies the tracked files only."""
+    import subprocess
+
+    from conftest import copy_checkout, project_files
+
+    src = tmp_path / "checkout"
+    (src / "src" / "pkg").mkdir(parents=True)
+    (src / "Snakefile").write_text("rule all:\n")
+    (src / "src" / "pkg" / "module.py").write_text("x = 1\n")
+    for untracked in (".venv/lib/site-packages/big.bin", "data/cifar-10-batches-py/data_batch_1"):
+        (src / untracked).parent.mkdir(parents=True)
+        (src / untracked).write_bytes(b"\0" * (1 << 20))
+    subprocess.run(["git", "init", "-q"], cwd=src, check=True)
+    subprocess.run(["git", "add", "Snakefile", "src"], cwd=src, check=True)
+    assert sorted(project_files(src)) == ["Snakefile", "src/pkg/module.py"]
+    (src / "src" / "pkg" / "module.py").write_text("x = 2\n")  # an uncommitted edit is what the tests must see
+    dst = copy_checkout(src, tmp_path / "copy")
+    copied = sorted(str(p.relative_to(dst)) for p in dst.rglob("*") if p.is_file())
+    assert copied == ["Snakefile", "src/pkg/module.py"] and (dst / "src/pkg/module.py").read_text() == "x = 2\n"
+    # .venv/ is ignored, so `git status` stays clean after the README's install into a virtual environment.
+    assert ".venv/" in (REPO / ".gitignore").read_text().split()

@@ -17,7 +17,7 @@ import yaml
 from crlrepro.reference import paper_values
 from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS
 
-from conftest import REPO, SMOKE, SMOKE_RESULTS, copy_repo, edit, planned_jobs, planned_outputs, snakemake
+from conftest import REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, snakemake
 
 pytestmark = pytest.mark.pipeline
 def test_smoke_tables_have_the_right_values(smoke_run):
@@ -392,7 +392,98 @@ def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_l
     failed = snakemake(workdir, "--cores", "1", f"{SMOKE_RESULTS}/claims/A4.csv", *SMOKE, check=False)
     report = failed.stdout + failed.stderr
     assert failed.returncode != 0 and f"{SMOKE_RESULTS}/logs/claims_a4.log" in report
-    assert "does not match the checksum" in report and "snakemake --forcerun tsybakov" in report
+    assert "does not match the checksum" in report
+    assert f"snakemake --cores all --configfile configs/smoke.yaml --forcerun {target}" in report
+
+
+def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(smoke_run, smoke_artifacts):
+    """A deleted model of the sensitivity grid is planned again (it was a file inside a directory() output: the
+    table silently lost a row); a damaged model is refused with a command that, run as printed, rebuilds it and
+    everything computed from it, even after the user also deleted it; `crlrepro verify` finds both first."""
+    import re
+    import shlex
+
+    results = smoke_run / SMOKE_RESULTS
+    (results / "models" / "lcgm_sensitivity" / "ny0" / "sep0_D2.pt").unlink()
+    assert {"lcgm_sensitivity_train_ny0", "lcgm_sensitivity", "figure_lcgm"} <= planned_jobs(smoke_run, *SMOKE)
+    model = f"{SMOKE_RESULTS}/models/ssl/full_base_cosine_balanced_r1.pt"
+    data = bytearray((smoke_run / model).read_bytes())
+    data[len(data) // 2] ^= 0x10
+    stat = (smoke_run / model).stat()
+    (smoke_run / model).write_bytes(bytes(data))
+    os.utime(smoke_run / model, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # corruption that keeps the mtime
+    verify = subprocess.run([sys.executable, "-m", "crlrepro.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
+                            text=True, timeout=300)
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert f"{model}: its content does not match the SHA-256" in verify.stdout
+    assert f"{SMOKE_RESULTS}/models/lcgm_sensitivity/ny0/sep0_D2.pt: missing" in verify.stdout
+    # A reader of the damaged model refuses it and says how to rebuild it.
+    reader = f"{SMOKE_RESULTS}/supervised_view/runs/full_base_cosine_balanced_r1.csv"
+    failed = snakemake(smoke_run, "--cores", "1", *SMOKE, "--forcerun", reader, "--until", "ssl_eval", check=False)
+    report = failed.stdout + failed.stderr
+    assert failed.returncode != 0 and f"{model}: its content does not match the checksum" in report
+    (advice,) = set(re.findall(r"rebuild it and what is computed from it: (snakemake [^\n]+)", report))
+    assert advice == f"snakemake --cores all --configfile configs/smoke.yaml --forcerun {model}"
+    (smoke_run / model).unlink()  # what the old advice said to do first: the command must work all the same
+    words = shlex.split(advice)
+    subprocess.run([sys.executable, "-m", *words], cwd=smoke_run, check=True, capture_output=True, timeout=900)
+    after = artifacts(smoke_run)
+    assert after == smoke_artifacts, sorted(k for k in set(after) | set(smoke_artifacts) if after.get(k) != smoke_artifacts.get(k))
+    assert planned_jobs(smoke_run, *SMOKE) == set()
+    verify = subprocess.run([sys.executable, "-m", "crlrepro.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
+                            text=True, timeout=300)
+    assert verify.returncode == 0 and "all verified" in verify.stdout, verify.stdout
+
+
+@pytest.mark.parametrize("target", ["all", "paper1", "paper2", "paper3"])
+def test_every_file_the_workflow_writes_is_a_target_so_a_deleted_one_is_rebuilt(tmp_path, target):
+    """Snakemake leaves a deleted intermediate file (a model, a run table) alone while what was computed from it is
+    up to date; only targets are rebuilt. So every output of a paper's jobs is a target of its rule (and of all)."""
+    workdir = copy_repo(tmp_path / "repo")
+    out = snakemake(workdir, "-n", "--forceall", "--cores", "1", target, *SMOKE).stdout  # targets before --configfile
+    jobs, current = [], None
+    for line in out.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            current = {"rule": line.split()[1].rstrip(":")}
+            jobs.append(current)
+        elif current is not None and line.strip().startswith(("input:", "output:")):
+            key, _, files = line.strip().partition(": ")
+            current[key] = set(files.split(", "))
+    (top,) = [job for job in jobs if job["rule"] == target]
+    written = {path for job in jobs if job is not top for path in job.get("output", ())}
+    assert len(written) > 20 and written <= top["input"], sorted(written - top["input"])
+
+
+def test_a_job_ends_with_the_snakemake_that_started_it(tmp_path):
+    """kill -9 of Snakemake alone (not its process group) once left two jobs running that overlapped the rerun."""
+    import psutil
+
+    workdir = copy_repo(tmp_path / "repo")
+    target = f"{SMOKE_RESULTS}/consistency/tsybakov_small_t.json"  # a job of about a minute, no upstream job
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE], cwd=workdir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = workdir / SMOKE_RESULTS / "logs" / "tsybakov_small_t.log"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (log.exists() and "rule tsybakov_small_t" in log.read_text()):
+        time.sleep(0.1)
+
+    def jobs():
+        return [p for p in psutil.process_iter(["cmdline"])
+                if any(str(workdir / ".snakemake" / "scripts") in part for part in p.info["cmdline"] or [])]
+
+    assert jobs(), "the job should be running"
+    proc.kill()  # Snakemake only, as the OOM killer or a `kill -9 <pid>` would
+    proc.wait()
+    deadline = time.time() + 10  # the job ends within a second of its SIGTERM; without it, it runs on for a minute
+    while time.time() < deadline and jobs():
+        time.sleep(0.2)
+    left = jobs()
+    for job in left:
+        job.kill()
+    assert not left, f"jobs outlived Snakemake: {[job.pid for job in left]}"
+    assert not (workdir / target).exists()
+    assert not list((workdir / SMOKE_RESULTS / "consistency").glob(".*.tmp"))  # nothing half-written left behind
+    # (the rerun after --unlock is test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_log)
 
 
 def _planned_outputs(workdir, *args) -> list[str]:

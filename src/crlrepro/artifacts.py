@@ -92,9 +92,29 @@ def _write_sidecar(path: str | Path, prov: dict) -> None:
     write_json({"artifact": Path(path).name, "sha256": sha256_of(path), **prov}, sidecar_path(path))
 
 
-def _rebuild_hint(path: Path, rule: str | None) -> str:
-    how = f"snakemake --forcerun {rule}" if rule else "rerun the rule that writes it (snakemake --forcerun <rule>)"
-    return f"delete {path} and run snakemake again, or {how}"
+CONFIGFILES_ENV = "CRLREPRO_CONFIGFILES"  # the run's --configfile paths (os.pathsep-separated), set by the workflow
+
+
+def rebuild_command(paths) -> str:
+    """The command that rebuilds the artifacts ``paths`` and everything computed from them: Snakemake's
+    ``--forcerun`` of the files reruns the jobs that write them and every job downstream, whether the files are
+    damaged or already deleted (deleting an intermediate file alone is not enough: Snakemake leaves a missing
+    intermediate alone while the results computed from it are up to date). The run's config files come from the
+    workflow (:data:`CONFIGFILES_ENV`), so the command rebuilds the same scale."""
+    configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
+    words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", _quote(f))),
+             "--forcerun", *(_quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
+    return " ".join(words)
+
+
+def _quote(word: str) -> str:
+    import shlex
+
+    return shlex.quote(word)
+
+
+def _rebuild_hint(path: Path) -> str:
+    return f"rebuild it and what is computed from it: {rebuild_command(path)}"
 
 
 def verify(path: str | Path) -> Path:
@@ -107,15 +127,29 @@ def verify(path: str | Path) -> Path:
         recorded = record["sha256"]
     except (OSError, ValueError, KeyError, TypeError):
         raise ArtifactError(f"{path}: its sidecar {sidecar} is missing, unreadable or has no checksum, so the "
-                            f"file cannot be verified; {_rebuild_hint(path, None)}") from None
+                            f"file cannot be verified; {_rebuild_hint(path)}") from None
     try:
         actual = sha256_of(path)
     except OSError as error:
-        raise ArtifactError(f"{path}: cannot be read ({error.strerror}); {_rebuild_hint(path, record.get('rule'))}") from None
+        raise ArtifactError(f"{path}: cannot be read ({error.strerror}); {_rebuild_hint(path)}") from None
     if actual != recorded:
         raise ArtifactError(f"{path}: its content does not match the checksum recorded in {sidecar} (corrupted or "
-                            f"edited since it was written); {_rebuild_hint(path, record.get('rule'))}")
+                            f"edited since it was written); {_rebuild_hint(path)}")
     return path
+
+
+def require_exact_set(found, expected, what: str, paths) -> None:
+    """Stop a reader of several artifacts unless what it ``found`` (one item per artifact read) is exactly the
+    ``expected`` items the config asks for: a table built from fewer (or other) artifacts would look complete.
+    :class:`ArtifactError` lists the missing and unexpected items and the command that rebuilds ``paths``."""
+    found, expected = sorted(found), sorted(expected)
+    if found != expected:
+        missing = [item for item in expected if item not in found]
+        unexpected = [item for item in found if item not in expected]
+        duplicated = sorted({repr(item) for item in found if found.count(item) > 1})
+        raise ArtifactError(f"the {what} read are not the set the config asks for: missing {missing}, unexpected "
+                            f"{unexpected}{f', duplicated {duplicated}' if duplicated else ''}; rebuild them: "
+                            f"{rebuild_command(paths)}")
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -147,7 +181,7 @@ def load_torch(path: str | Path):
     except (pickle.UnpicklingError, RuntimeError, OSError, EOFError, ValueError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ArtifactError(f"{path}: not a plain tensor archive, refused ({first}); it was not written by this "
-                            f"pipeline or is damaged: {_rebuild_hint(path, None)}") from None
+                            f"pipeline or is damaged: {_rebuild_hint(path)}") from None
 
 
 def save_figure(fig, paths, dpi: int = 200) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import re
 from pathlib import Path
 
 import jsonschema
@@ -43,12 +45,23 @@ def _validator_with_defaults(schema: dict):
                     instance[name] = copy.deepcopy(sub["default"])
         yield from check_properties(validator, props, instance, schema)
 
-    return jsonschema.validators.extend(base, {"properties": properties})(schema)
+    def pattern(validator, regex, instance, schema):
+        # The whole string must match: with re.search (JSON Schema's reading) `$` also matches before a final
+        # newline, so "results/nl\n" would pass "^results(/...)*$" and name a folder ending in a newline.
+        if isinstance(instance, str) and not re.fullmatch(regex, instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {regex!r} (the whole value must match)")
+
+    return jsonschema.validators.extend(base, {"properties": properties, "pattern": pattern})(schema)
+
+
+# A number as PyYAML (YAML 1.1) may leave it text: 1e-3 without a dot, +5, 1_000.
+_NUMBER_AS_TEXT = re.compile(r"[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
     message = error.message
-    if error.validator == "type" and isinstance(error.instance, str):
+    if (error.validator == "type" and isinstance(error.instance, str)
+            and _NUMBER_AS_TEXT.fullmatch(error.instance.strip())):
         message += " (YAML reads 1e-3 as text: write 1.0e-3)"
     return f"{_key(error.absolute_path)}: {message}"
 
@@ -218,6 +231,27 @@ def resource_problems(config: dict, memory_bytes: int) -> list[str]:
     return problems
 
 
+def results_location_problems(results: str, workdir: str | Path = ".") -> list[str]:
+    """Where the scale's folder ``results`` (a path under ``results/``) or anything already in it leads outside
+    ``results/`` once symbolic links are resolved: outputs, sidecars and logs would land elsewhere. ``results/``
+    itself may be a link (to a scratch disk, say); links inside it must stay inside it. Checked when a run starts."""
+    workdir = Path(workdir)
+    root = (workdir / "results").resolve()
+    folder = workdir / results
+    if not folder.resolve().is_relative_to(root):
+        return [f"results: {results!r} leads to {folder.resolve()}, outside results/ ({root}) once links are resolved; "
+                "remove the link or choose a folder under results/"]
+    problems = []
+    if folder.is_dir():
+        for directory, subdirectories, files in os.walk(folder):  # links are listed, not followed
+            for name in subdirectories + files:
+                path = Path(directory) / name
+                if path.is_symlink() and not path.resolve().is_relative_to(root):
+                    problems.append(f"results: {path} is a link to {path.resolve()}, outside results/ ({root}); what the "
+                                    "run writes there would land outside the results tree: remove the link")
+    return problems
+
+
 def data_problems(config: dict) -> list[str]:
     """What a run needs of its data and does not find: the CIFAR-10 or Fashion-MNIST files, and enough
     images of each class for S3's training sets (checked when a run starts, not in a dry run)."""
@@ -286,6 +320,14 @@ def lcgm_sensitivity_reused(lcgm: dict, i: int, j: int) -> list[int]:
     return [d for d in lcgm_sensitivity_dims(lcgm, i, j) if d in {int(dim) for dim in lcgm["dims"]}]
 
 
+def lcgm_sensitivity_points(lcgm: dict) -> list[list]:
+    """Every model of ``lcgm.sensitivity`` as [noise_y, separation, D], sorted: the exact set its table must hold."""
+    grid = lcgm["sensitivity"]
+    return sorted([float(grid["noise_y"][i]), float(grid["separation"][j]), d]
+                  for i in range(len(grid["noise_y"])) for j in range(len(grid["separation"]))
+                  for d in lcgm_sensitivity_dims(lcgm, i, j))
+
+
 SSL_EXPERIMENTS = ("S1", "S2", "S3", "S4")
 
 
@@ -350,9 +392,29 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def read_yaml(path: str | Path):
-    """A YAML file as plain data, refusing duplicate keys (:class:`ConfigError` naming file and line)."""
-    with open(path) as handle:
-        return yaml.load(handle, Loader=_UniqueKeyLoader)
+    """A YAML file as plain data, refusing duplicate keys, syntax errors and tags that are not plain data (such as
+    ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run)."""
+    try:
+        with open(path) as handle:
+            return yaml.load(handle, Loader=_UniqueKeyLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        what = " ".join(filter(None, [error.context, error.problem]))
+        raise ConfigError(f"{where}: not valid YAML ({what})") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML ({error})") from None
+
+
+def read_config_file(path: str | Path) -> dict:
+    """A config file: YAML (:func:`read_yaml`) whose top level is a mapping of keys (an empty file is no keys)."""
+    data = read_yaml(path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}, line 1: a config file is a mapping of keys (e.g. 'tau: 0.5'), this one holds a "
+                          f"{type(data).__name__}")
+    return data
 
 
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
@@ -375,7 +437,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
 
 def load_config(path: str | Path, schema_path: str | Path) -> dict:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
-    return validate_config(read_yaml(path) or {}, schema_path)
+    return validate_config(read_config_file(path), schema_path)
 
 
 def config_value(config: dict, key: str):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -89,7 +90,7 @@ def retain_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: in
 # error, kill): no slot can leak.
 
 GPU_COUNT_ENV = "CRLREPRO_GPU_COUNT"        # overrides the detected count (tests simulate GPUs with it)
-GPU_LOCK_DIR_ENV = "CRLREPRO_GPU_LOCK_DIR"  # where the slot files live (default: <tmp>/crlrepro-gpu-slots)
+GPU_LOCK_DIR_ENV = "CRLREPRO_GPU_LOCK_DIR"  # where the slot files live (default: <tmp>/crlrepro-gpu-slots-<uid>)
 
 
 def physical_gpus(environ=None) -> list[str]:
@@ -131,12 +132,23 @@ class GpuSlots:
     def __init__(self, gpus, lock_dir=None, poll_seconds: float = 0.5):
         self.gpus = [str(gpu) for gpu in gpus]
         self.lock_dir = Path(lock_dir or os.environ.get(GPU_LOCK_DIR_ENV)
-                             or Path(tempfile.gettempdir()) / "crlrepro-gpu-slots")
+                             or Path(tempfile.gettempdir()) / f"crlrepro-gpu-slots-{os.getuid()}")
         self.poll_seconds = poll_seconds
         self._held: dict[str, int] = {}
 
+    def _private_lock_dir(self) -> None:
+        """Create the slot folder (mode 0700) or check the existing one: a real folder, not a link, owned by this
+        user and closed to others; in a shared /tmp another user could otherwise plant links or hold the slots."""
+        self.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(self.lock_dir)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise PermissionError(f"the GPU slot folder {self.lock_dir} must be a folder of this user's own with mode "
+                                  f"0700 (it is {'a link' if stat.S_ISLNK(info.st_mode) else oct(info.st_mode & 0o777)}, "
+                                  f"owner uid {info.st_uid}); remove it, or set {GPU_LOCK_DIR_ENV} to a private folder")
+
     def _try_lock(self, gpu: str) -> int | None:
-        fd = os.open(self.lock_dir / f"gpu-{gpu}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+        # O_NOFOLLOW: a link planted in place of a slot file is refused (ELOOP), never written through.
+        fd = os.open(self.lock_dir / f"gpu-{gpu}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -154,7 +166,7 @@ class GpuSlots:
                              f"({', '.join(self.gpus) or 'none'})")
         if self._held:
             raise RuntimeError(f"this allocator already holds GPUs {sorted(self._held)}")
-        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        self._private_lock_dir()
         start = last_log = time.monotonic()
         while True:
             for gpu in self.gpus:

@@ -101,7 +101,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp"),
     Experiment(
         "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
-        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_train", "lcgm_sensitivity"),
+        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
         ("approximation/lcgm_probe.csv", "approximation/lcgm_elbow.json", "approximation/lcgm_spectrum.csv",
          "approximation/lcgm_rank.json", "approximation/lcgm_sensitivity.csv", "approximation/lcgm_sensitivity_elbow.csv"),
         "claims_a3",

@@ -95,6 +95,7 @@ rule lcgm_sensitivity:
             "elbow_tolerance",
         ),
         tau=config["tau"],
+        points=lcgm_sensitivity_points(config["lcgm"]),
     script:
         "../scripts/lcgm_sensitivity.py"
 

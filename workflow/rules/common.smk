@@ -18,20 +18,23 @@ from crlrepro.config import (
     config_value,
     data_problems,
     lcgm_sensitivity_dims,
+    lcgm_sensitivity_points,
     lcgm_sensitivity_reused,
-    read_yaml,
+    read_config_file,
     resource_problems,
+    results_location_problems,
     ssl_experiment_specs,
     sweep_points,
     sweep_sources,
     sweep_trained_points,
     validate_config,
 )
+from crlrepro.artifacts import CONFIGFILES_ENV
 from crlrepro.pipeline import imported_library_files
 
 try:
     for path in workflow.configfiles:  # Snakemake's own reading keeps the last of two equal keys
-        read_yaml(path)
+        read_config_file(path)
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
@@ -40,7 +43,7 @@ except ConfigError as error:
 onstart:
     # Checked when a run starts, before any job and before Snakemake removes any output it would
     # recompute; not in a dry run, which previews the plan even where the data or GPU are not here.
-    problems = data_problems(config)
+    problems = results_location_problems(config["results"]) + data_problems(config)
     if workflow.local_exec:
         import psutil
 
@@ -72,6 +75,15 @@ def workdir_relative(path):
     date instead of rerunning everything."""
     relative = os.path.relpath(path)
     return str(path) if relative.startswith("..") else relative
+
+
+# The run's own --configfile files (the Snakefile's config.yaml is read anyway), for the rebuild commands that
+# errors advise (crlrepro.artifacts.rebuild_command): followed literally, they rebuild this same scale.
+os.environ[CONFIGFILES_ENV] = os.pathsep.join(
+    workdir_relative(path)
+    for path in workflow.configfiles
+    if Path(path).resolve() != (Path(workflow.basedir) / "config.yaml").resolve()
+)
 
 
 def library(script):
@@ -148,14 +160,25 @@ def lcgm_sensitivity_row(i):
     return row
 
 
+def lcgm_sensitivity_rows():
+    """The rows of lcgm.sensitivity (noise_y indices) whose job trains any model."""
+    return [i for i in range(len(config["lcgm"]["sensitivity"]["noise_y"])) if lcgm_sensitivity_row(i)]
+
+
+def lcgm_sensitivity_row_models(i):
+    """The model files row i's job writes, sep<j>_D<D>.pt, in the order of lcgm_sensitivity_row(i)."""
+    return [
+        f"{RESULTS}/models/lcgm_sensitivity/ny{i}/sep{j}_D{d}.pt" for j, dims in lcgm_sensitivity_row(i) for d in dims
+    ]
+
+
 def lcgm_sensitivity_models():
-    """Every model lcgm.sensitivity evaluates: one directory per row of the grid (by noise_y index) that trains
-    any D, and at the grid's centre A3's models of the first seed for the D its sweep already trained."""
+    """Every model lcgm.sensitivity evaluates, each file named: the models the grid's rows train, and at the grid's
+    centre A3's models of the first seed for the D its sweep already trained."""
     grid = config["lcgm"]["sensitivity"]
     models = []
     for i in range(len(grid["noise_y"])):
-        if lcgm_sensitivity_row(i):
-            models.append(f"{RESULTS}/models/lcgm_sensitivity/ny{i}")
+        models += lcgm_sensitivity_row_models(i)
         for j in range(len(grid["separation"])):
             models += [
                 f"{RESULTS}/models/lcgm/D{d}_seed{config['seeds'][0]}.pt"
@@ -172,6 +195,31 @@ def all_targets():
 def paper_targets(paper):
     """One paper's results, figures and claims (rule paper1, paper2, paper3)."""
     return registry.experiment_targets(RESULTS, registry.experiments_of(paper))
+
+
+def intermediates(paper=None):
+    """Every intermediate file (a model, a run table, a bank of views) of this scale that the rules of ``paper`` (all
+    papers: None) read, as a target: Snakemake leaves a deleted intermediate file alone while what was computed
+    from it is up to date, so without this a deleted model would stay missing after `snakemake` said "Nothing to be
+    done". As a target it is rebuilt, and everything computed from it reruns. The files come from the rules'
+    inputs; paper 3's models and views are read by jobs per run (wildcards), so they are listed by name."""
+    names = {
+        r
+        for e in registry.EXPERIMENTS
+        if paper in (None, e.paper)
+        for r in (*e.rules, e.claims_rule, e.figure_rule)
+        if r
+    }
+    files = {
+        str(f)
+        for r in workflow.rules
+        if r.name in names
+        for f in r.input
+        if isinstance(f, str) and f.startswith(f"{RESULTS}/") and "{" not in f
+    }
+    if paper in (None, 3):
+        files.update(path for e in SSL_EXPERIMENTS for path in ssl_models(e) + ssl_views(e))
+    return sorted(files)
 
 
 def claim_tables():

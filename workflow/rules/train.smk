@@ -152,32 +152,40 @@ rule deviation_draws:
         "../scripts/deviation_draws.py"
 
 
-rule lcgm_sensitivity_train:
-    input:
-        library("lcgm_train"),
-    output:
-        # one job per row of the grid (a noise_y): D = K at each separation, and the elbow sweep's D on the cross; at
-        # the centre only those A3's sweep has not trained (lcgm_sensitivity_row); files sep<j>_D<D>.pt
-        directory(f"{RESULTS}/models/lcgm_sensitivity/ny{{i}}"),
-    log:
-        f"{RESULTS}/logs/lcgm_sensitivity_train/ny{{i}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{{i}}.tsv"
-    wildcard_constraints:
-        i=r"\d+",
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        gpu=gpu_request(),
-    params:
-        lcgm=lcgm_training(),
-        sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
-        points=lambda w: lcgm_sensitivity_row(int(w.i)),
-        seed=config["seeds"][0],
-        tau=config["tau"],
-        training=config["training"],
-        device=config["device"],
-        checkpoint_dir=f"{RESULTS}/checkpoints/lcgm_sensitivity",
-    script:
-        "../scripts/lcgm_train.py"
+# lcgm.sensitivity: one job per row of the grid (a noise_y) that trains anything: D = K at each separation, and the
+# elbow sweep's D on the cross; at the centre only those A3's sweep has not trained (lcgm_sensitivity_row). A row's
+# models differ in number from row to row, so each row is a rule of its own with every model file declared: a
+# deleted model is seen as missing (and retrained) like any other output, never silently left out of the table.
+for i in lcgm_sensitivity_rows():
+
+    rule:
+        name:
+            f"lcgm_sensitivity_train_ny{i}"
+        input:
+            library("lcgm_train"),
+        output:
+            lcgm_sensitivity_row_models(i),
+        log:
+            f"{RESULTS}/logs/lcgm_sensitivity_train/ny{i}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{i}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            # sized here like lcgm_train in profiles/slurm (a row's rule name depends on the config)
+            gpu=gpu_request(),
+            mem_mb=8000,
+            runtime=240,
+        params:
+            lcgm=lcgm_training(),
+            sensitivity=config_keys("lcgm.sensitivity", "noise_y", "separation"),
+            row=i,
+            points=lcgm_sensitivity_row(i),
+            seed=config["seeds"][0],
+            tau=config["tau"],
+            training=config["training"],
+            device=config["device"],
+            checkpoint_dir=f"{RESULTS}/checkpoints/lcgm_sensitivity",
+        script:
+            "../scripts/lcgm_train.py"

@@ -2,10 +2,9 @@
 further D on its cross through the configured setting), and the elbow at every point that has a D sweep. At the
 grid's centre the D that A3's sweep trains are A3's models of the first seed (the same training)."""
 
-from pathlib import Path
-
 import pandas as pd
 
+from crlrepro.artifacts import require_exact_set
 from crlrepro.evaluation import evaluate_lcgm_two_tower, sensitivity_elbows
 from crlrepro.lcgm import LatentClassModel
 from crlrepro.networks import load_two_tower
@@ -13,15 +12,14 @@ from crlrepro.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 base = run.params["lcgm"]
+paths = list(snakemake.input.models)  # every model file the config names (sep<j>_D<D>.pt of a row, or A3's own)
+models = [load_two_tower(path) for path in paths]
+# A table built from fewer (or other) models than the grid would look complete: refuse it, naming what is missing.
+require_exact_set([[float(meta["noise_y"]), float(meta["separation"]), int(meta["D"])] for _, meta in models],
+                  [[float(a), float(b), int(d)] for a, b, d in run.params["points"]],
+                  "sensitivity models (noise_y, separation, D)", paths)
 rows = []
-paths = []  # a grid row's directory of sep<j>_D<D>.pt, or (at the centre) one of A3's own models
-for model in map(Path, snakemake.input.models):
-    found = sorted(model.glob("sep*_D*.pt")) if model.is_dir() else [model]
-    if not found:
-        raise FileNotFoundError(f"a sensitivity model directory holds no sep<j>_D<D>.pt: {model}")
-    paths += found
-for path in paths:
-    model, meta = load_two_tower(path)
+for model, meta in models:
     lcgm = LatentClassModel.from_config({**base, "noise_y": meta["noise_y"], "separation": meta["separation"]})
     metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], base["test_samples"], meta["seed"])
     rows.append({"noise_y": meta["noise_y"], "separation": meta["separation"], "D": meta["D"], "seed": meta["seed"],

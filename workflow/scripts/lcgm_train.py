@@ -1,7 +1,6 @@
 """A3: train the two-tower MLP on pairs from the LCGM for every D of the job, one model file each. A job of rule
-lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train (wildcard i) is one row of the
-lcgm.sensitivity grid (the i-th noise_y, the first seed): at each separation j its D, written into the row's
-directory as sep<j>_D<D>.pt."""
+lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train_ny<i> is one row of the lcgm.sensitivity grid
+(the i-th noise_y, the first seed): at each separation j its D, written to the row's declared outputs sep<j>_D<D>.pt."""
 
 from pathlib import Path
 
@@ -12,21 +11,19 @@ from crlrepro.networks import save_two_tower
 from crlrepro.pipeline import ScriptRun
 from crlrepro.train import TrainSettings
 
-wildcards = snakemake.wildcards
 p = snakemake.params
 lcgm = dict(p.lcgm)
-if "i" in wildcards.keys():  # a row of the sensitivity grid: its points (separation index j) and their D
-    i, seed = int(wildcards.i), int(p.seed)
-    directory = Path(snakemake.output[0])
-    directory.mkdir(parents=True, exist_ok=True)
-    jobs = [({**lcgm, "noise_y": p.sensitivity["noise_y"][i], "separation": p.sensitivity["separation"][int(j)]}, int(dim),
-             f"ny{i}_sep{j}_D{dim}", directory / f"sep{j}_D{dim}.pt") for j, dims in p.points for dim in dims]
+if "row" in p.keys():  # a row of the sensitivity grid: its points (separation index j) and their D, in output order
+    i, seed = int(p.row), int(p.seed)
+    points = [(int(j), int(dim)) for j, dims in p.points for dim in dims]
+    jobs = [({**lcgm, "noise_y": p.sensitivity["noise_y"][i], "separation": p.sensitivity["separation"][j]}, dim,
+             f"ny{i}_sep{j}_D{dim}", path) for (j, dim), path in zip(points, snakemake.output, strict=True)]
 else:
-    seed = int(wildcards.seed)
-    jobs = [(lcgm, int(dim), f"D{dim}_seed{seed}", path) for dim, path in zip(p.dims, snakemake.output)]
+    seed = int(snakemake.wildcards.seed)
+    jobs = [(lcgm, int(dim), f"D{dim}_seed{seed}", path) for dim, path in zip(p.dims, snakemake.output, strict=True)]
 run = ScriptRun(snakemake, seed=seed, device=p.device)
 t = run.params["training"]
-shared = {k: v for k, v in run.params.items() if k != "points"}  # a model's checkpoint is not its row's business
+shared = {k: v for k, v in run.params.items() if k not in ("points", "row")}  # a model's checkpoint is not its row's business
 for setting, dim, tag, path in jobs:
     settings = TrainSettings(epochs=setting["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
                              weight_decay=t["weight_decay"], seed=seed, name=f"A3 {tag}", device=run.device)

@@ -1,0 +1,63 @@
+"""The ``crlrepro`` command: checks a user runs beside Snakemake.
+
+    crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
+    crlrepro check-config configs/mine.yaml ...              a config file's syntax and values, naming file and line
+
+Run from the checkout (the folder holding the Snakefile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _check_config(paths: list[str]) -> int:
+    from snakemake.utils import update_config
+
+    from crlrepro.config import ConfigError, read_config_file, validate_config
+
+    root = Path.cwd()
+    try:
+        config = read_config_file(root / "config.yaml")
+        for path in paths:
+            update_config(config, read_config_file(path))
+        validate_config(config, root / "workflow" / "schemas" / "config.schema.yaml")
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"valid: config.yaml{''.join(' + ' + p for p in paths)} (results in {config['results']}/)")
+    return 0
+
+
+def _verify(configfiles: list[str]) -> int:
+    from crlrepro.verify import verify_scale
+
+    try:
+        checked, problems = verify_scale(Path.cwd(), configfiles)
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(problem)
+    failed = len({p.path for p in problems})
+    print(f"{checked} outputs checked: {'all verified' if not problems else f'{failed} file(s) failed'}")
+    return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    verify = commands.add_parser("verify", help="check every artifact of a scale against its sidecar and the workflow")
+    verify.add_argument("--configfile", action="append", default=[], help="the scale's config file(s), as given to snakemake")
+    check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line")
+    check.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    if not (Path.cwd() / "Snakefile").is_file():
+        parser.error("run it from the checkout (the folder holding the Snakefile)")
+    return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
