@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from crlrepro.artifacts import config_hash
-from crlrepro.config import ConfigError, load_config, validate_config
+from crlrepro.config import ConfigError, config_value, load_config, validate_config
 
 from conftest import REPO, SCHEMA
 
@@ -202,14 +202,56 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     assert [p.split(":")[0] for p in resource_problems(config, 24 * 2**30)] == ["lcgm.dim_x", "lcgm.dim_y"]
     config = validate_config(default_config(), SCHEMA)
     config["approximation"]["train_samples"] = 10**9
-    config["approximation"]["epochs"] = 10_000  # 10^13 pairs: about 580 days at 200,000 pairs/s
+    config["approximation"]["epochs"] = 10_000  # 10^13 pairs for each of 3 seeds: about 1,736 days at 200,000 pairs/s
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs take about 579 days")
+    assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs, for every seed (with "
+                              "approximation.train_samples, seeds, training.hidden, training.layers) take about 1,736 days")
     assert "for one job on this CPU" in problem
     config = validate_config(default_config(), SCHEMA)
-    config["consistency"]["scaling"]["steps"] = 10**6  # 10^6 steps × 128 anchors × (1 + m) pairs over the 7 m points × 5 seeds: 67 days
+    # the n sweep's job: 10^7 steps × 128 anchors × (1 + 64) pairs at each of its 6 points × 5 seeds: about 144 days
+    config["consistency"]["scaling"]["steps"] = 10**7
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("consistency.scaling.steps: 1000000 steps for each sweep point") and "about 67 days" in problem
+    assert problem.startswith("consistency.scaling.steps: 10000000 steps for each sweep point") and "about 144 days" in problem
+
+
+def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_job():
+    """Each integer key of the schema is in a cost of the size model or says why it sizes nothing; a value 10^6 times
+    the default's (or 10^9 where the default is 0 or unset) of each size key is refused, naming the key, while the
+    shipped configs pass. The campaign's four: lcgm.spectrum.samples 10^6 (7.3 TiB), tsybakov.bootstrap 10^9
+    (156 GiB), lcgm.test_samples 10^9 and supervised_view.bias_views 10^8."""
+    from crlrepro.config import COSTS, NOT_SIZES, integer_keys, resource_problems
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    keys = integer_keys(schema)
+    in_costs = {key for cost in COSTS for key in cost.keys}
+    assert {"lcgm.spectrum.samples", "tsybakov.bootstrap", "lcgm.test_samples", "supervised_view.bias_views"} <= in_costs
+    assert set(keys) == in_costs | set(NOT_SIZES), (set(keys) - in_costs - set(NOT_SIZES), (in_costs | set(NOT_SIZES)) - set(keys))
+    assert not in_costs & {k for k, why in NOT_SIZES.items() if why == "a seed"}
+    unbounded = []
+    for key in sorted(in_costs):
+        config = validate_config(default_config(), SCHEMA)
+        value = config_value(config, key)
+        huge = lambda v: v * 10**6 if v else 10**9  # noqa: E731
+        *parents, last = key.split(".")
+        node = config
+        for part in parents:
+            node = node[part]
+        if key in NOT_SIZES:  # seed values: their number is the size
+            node[last] = list(range(10**6))
+        else:
+            node[last] = [huge(v) for v in value] if isinstance(value, list) else huge(value)
+        if key == "consistency.budget.ms":  # every m must still divide the budget (n = total / m)
+            config["consistency"]["budget"]["total"] *= 10**6
+        if key == "supervised_view.views":
+            config["supervised_view"]["augment"] = "bank"  # the key sizes the bank only
+        if not any(key in problem for problem in resource_problems(config, 24 * 2**30)):
+            unbounded.append(key)
+    assert unbounded == [], unbounded
+    for campaign, value in (("lcgm.spectrum.samples", 10**6), ("tsybakov.bootstrap", 10**9), ("lcgm.test_samples", 10**9),
+                            ("supervised_view.bias_views", 10**8)):
+        config = set_key(validate_config(default_config(), SCHEMA), campaign, value)
+        assert any(problem.startswith(f"{campaign}: {value} ") and "GiB in one job" in problem
+                   for problem in resource_problems(config, 24 * 2**30)), campaign
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
@@ -289,3 +331,20 @@ def test_a_config_file_that_is_not_a_mapping_of_plain_data_is_named_with_its_lin
     with pytest.raises(ConfigError, match=message):
         load_config(path, SCHEMA)
     assert not marker.exists()  # the tag was refused, not run
+
+
+def test_check_config_names_the_file_and_line_and_accepts_a_valid_scale(tmp_path, monkeypatch, capsys):
+    """Snakemake reads --configfile before the workflow's code runs and says only "not valid JSON or YAML":
+    `crlrepro check-config` names the file and the line."""
+    from crlrepro.cli import main
+
+    monkeypatch.chdir(REPO)
+    assert main(["check-config", "configs/smoke.yaml"]) == 0
+    assert "valid: config.yaml + configs/smoke.yaml (results in results/smoke/)" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("tau: 0.5\nlcgm:\n  epochs: [3\n  dims: [2]\n")
+    assert main(["check-config", str(bad)]) == 1
+    assert f"{bad}, line 4, column 7: not valid YAML" in capsys.readouterr().err
+    bad.write_text("lcgm:\n  epochs: ten\n")
+    assert main(["check-config", str(bad)]) == 1
+    assert "lcgm.epochs: 'ten' is not of type 'integer'" in capsys.readouterr().err

@@ -327,6 +327,12 @@ BAD_CONFIGS = {
     "tsybakov.samples: 1000000000000 Monte-Carlo pairs need about": {"tsybakov": {"samples": 10**12}},
     "lcgm.epochs: 1000000000 epochs": {"lcgm": {"epochs": 10**9}},
     "supervised_view.balance.per_class: 200 per class": {"supervised_view": {"balance": {"per_class": 200}}},
+    "results: 'results/nl\\n' does not match": {"results": "results/nl\n"},
+    # the fault campaign's sizes that died inside their jobs, or had no maximum at all
+    "lcgm.spectrum.samples: 1000000 Nyström samples": {"lcgm": {"spectrum": {"samples": 10**6}}},
+    "tsybakov.bootstrap: 1000000000 bootstrap replicates": {"tsybakov": {"bootstrap": 10**9}},
+    "lcgm.test_samples: 1000000000 held-out pairs": {"lcgm": {"test_samples": 10**9}},
+    "supervised_view.bias_views: 100000000 augmentation draws": {"supervised_view": {"bias_views": 10**8}},
 }
 
 
@@ -338,6 +344,18 @@ def test_bad_config_stops_before_any_job(key, tmp_path):
     assert proc.returncode != 0
     assert key in proc.stderr + proc.stdout
     assert not (workdir / "results").exists()
+
+
+def test_a_results_folder_that_links_outside_results_stops_before_any_job(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workdir / "results").mkdir()
+    (workdir / "results" / "away").symlink_to(outside, target_is_directory=True)
+    (workdir / "bad.yaml").write_text("results: results/away\n")
+    proc = snakemake(workdir, "--cores", "1", "--configfile", "bad.yaml", check=False)
+    assert proc.returncode != 0 and "results: 'results/away' leads to" in proc.stdout + proc.stderr
+    assert list(outside.iterdir()) == []  # nothing written through the link: no output, sidecar or log
 
 
 def test_a_duplicate_key_in_a_config_file_stops_before_any_job(tmp_path):

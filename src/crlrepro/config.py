@@ -11,7 +11,9 @@ import copy
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import jsonschema
 import yaml
@@ -156,75 +158,413 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     return problems + (data_problems(config) if check_data else [])
 
 
-# Memory of the largest jobs (upper estimates, measured on the default scale): the Tsybakov job
-# holds ~320 bytes per Monte-Carlo pair at its peak; a quadrature rule of n nodes per view holds a
-# handful of n × n float64 matrices (kernel, weights, singular vectors); an LCGM training holds its
-# pairs in float32 (plus a copy on the device) and its held-out pairs in float64.
-_QUADRATURE = ("quadrature nodes per view", lambda n, config: 6 * 8 * n * n)
-MEMORY_MODEL = {
-    "tsybakov.samples": ("Monte-Carlo pairs", lambda n, config: 320 * n),
-    "approximation.quadrature_nodes": _QUADRATURE,
-    "approximation.convergence_nodes": _QUADRATURE,
-    "consistency.oracle.nodes": _QUADRATURE,
-    "consistency.oracle.convergence_nodes": _QUADRATURE,
-    "consistency.oracle.monte_carlo_samples": ("Monte-Carlo pairs", lambda n, config: 320 * n),
-    "consistency.calibration.nodes": _QUADRATURE,
-    "consistency.scaling.nodes": _QUADRATURE,
-    "lcgm.dim_x": ("dimensions of x (with lcgm.dim_y and lcgm.train_samples)",
-                   lambda n, config: 2 * 4 * config["lcgm"]["train_samples"] * (n + config["lcgm"]["dim_y"])),
-    "lcgm.dim_y": ("dimensions of y (with lcgm.dim_x and lcgm.train_samples)",
-                   lambda n, config: 2 * 4 * config["lcgm"]["train_samples"] * (n + config["lcgm"]["dim_x"])),
-}
-EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
-# Time of one training job on this CPU, from work counted in the config and the trainer's measured
-# rate (docs/benchmarks.md): two-tower MLPs ~200,000 pairs/s (A2, A3, C2; C3's smaller nets, with each
-# negative counted as a pair, go faster). Paper 3 is bounded by the epoch limit alone: at the small
-# CNN's ~18,000 images/s no data set here reaches a month below it, and ResNet-18 on a CPU has no
-# measured rate. A job past TIME_LIMIT_S is refused.
-TRAINING_PAIRS_PER_SECOND = 200_000
+# --- sizes: every integer key that sizes an array or a loop is bounded before any job ------------------------------
+#
+# A cost is one job's peak memory (bytes) or time (seconds on this CPU) as a function of the config, with the keys it
+# grows with; the first key leads the message, the others are named after it. The formulas are upper estimates read
+# off the code and calibrated on measured runs (docs/benchmarks.md; tracemalloc on small sizes): e.g. a quadrature rule
+# of n nodes holds about 13 n×n float64 matrices (104·n² bytes), the LCGM spectrum's Nyström kernel 18·n² (10^6
+# samples: 7.3 TiB for its first matrix alone), the Tsybakov bootstrap 24·B·(P + 1). They are meant to stop a typo
+# (10^9 for 10^3) before any job, not to plan a cluster: a run whose estimate is past the machine's memory, or a job
+# past TIME_LIMIT_S, is refused naming the keys. Every integer key of the schema is either in a cost or in
+# NOT_SIZES with its reason (tested).
+
+TRAINING_PAIRS_PER_SECOND = 200_000  # two-tower MLPs of width 128 and 3 layers, batch 512 (docs/benchmarks.md)
+SSL_IMAGES_PER_SECOND = 18_000       # paper 3's small CNN (ResNet-18 is slower: its estimate is a lower bound)
+FLOPS = 1e10                         # dense float64 work, for the quadrature and Monte-Carlo costs
 TIME_LIMIT_S = 30 * 24 * 3600
+EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
+# Images of the largest split each data set has, and its channels × side (before supervised_view.data.image_size).
+_DATA = {"digits": (1797, 1, 8), "fashion_mnist": (70_000, 1, 28), "cifar10": (60_000, 3, 32)}
 
 
-def _scaling_pairs(config: dict) -> float:
-    """C3/C4: one job trains every point of a sweep for every seed, about `steps` steps of batch × (m + 1) pairs."""
-    scaling, budget = config["consistency"]["scaling"], config["consistency"]["budget"]
-    largest_m = max([*scaling["m_sweep"]["ms"], scaling["n_sweep"]["m"], *budget["ms"]])
-    points = max(len(scaling["m_sweep"]["ms"]), len(scaling["n_sweep"]["ns"]), len(budget["ms"]))
-    return scaling["steps"] * scaling["batch_size"] * (largest_m + 1) * points * len(scaling["seeds"])
+def _largest(value) -> float:
+    if isinstance(value, list):
+        return max([_largest(v) for v in value] or [0])
+    return 0 if value is None or isinstance(value, bool) else value
 
 
-TRAINING_TIME = {  # key named in the message: (what, seconds of one job)
-    "approximation.epochs": ("epochs of approximation.train_samples pairs",
-                             lambda c: c["approximation"]["epochs"] * c["approximation"]["train_samples"] / TRAINING_PAIRS_PER_SECOND),
-    "lcgm.epochs": ("epochs of lcgm.train_samples pairs",
-                    lambda c: c["lcgm"]["epochs"] * c["lcgm"]["train_samples"] / TRAINING_PAIRS_PER_SECOND),
-    "consistency.calibration.epochs": ("epochs of consistency.calibration.samples pairs",
-                                       lambda c: c["consistency"]["calibration"]["epochs"] * c["consistency"]["calibration"]["samples"]
-                                       / TRAINING_PAIRS_PER_SECOND),
-    "consistency.scaling.steps": ("steps for each sweep point and seed of a job",
-                                  lambda c: _scaling_pairs(c) / TRAINING_PAIRS_PER_SECOND),
+def _count(value) -> int:
+    return len(value) if isinstance(value, list) else 1
+
+
+def _two_tower_rate(config: dict, hidden=None, layers=None) -> float:
+    """Pairs per second of a two-tower training: the measured rate at width 128 and 3 layers, slower for wider or
+    deeper towers (never taken faster for smaller ones)."""
+    t = config["training"]
+    h, L = hidden or t["hidden"], layers or t["layers"]
+    return TRAINING_PAIRS_PER_SECOND * min(1.0, (128 * 128 * 3) / (h * h * L))
+
+
+def _two_tower_bytes(config: dict, dim: float, batch: float) -> float:
+    """Parameters, gradients and AdamW's two moments of both towers (float32), activations, and the b×b scores."""
+    t = config["training"]
+    h, L = t["hidden"], t["layers"]
+    return 32 * (L * h * h + h * (dim + 64)) + 16 * L * batch * h + 16 * batch * batch
+
+
+def _images(config: dict) -> tuple[int, int]:
+    """(images of the largest split, bytes per image) of paper 3's data set, after the configured resize."""
+    view = config["supervised_view"]
+    data = view.get("data", {})
+    count, channels, side = _DATA.get(data.get("name"), _DATA["cifar10"])
+    side = data.get("image_size") or side
+    return count, channels * side * side
+
+
+def _ssl_views(config: dict) -> float:
+    """Bytes of the bias bank (bias_images × bias_views views, uint8) a paper-3 job builds and loads ~13 times over."""
+    view = config["supervised_view"]
+    _, pixels = _images(config)
+    return 13.0 * view["bias_images"] * view["bias_views"] * pixels
+
+
+def _scaling_jobs(config: dict) -> list[list[tuple[int, int]]]:
+    """C3/C4: the (n, m) points of each sweep's job (m, n, budget; a job trains all of its points for every seed)."""
+    return [sweep_points(sweep, config["consistency"]) for sweep in SWEEPS]
+
+
+def _scaling_seconds(config: dict) -> float:
+    s = config["consistency"]["scaling"]
+    seeds = _count(s["seeds"])
+
+    def point(n, m):
+        b = min(s["batch_size"], n)
+        return max(s["steps"], n // b) * b * (m + 1) * seeds / TRAINING_PAIRS_PER_SECOND  # whole epochs: ≥ one pass
+
+    return max(sum(point(n, m) for n, m in job) for job in _scaling_jobs(config))
+
+
+def _scaling_bytes(config: dict) -> float:
+    """The SCRL negatives (n·m per seed, float64 and float32 copies), the ensemble's activations, the evaluation's
+    float64 chunks of 2^20 rows, at the largest point of any sweep."""
+    s = config["consistency"]["scaling"]
+    seeds = _count(s["seeds"])
+    return max(16.0 * seeds * n * m + 16.0 * s["layers"] * seeds * min(s["batch_size"], n) * (m + 1) * (s["hidden"] + s["dim"])
+               for job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
+
+
+def _quadrature(nodes: float) -> float:
+    return 104.0 * nodes * nodes
+
+
+def _inner(nodes: float, inner: float) -> float:
+    return 920.0 * inner + 24.0 * nodes * inner
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One job's memory (``memory``, bytes) or time (``seconds``) as a function of the config; ``keys`` are the keys
+    it grows with, the first leading the message; ``what`` says what the first key counts."""
+    keys: tuple[str, ...]
+    what: str
+    memory: Callable[[dict], float] | None = None
+    seconds: Callable[[dict], float] | None = None
+
+
+def _c(config: dict, key: str):
+    return config_value(config, key)
+
+
+COSTS = (
+    # paper 2
+    Cost(("approximation.quadrature_nodes", "approximation.dims"), "quadrature nodes per view",
+         memory=lambda c: _quadrature(_c(c, "approximation.quadrature_nodes")),
+         seconds=lambda c: 2 * 8 * 5000 * _c(c, "approximation.quadrature_nodes") ** 2
+         * (max(_c(c, "approximation.dims")) + 1) ** 2 / FLOPS),  # the L2 minima: ALS sweeps × starts × definitions
+    Cost(("approximation.convergence_nodes",), "quadrature nodes per view",
+         memory=lambda c: _quadrature(max(_c(c, "approximation.convergence_nodes"))),
+         seconds=lambda c: sum(n ** 3 for n in _c(c, "approximation.convergence_nodes")) / FLOPS),
+    Cost(("approximation.dims", "approximation.quadrature_nodes"), "dimensions D (ALS of the L2 minima)",
+         memory=lambda c: 24.0 * _c(c, "approximation.quadrature_nodes") * (max(_c(c, "approximation.dims")) + 1) ** 2
+         + _two_tower_bytes(c, max(_c(c, "approximation.dims")), c["training"]["batch_size"])),
+    Cost(("approximation.epochs", "approximation.train_samples", "seeds", "training.hidden", "training.layers"),
+         "epochs of approximation.train_samples pairs, for every seed",
+         memory=lambda c: 80.0 * _c(c, "approximation.train_samples"),
+         seconds=lambda c: _count(c["seeds"]) * _c(c, "approximation.epochs") * _c(c, "approximation.train_samples")
+         / _two_tower_rate(c)),
+    Cost(("approximation.train_samples",), "training pairs",
+         memory=lambda c: 80.0 * _c(c, "approximation.train_samples")),
+    Cost(("training.batch_size", "training.hidden", "training.layers"), "pairs per batch (in-batch scores and activations)",
+         memory=lambda c: _two_tower_bytes(c, 64, c["training"]["batch_size"])),
+    Cost(("training.hidden", "training.layers"), "hidden width of the towers",
+         memory=lambda c: _two_tower_bytes(c, 64, c["training"]["batch_size"])),
+    Cost(("lcgm.dim_x", "lcgm.dim_y", "lcgm.train_samples"), "dimensions of x",
+         memory=lambda c: 12.0 * _c(c, "lcgm.train_samples") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y"))
+         + 16.0 * _c(c, "lcgm.train_samples")),
+    Cost(("lcgm.dim_y", "lcgm.dim_x", "lcgm.train_samples"), "dimensions of y",
+         memory=lambda c: 12.0 * _c(c, "lcgm.train_samples") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y"))
+         + 16.0 * _c(c, "lcgm.train_samples")),
+    Cost(("lcgm.epochs", "lcgm.train_samples", "lcgm.dims", "lcgm.sensitivity.elbow_dims", "training.hidden",
+          "training.layers"), "epochs of lcgm.train_samples pairs, for every D of a job",
+         seconds=lambda c: max(_count(c["lcgm"]["dims"]), len(c["lcgm"]["sensitivity"]["separation"])
+                               * (1 + _count(c["lcgm"]["sensitivity"].get("elbow_dims", []))))
+         * _c(c, "lcgm.epochs") * _c(c, "lcgm.train_samples") / _two_tower_rate(c)),
+    Cost(("lcgm.dims", "lcgm.sensitivity.elbow_dims"), "dimensions D of the LCGM towers",
+         memory=lambda c: _two_tower_bytes(c, max(_largest(c["lcgm"]["dims"]),
+                                                  _largest(c["lcgm"]["sensitivity"].get("elbow_dims", []))),
+                                           c["training"]["batch_size"])),
+    Cost(("lcgm.test_samples",), "held-out pairs (a t × t score matrix)",
+         memory=lambda c: 50.0 * _c(c, "lcgm.test_samples") ** 2,
+         seconds=lambda c: 50.0 * _c(c, "lcgm.test_samples") ** 2 * _c(c, "lcgm.classes")
+         * (_count(c["lcgm"]["dims"]) + 1) / FLOPS),
+    Cost(("lcgm.spectrum.samples", "lcgm.classes"), "Nyström samples (an n × n kernel)",
+         memory=lambda c: 18.0 * _c(c, "lcgm.spectrum.samples") ** 2 + 24.0 * _c(c, "lcgm.spectrum.samples")
+         * (4 * _c(c, "lcgm.classes") + 16),
+         seconds=lambda c: 2.6e-7 * _c(c, "lcgm.spectrum.samples") ** 2 * (3 * _c(c, "lcgm.spectrum.repeats")
+                                                                          + 2 * len(c["lcgm"]["spectrum"]["noise_factors"]))),
+    Cost(("lcgm.spectrum.repeats", "lcgm.spectrum.samples"), "repeated Nyström draws",
+         seconds=lambda c: 2.6e-7 * _c(c, "lcgm.spectrum.samples") ** 2 * (3 * _c(c, "lcgm.spectrum.repeats")
+                                                                          + 2 * len(c["lcgm"]["spectrum"]["noise_factors"]))),
+    Cost(("lcgm.classes", "lcgm.spectrum.samples"), "latent classes",
+         memory=lambda c: 24.0 * _c(c, "lcgm.spectrum.samples") * (4 * _c(c, "lcgm.classes") + 16)
+         + 8.0 * _c(c, "lcgm.classes") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y") + _c(c, "lcgm.test_samples"))),
+    Cost(("tsybakov.samples",), "Monte-Carlo pairs", memory=lambda c: 320.0 * _c(c, "tsybakov.samples"),
+         seconds=lambda c: 1e-6 * _c(c, "tsybakov.samples") * (2 + len(c["tsybakov"].get("other_windows", [])))),
+    Cost(("tsybakov.bootstrap", "tsybakov.grid_points"), "bootstrap replicates of the CDF",
+         memory=lambda c: 24.0 * _c(c, "tsybakov.bootstrap") * (_c(c, "tsybakov.grid_points") + 1),
+         seconds=lambda c: 1e-7 * _c(c, "tsybakov.bootstrap") * (_c(c, "tsybakov.grid_points") + 1)
+         * (2 + len(c["tsybakov"].get("other_windows", [])))),
+    Cost(("tsybakov.grid_points",), "grid points of the CDF (each an exact threshold)",
+         memory=lambda c: 24.0 * _c(c, "tsybakov.bootstrap") * (_c(c, "tsybakov.grid_points") + 1),
+         seconds=lambda c: 0.2 * _c(c, "tsybakov.grid_points")),
+    Cost(("tsybakov.exact.points_per_decade",), "exact thresholds per decade of t",
+         memory=lambda c: 200e3 * _tsybakov_thresholds(c),
+         seconds=lambda c: 0.2 * _tsybakov_thresholds(c)),
+    # paper 1
+    Cost(("consistency.oracle.nodes",), "quadrature nodes per view",
+         memory=lambda c: 48.0 * _c(c, "consistency.oracle.nodes") ** 2),
+    Cost(("consistency.oracle.convergence_nodes",), "quadrature nodes per view",
+         memory=lambda c: 48.0 * max(_c(c, "consistency.oracle.convergence_nodes")) ** 2),
+    Cost(("consistency.oracle.auc_nodes", "consistency.oracle.auc_convergence_nodes"), "nodes of the exact AUC rule",
+         memory=lambda c: 8.0 * 64 * max(_c(c, "consistency.oracle.auc_nodes"),
+                                        *_c(c, "consistency.oracle.auc_convergence_nodes")) ** 2,
+         seconds=lambda c: 5 + sum(q * q / 100 for q in [_c(c, "consistency.oracle.auc_nodes"),
+                                                          *_c(c, "consistency.oracle.auc_convergence_nodes")])),
+    Cost(("consistency.oracle.monte_carlo_samples",), "Monte-Carlo pairs",
+         memory=lambda c: max(320.0, 24 + 38 * len(c["consistency"]["gmm"]["weights"])) * _c(c, "consistency.oracle.monte_carlo_samples")),
+    Cost(("consistency.oce.ms",), "negatives m of the OCE identity",
+         memory=lambda c: 40.0 * max(_c(c, "consistency.oce.ms")),
+         seconds=lambda c: len(c["consistency"]["oce"]["taus"]) * sum(_c(c, "consistency.oce.ms")) * 500
+         * max(_c(c, "consistency.oce.ms")) * 1e-8),
+    Cost(("consistency.calibration.epochs", "consistency.calibration.samples", "seeds", "consistency.calibration.nodes",
+          "consistency.calibration.inner_nodes"), "epochs of consistency.calibration.samples pairs, each evaluated by quadrature",
+         seconds=lambda c: _count(c["seeds"]) * (_c(c, "consistency.calibration.epochs") * _c(c, "consistency.calibration.samples")
+                                                 / TRAINING_PAIRS_PER_SECOND + (_c(c, "consistency.calibration.epochs") + 1)
+                                                 * (_c(c, "consistency.calibration.nodes") ** 2
+                                                    + _c(c, "consistency.calibration.nodes") * _c(c, "consistency.calibration.inner_nodes")
+                                                    * math.log2(_c(c, "consistency.calibration.inner_nodes") + 2)) * 1e-7)),
+    Cost(("consistency.calibration.samples",), "training pairs", memory=lambda c: 80.0 * _c(c, "consistency.calibration.samples")),
+    Cost(("consistency.calibration.batch_size", "consistency.calibration.dims"), "pairs per batch",
+         memory=lambda c: _two_tower_bytes(c, max(_c(c, "consistency.calibration.dims")), _c(c, "consistency.calibration.batch_size"))),
+    Cost(("consistency.calibration.dims", "consistency.calibration.epochs", "seeds"), "dimensions D (a job each)",
+         memory=lambda c: _two_tower_bytes(c, max(_c(c, "consistency.calibration.dims")), _c(c, "consistency.calibration.batch_size"))),
+    Cost(("consistency.calibration.nodes", "consistency.calibration.inner_nodes"), "quadrature nodes per view",
+         memory=lambda c: _quadrature(_c(c, "consistency.calibration.nodes"))
+         + _inner(_c(c, "consistency.calibration.nodes"), _c(c, "consistency.calibration.inner_nodes"))),
+    Cost(("consistency.calibration.inner_nodes", "consistency.calibration.nodes"), "inner nodes of the calibration rule",
+         memory=lambda c: _inner(_c(c, "consistency.calibration.nodes"), _c(c, "consistency.calibration.inner_nodes"))),
+    Cost(("consistency.calibration.bootstrap",), "bootstrap replicates (a Python loop)",
+         memory=lambda c: 8.0 * _c(c, "consistency.calibration.bootstrap") * len(c["consistency"]["calibration"]["dims"])
+         * _count(c["seeds"]),
+         seconds=lambda c: 1e-3 * _c(c, "consistency.calibration.bootstrap")),
+    Cost(("consistency.calibration.families.nodes", "consistency.calibration.families.inner_nodes",
+          "consistency.calibration.families.dims"), "quadrature nodes per view of the families",
+         memory=lambda c: _quadrature(_c(c, "consistency.calibration.families.nodes"))
+         + _inner(_c(c, "consistency.calibration.families.nodes"), _c(c, "consistency.calibration.families.inner_nodes")),
+         seconds=lambda c: 2 * (_c(c, "consistency.calibration.families.nodes") ** 3 / FLOPS
+                                + _families_members(c) * (_c(c, "consistency.calibration.families.nodes") ** 2
+                                                          + _c(c, "consistency.calibration.families.nodes")
+                                                          * _c(c, "consistency.calibration.families.inner_nodes") * 20) * 1e-7)),
+    Cost(("consistency.calibration.families.inner_nodes", "consistency.calibration.families.nodes"),
+         "inner nodes of the families' rule",
+         memory=lambda c: _inner(_c(c, "consistency.calibration.families.nodes"), _c(c, "consistency.calibration.families.inner_nodes"))),
+    Cost(("consistency.calibration.families.dims", "consistency.calibration.families.nodes"), "dimensions of the family members",
+         memory=lambda c: 16.0 * _c(c, "consistency.calibration.families.nodes") * max(_c(c, "consistency.calibration.families.dims"))),
+    Cost(("consistency.scaling.steps", "consistency.scaling.seeds", "consistency.scaling.m_sweep.ms",
+          "consistency.scaling.m_sweep.n", "consistency.scaling.n_sweep.ns", "consistency.scaling.n_sweep.m", "consistency.budget.total",
+          "consistency.budget.ms"), "steps for each sweep point and seed of a job",
+         seconds=_scaling_seconds),
+    Cost(("consistency.scaling.m_sweep.n", "consistency.scaling.m_sweep.ms", "consistency.scaling.n_sweep.ns",
+          "consistency.scaling.n_sweep.m", "consistency.budget.total", "consistency.budget.ms", "consistency.scaling.seeds",
+          "consistency.scaling.hidden", "consistency.scaling.layers", "consistency.scaling.dim"),
+         "anchors n of the m sweep",
+         memory=_scaling_bytes),
+    Cost(("consistency.scaling.nodes", "consistency.scaling.inner_nodes"), "quadrature nodes per view",
+         memory=lambda c: _quadrature(_c(c, "consistency.scaling.nodes"))
+         + _inner(_c(c, "consistency.scaling.nodes"), _c(c, "consistency.scaling.inner_nodes"))),
+    Cost(("consistency.scaling.gallery_size", "consistency.scaling.galleries"), "candidates per retrieval gallery",
+         memory=lambda c: 16.0 * _c(c, "consistency.scaling.gallery_size") ** 2
+         + 40.0 * _c(c, "consistency.scaling.gallery_size") * _c(c, "consistency.scaling.galleries"),
+         seconds=lambda c: 1e-7 * _c(c, "consistency.scaling.gallery_size") ** 2 * _c(c, "consistency.scaling.galleries")
+         * _count(c["consistency"]["scaling"]["seeds"]) * max(map(len, _scaling_jobs(c)))),
+    Cost(("consistency.scaling.bootstrap",), "bootstrap replicates",
+         memory=lambda c: 16.0 * _c(c, "consistency.scaling.bootstrap") * _count(c["consistency"]["scaling"]["seeds"]),
+         seconds=lambda c: 1e-4 * _c(c, "consistency.scaling.bootstrap") * max(map(len, _scaling_jobs(c))) * 3),
+    Cost(("consistency.deviation.ms", "consistency.deviation.pools", "consistency.deviation.batches"), "negatives m of the deviation draws",
+         memory=lambda c: 25.0 * max(max(_c(c, "consistency.deviation.ms")) + 1, 1024) ** 2
+         + 40.0 * max(_c(c, "consistency.deviation.pools"), _c(c, "consistency.deviation.batches")) * max(_c(c, "consistency.deviation.ms")),
+         seconds=lambda c: 6e-8 * _c(c, "consistency.deviation.batches") * sum(
+             (m + 1) * max(m + 1, 1024) for m in _c(c, "consistency.deviation.ms"))),
+    Cost(("consistency.deviation.ns", "consistency.deviation.pools"), "anchors n of the deviation draws",
+         memory=lambda c: 40.0 * max(_c(c, "consistency.deviation.ns")) + 96e6,
+         seconds=lambda c: 6e-8 * _c(c, "consistency.deviation.pools") * sum(_c(c, "consistency.deviation.ns"))
+         * _c(c, "consistency.deviation.nodes")),
+    Cost(("consistency.deviation.nodes", "consistency.deviation.pools", "consistency.deviation.ms"), "quadrature nodes of the deviation draws",
+         memory=lambda c: 24.0 * max(2**22, _c(c, "consistency.deviation.nodes") * max(_c(c, "consistency.deviation.ms")))
+         + 48.0 * _c(c, "consistency.deviation.nodes") ** 2,
+         seconds=lambda c: 1e-8 * _c(c, "consistency.deviation.nodes") * _c(c, "consistency.deviation.pools")
+         * sum(_c(c, "consistency.deviation.ms")) * 6),
+    Cost(("consistency.deviation.partition_nodes",), "nodes of the partition function",
+         memory=lambda c: 40.0 * _c(c, "consistency.deviation.partition_nodes") * (_c(c, "consistency.deviation.nodes") + 8002),
+         seconds=lambda c: 6e-8 * 6 * _c(c, "consistency.deviation.partition_nodes") ** 2),
+    Cost(("consistency.deviation.trained.n", "consistency.deviation.trained.m", "consistency.scaling.steps"),
+         "anchors of the trained deviation models",
+         memory=lambda c: 16.0 * _c(c, "consistency.deviation.trained.n") * (_c(c, "consistency.deviation.trained.m") + 1)
+         * max(1, c["consistency"]["scaling"]["hidden"] // 8),
+         seconds=lambda c: 2 * max(c["consistency"]["scaling"]["steps"], _c(c, "consistency.deviation.trained.n")
+                                   // c["consistency"]["scaling"]["batch_size"] + 1)
+         * c["consistency"]["scaling"]["batch_size"] * (_c(c, "consistency.deviation.trained.m") + 1) / TRAINING_PAIRS_PER_SECOND),
+    Cost(("consistency.deviation.bootstrap", "consistency.deviation.pools", "consistency.deviation.batches"), "bootstrap replicates",
+         memory=lambda c: 8.0 * _c(c, "consistency.deviation.bootstrap") * max(_c(c, "consistency.deviation.pools"),
+                                                                              _c(c, "consistency.deviation.batches"))
+         * (len(c["consistency"]["deviation"]["ms"]) + len(c["consistency"]["deviation"]["ns"]) + 18)),
+    # paper 3
+    Cost(("supervised_view.epochs", "supervised_view.seeds"), "epochs of the training split, for every seed",
+         seconds=lambda c: _c(c, "supervised_view.epochs") * _count(c["supervised_view"]["seeds"]) * _images(c)[0]
+         / SSL_IMAGES_PER_SECOND),
+    Cost(("supervised_view.batch_size",), "images per batch (two views each)",
+         memory=lambda c: 2.0 * _c(c, "supervised_view.batch_size") * 672 * _images(c)[1]
+         + 64.0 * _c(c, "supervised_view.batch_size") ** 2),
+    Cost(("supervised_view.data.image_size",), "pixels per side after the resize",
+         memory=lambda c: 5.0 * _images(c)[0] * _images(c)[1] + _ssl_views(c)),
+    Cost(("supervised_view.data.test_size", "supervised_view.data.train_size"), "test images (a test × train k-NN matrix)",
+         memory=lambda c: 8.0 * (c["supervised_view"]["data"].get("test_size") or 0)
+         * (c["supervised_view"]["data"].get("train_size") or _images(c)[0])),
+    Cost(("supervised_view.data.train_size",), "training images",
+         memory=lambda c: 5.0 * (c["supervised_view"]["data"].get("train_size") or 0) * _images(c)[1]),
+    Cost(("supervised_view.bias_views", "supervised_view.bias_images"), "augmentation draws per bias image (a uint8 bank)",
+         memory=_ssl_views,
+         seconds=lambda c: 1e-9 * _c(c, "supervised_view.bias_images") ** 2 * _c(c, "supervised_view.bias_views")
+         * _c(c, "supervised_view.projection_dim")),
+    Cost(("supervised_view.bias_images", "supervised_view.bias_views"), "bias images (a uint8 bank of their views)",
+         memory=_ssl_views),
+    Cost(("supervised_view.views",), "cached views per training image (augment: bank)",
+         memory=lambda c: 13.0 * _images(c)[0] * _c(c, "supervised_view.views") * _images(c)[1]
+         if c["supervised_view"].get("augment") == "bank" else 0.0),
+    Cost(("supervised_view.projection_dim", "supervised_view.projector_hidden", "supervised_view.bias_images",
+          "supervised_view.bias_views"), "projection dimensions",
+         memory=lambda c: 16.0 * _c(c, "supervised_view.bias_images") * _c(c, "supervised_view.bias_views")
+         * _c(c, "supervised_view.projection_dim") + 16.0 * (c["supervised_view"].get("projector_hidden") or 512)
+         * (_c(c, "supervised_view.projection_dim") + (c["supervised_view"].get("projector_hidden") or 512) + 512)),
+    Cost(("supervised_view.projector_hidden",), "hidden width of the projector",
+         memory=lambda c: 16.0 * (c["supervised_view"].get("projector_hidden") or 0) ** 2),
+    Cost(("supervised_view.few_label_draws", "supervised_view.few_labels"), "draws of the few-label probes",
+         seconds=lambda c: 1e-6 * _c(c, "supervised_view.few_label_draws") * sum(10 * k for k in _c(c, "supervised_view.few_labels"))
+         * _c(c, "supervised_view.projection_dim") * 100 * _count(c["supervised_view"]["seeds"])),
+)
+
+# Integer keys that size no array or loop of their own, and why (the test requires every integer key of the schema to
+# be in a cost or here).
+NOT_SIZES = {
+    "seeds": "seed values (their number is a factor of the training costs)",
+    "consistency.scaling.seeds": "seed values (their number is a factor of the C3/C4 costs)",
+    "supervised_view.seeds": "seed values (their number is a factor of paper 3's training cost)",
+    "lcgm.mean_seed": "a seed", "lcgm.spectrum.seed": "a seed", "tsybakov.seed": "a seed",
+    "consistency.oracle.seed": "a seed", "consistency.oce.seed": "a seed", "consistency.calibration.seed": "a seed",
+    "consistency.deviation.seed": "a seed", "supervised_view.data.split_seed": "a seed", "supervised_view.view_seed": "a seed",
+    "consistency.scaling.batch_size": "capped at each point's n (b = min(b, n)): its cost is that of the sweeps' n",
+    "supervised_view.knn_k": "capped at the training split's size (the k-NN probe takes min(k, n) neighbours)",
+    "approximation.num_eigenvalues": "how many of the eigenvalues already computed are written",
+    "consistency.calibration.families.tail": "how many members the exponent fit uses (at most the members)",
+    "consistency.deviation.fit_from": "a threshold on m (the m-slopes use the points at or above it)",
+    "supervised_view.balance.per_class": "bounded by the data: each class must hold it (checked when the run starts)",
+    "supervised_view.few_labels": "labelled images per class of a probe; their sum is in the few-label cost",
+    "figures.style.dpi": "bounded by the schema (at most 2400)",
+    "figures.overrides.*.dpi": "bounded by the schema (at most 2400)",
 }
+
+
+def _tsybakov_thresholds(config: dict) -> float:
+    exact = config["tsybakov"]["exact"]
+    decades = math.log10(exact["t_range"][1] / exact["t_range"][0])
+    return 5.0 * (exact["points_per_decade"] * decades + 1)
+
+
+def _families_members(config: dict) -> int:
+    families = config["consistency"]["calibration"]["families"]
+    return (_count(families.get("dims", [])) + len(families.get("perturbations", [])) * len(families.get("epsilons", [1])))
+
+
+def integer_keys(schema: dict) -> list[str]:
+    """Every key of the config schema whose value is an integer or a list of integers (``*`` for any name under
+    ``additionalProperties``), found by walking properties, items, references and combinators."""
+    found = []
+
+    def resolve(node):
+        while isinstance(node, dict) and "$ref" in node:
+            node = schema["$defs"][node["$ref"].split("/")[-1]]
+        return node
+
+    def types(node) -> set:
+        node = resolve(node)
+        if not isinstance(node, dict):
+            return set()
+        t = node.get("type", [])
+        out = set(t if isinstance(t, list) else [t])
+        for combinator in ("oneOf", "anyOf", "allOf"):
+            for sub in node.get(combinator, []):
+                out |= types(sub)
+        return out
+
+    def walk(node, path):
+        node = resolve(node)
+        if not isinstance(node, dict):
+            return
+        items = resolve(node.get("items"))
+        if "integer" in types(node) or (isinstance(items, dict) and "integer" in types(items)):
+            found.append(path)
+        for name, sub in node.get("properties", {}).items():
+            walk(sub, f"{path}.{name}" if path else name)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{path}.*")
+        if isinstance(items, dict) and "object" in types(items):
+            walk(items, f"{path}[]")
+        for combinator in ("oneOf", "anyOf", "allOf"):
+            for sub in node.get(combinator, []):
+                walk(sub, path)
+
+    walk(schema, "")
+    return sorted(set(found))
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.1f} GiB"
 
 
 def resource_problems(config: dict, memory_bytes: int) -> list[str]:
-    """Sizes that cannot run on a machine with ``memory_bytes`` of memory (:data:`MEMORY_MODEL`),
-    training jobs that would take more than :data:`TIME_LIMIT_S` on this CPU (:data:`TRAINING_TIME`), and
-    epoch counts past :data:`EPOCH_LIMIT`, each naming its key. Checked when a local run starts; a
-    cluster run sizes its jobs with the profile's mem_mb, runtime and --set-resources instead."""
+    """Sizes that cannot run on a machine with ``memory_bytes`` of memory, jobs that would take more than
+    :data:`TIME_LIMIT_S` on this CPU (:data:`COSTS`), and epoch counts past :data:`EPOCH_LIMIT`, each naming the keys
+    it grows with. Checked when a local run starts; a cluster run sizes its jobs with the profile's mem_mb, runtime
+    and --set-resources instead."""
     problems = []
-    for key, (what, estimate) in MEMORY_MODEL.items():
-        value = config_value(config, key)
-        size = max(value) if isinstance(value, list) else value
-        need = estimate(int(size), config)
-        if need > memory_bytes:
-            problems.append(f"{key}: {size} {what} need about {need / 2**30:,.1f} GiB in one job, more than this machine's "
-                            f"{memory_bytes / 2**30:,.1f} GiB; lower it, or run on a cluster (profiles/slurm, --set-resources mem_mb=...)")
-    for key, (what, seconds_of) in TRAINING_TIME.items():
-        seconds = seconds_of(config)
-        past_epoch_limit = key.endswith("epochs") and config_value(config, key) > EPOCH_LIMIT  # reported below
-        if seconds > TIME_LIMIT_S and not past_epoch_limit:
-            problems.append(f"{key}: {config_value(config, key)} {what} take about {seconds / 86400:,.0f} days for one job "
-                            "on this CPU (measured trainer rates); lower it, or run on GPUs or a cluster")
+    for cost in COSTS:
+        lead, *others = cost.keys
+        value = config_value(config, lead)
+        shown = max(value) if isinstance(value, list) and value else value
+        also = f" (with {', '.join(others)})" if others else ""
+        if cost.memory is not None:
+            need = cost.memory(config)
+            if need > memory_bytes:
+                problems.append(f"{lead}: {shown} {cost.what}{also} need about {_gib(need)} in one job, more than this "
+                                f"machine's {_gib(memory_bytes)}; lower it, or run on a cluster (profiles/slurm, "
+                                "--set-resources mem_mb=...)")
+        if cost.seconds is not None:
+            past_epoch_limit = lead.endswith("epochs") and value > EPOCH_LIMIT  # reported below
+            seconds = cost.seconds(config)
+            if seconds > TIME_LIMIT_S and not past_epoch_limit:
+                problems.append(f"{lead}: {shown} {cost.what}{also} take about {seconds / 86400:,.0f} days for one job "
+                                "on this CPU (measured rates); lower it, or run on GPUs or a cluster")
     for path, value in _walk(config):
         if path and path[-1] == "epochs" and isinstance(value, int) and value > EPOCH_LIMIT:
             problems.append(f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment")
