@@ -102,7 +102,8 @@ def test_l2_distance_of_the_truncation_is_bounded_by_its_tail(paper_gmm):
 def literal_retrieval_auc(score, gmm, nodes, inner_nodes):
     """E(s) on retrieval_auc's rule, cell by cell and level by level: for every x node and every positive's level v,
     each cell of the piecewise-linear s(x, ·) contributes its whole P_Y-mass when both ends lie below v, the mass
-    below the crossing point when exactly one does, and nothing otherwise."""
+    below the crossing point when exactly one does, half its mass when the cell is flat at v (a tie), and nothing
+    otherwise."""
     from scipy.special import ndtr
 
     grid = gmm.grid(nodes)
@@ -119,6 +120,8 @@ def literal_retrieval_auc(score, gmm, nodes, inner_nodes):
                 elif (u[j] < v) != (u[j + 1] < v):
                     t_star = t[j] + (v - u[j]) / (u[j + 1] - u[j]) * (t[j + 1] - t[j])
                     mass += cdf(t_star) - cdf(t[j]) if u[j] < v else cdf(t[j + 1]) - cdf(t_star)
+                elif u[j] == v and u[j + 1] == v:
+                    mass += 0.5 * (cdf(t[j + 1]) - cdf(t[j]))
             total += grid.x.weights[a] * grid.y.weights[b] * np.exp(grid.log_ratio[a, b]) * mass
     return total
 
@@ -141,6 +144,30 @@ def test_retrieval_auc_matches_literal_transcription(skewed_gmm, name, dense_run
     score = AUC_SCORES[name] or skewed_gmm.pmi
     literal = literal_retrieval_auc(score, skewed_gmm, 12, 60)
     assert retrieval_auc(score, skewed_gmm, 12, 60, chunk=5) == pytest.approx(literal, rel=1e-12, abs=1e-15)
+
+
+def test_retrieval_auc_counts_ties_half(skewed_gmm, paper_gmm):
+    """E(s) = P[>] + ½P[=]: a constant score is ½, a rounded score agrees with
+    a brute-force count of >, = on sampled triples, and an odd-sized rule, whose middle x node is 0 on a symmetric
+    mixture (x·y flat in y there), agrees with an even-sized one (before ties were counted it was 7e-3 off at 301)."""
+    constant = retrieval_auc(AUC_SCORES["constant"], skewed_gmm, 40, 400)
+    assert constant == pytest.approx(0.5, abs=1e-6)  # (the rule's weights and support hold all but ~1e-8 of the mass)
+    assert retrieval_auc(lambda a, b: np.zeros((np.size(a), np.size(b))) + 7.0, paper_gmm, 301, 100) == pytest.approx(0.5, abs=1e-6)
+
+    def rounded(x, y):
+        return np.round(np.multiply.outer(x, y))
+
+    rng = np.random.default_rng(0)
+    x, y, _ = skewed_gmm.sample(400_000, rng)
+    y_other = skewed_gmm.sample(400_000, rng)[1]
+    s, s_other = np.round(x * y), np.round(x * y_other)
+    brute = np.mean((s > s_other) + 0.5 * (s == s_other))
+    assert np.mean(s == s_other) > 0.1  # ties are common: the ½ matters here
+    assert retrieval_auc(rounded, skewed_gmm, 200, 4000) == pytest.approx(brute, abs=4e-3)
+    product = lambda a, b: np.multiply.outer(a, b)  # noqa: E731
+    odd, even = retrieval_auc(product, paper_gmm, 301, 1000), retrieval_auc(product, paper_gmm, 300, 1000)
+    assert 0 in paper_gmm.grid(301).x.nodes or np.min(np.abs(paper_gmm.grid(301).x.nodes)) < 1e-12
+    assert odd == pytest.approx(even, abs=1e-4)
 
 
 def test_retrieval_auc_of_a_score_that_is_nan_somewhere_is_nan(skewed_gmm):

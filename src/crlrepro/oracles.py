@@ -132,18 +132,22 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
 
         E(s) = P[s(x, y) > s(x, y')] + ½ P[s(x, y) = s(x, y')],   (x, y) ~ p,  y' ~ P_Y,
 
-    as E(s) = E_{(x,y)~p} G_x(s(x, y)) with G_x(v) = P_{Y'}(s(x, Y') < v). The outer expectation uses
+    as E(s) = E_{(x,y)~p} G_x(s(x, y)) with G_x(v) = P_{Y'}(s(x, Y') < v) + ½ P_{Y'}(s(x, Y') = v). The outer expectation uses
     the joint rule of ``gmm.grid(nodes)``. The inner probability is integrated exactly for the
     piecewise-linear interpolant u of s(x, ·) on ``inner_nodes`` equispaced points t_j of P_Y's support:
 
-        G_x(v) = Σ_{j: max(u_j, u_{j+1}) < v} (F(t_{j+1}) − F(t_j)) + Σ_{j: v crosses cell j} mass below v in it,
+        G_x(v) = Σ_{j: max(u_j, u_{j+1}) < v} (F(t_{j+1}) − F(t_j)) + Σ_{j: v crosses cell j} mass below v in it
+                 + ½ Σ_{j: u_j = u_{j+1} = v} (F(t_{j+1}) − F(t_j)),
 
     F the mixture's normal CDF; in a crossed cell the level's crossing point t* is found and the mass below
     it is F(t*) − F(t_j) (u rising) or F(t_{j+1}) − F(t*) (u falling), so the discontinuous indicator costs
     no accuracy beyond the O(h²) interpolation of s. The whole cells below v are one cumulative sum over
     the cells sorted by their maximum; the crossed cells, at most one per monotone run of u, are found by
-    bisection in each run, so a row costs O((M + n) log M) instead of O(M n) (_crossed_cells). Ties have
-    probability zero for the continuous scores met here. A score that is NaN anywhere on the rule gives NaN."""
+    bisection in each run, so a row costs O((M + n) log M) instead of O(M n) (_crossed_cells). Ties: u equals v on a
+    set of positive P_Y-mass only on flat cells at level v (a non-flat cell meets v at one point), whose mass counts
+    half, found by bisection among the flat cells sorted by level. So a constant score has E = ½ (times the rule's
+    P_Y-mass of the support), and a score flat in y' at some x (x·y at x = 0, a node of an odd-sized rule on a
+    symmetric mixture) is not biased there. A score that is NaN anywhere on the rule gives NaN."""
     grid = gmm.grid(nodes)
     lo, hi = grid.y.nodes[0], grid.y.nodes[-1]
     t = np.linspace(lo, hi, int(inner_nodes))
@@ -170,6 +174,11 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
                 t_star = t[j] + (lv - ul) / (ur - ul) * (t[j + 1] - t[j])
                 f_star = _mixture_cdf(t_star, *cdf_args)
                 np.add.at(mass, level, np.where(up, f_star - cdf[j], cdf[j + 1] - f_star))
+            flat = np.flatnonzero(u[:-1] == u[1:])  # cells where s(x, ·) is constant: P[s = v] > 0 when v is that level
+            if flat.size:
+                by_level = np.argsort(u[flat], kind="stable")
+                levels, tied = u[flat][by_level], np.concatenate([[0.0], np.cumsum(cell_mass[flat][by_level])])
+                mass = mass + 0.5 * (tied[np.searchsorted(levels, v, side="right")] - tied[np.searchsorted(levels, v, side="left")])
             total += float(joint[start + row] @ mass)
     return total
 
