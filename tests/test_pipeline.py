@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from crlrepro.reference import paper_values
-from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS
+from crlrepro.summary import SUMMARY_COLUMNS
+from crlrepro.verdicts import VERDICTS
 
 from conftest import REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, snakemake
 
@@ -40,7 +41,8 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     assert (at_used[["tail_sum_digits", "trunc_excess_risk_digits"]] >= 4).all().all()
 
     summary = pd.read_csv(results / "summary.csv")
-    assert list(summary.columns) == CLAIM_COLUMNS
+    assert list(summary.columns) == SUMMARY_COLUMNS and set(summary["role"]) == {"claim", "diagnostic"}
+    assert "## Diagnostics" in (results / "summary.md").read_text()
     assert set(summary["verdict"]) <= set(VERDICTS) and summary[["kind", "power", "reason"]].notna().all().all()
     a1 = summary[summary["experiment"] == "A1"]
     assert len(a1) == 8 and (a1["verdict"] == "reproduced").all() and (a1["kind"] == "value").all()

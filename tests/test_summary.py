@@ -8,8 +8,14 @@ from crlrepro.summary import claims_caption, collect_summary, rst_text, summary_
 from crlrepro.verdicts import CLAIM_COLUMNS
 
 
-def row(experiment, verdict, kind="value", claim="c", **extra):
-    base = {"experiment": experiment, "claim_id": f"{experiment}.{claim}", "claim": claim, "kind": kind, "paper_value": 0.5,
+# A registered claim key of each experiment the tests use (a row's role comes from its key in the registry).
+KEYS = {"A1": "tail_sum", "A2": "excess_risk", "C2": "exponent_sqrt", "C5": "oce", "S1": "balanced_beats_infonce",
+        "S2": "cosine_beats"}
+
+
+def row(experiment, verdict, kind="value", claim="c", key=None, **extra):
+    claim_id = f"{experiment}.{key or KEYS.get(experiment, 'x')}.{claim}"
+    base = {"experiment": experiment, "claim_id": claim_id, "claim": claim, "kind": kind, "paper_value": 0.5,
             "measured": 0.49, "ci_low": 0.48, "ci_high": 0.5, "tolerance": "t", "power": "p", "verdict": verdict, "reason": "r"}
     return {**base, **extra}
 
@@ -74,3 +80,46 @@ def test_report_captions_and_html_summary_escape_and_count():
     page = summary_html(t)
     assert page.count("<tr class=") == 2 and "&lt;b&gt;slope&lt;/b&gt;" in page and "<b>slope" not in page
     assert '<tr class="contradicted">' in page and "far &lt;off&gt;" in page and "<h2>Paper 2:" in page
+
+
+def test_diagnostics_are_shown_apart_and_not_counted():
+    """A row's role comes from the registry: the headline, the per-paper counts and the captions count claims only;
+    diagnostics keep their verdicts in a section of their own, each with the reason it is a diagnostic."""
+    from crlrepro.registry import experiment
+    from crlrepro.summary import SUMMARY_COLUMNS
+
+    summary = collect_summary([table(row("A2", "reproduced"), row("A2", "reproduced", "direction", "D1-D2", key="excess_risk_decreases")),
+                               table(row("C1", "verified", "identity", "mi", key="monte_carlo"))])
+    assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["claim", "diagnostic", "diagnostic"]
+    text = summary_markdown(summary)
+    assert "All papers: 1 reproduced (of 1 claims)." in text
+    assert "| 2 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
+    assert "Diagnostics (not counted): 1 reproduced, 1 verified (of 2 diagnostics)" in text
+    section = text[text.index("## Diagnostics"):]
+    why = experiment("A2").claim("excess_risk_decreases").why
+    assert why and why in section and experiment("C1").claim("monte_carlo").why in section
+    assert text.index("## Paper 2") < text.index("## Diagnostics") and "| A2 | D1-D2 |" not in text[:text.index("## Diagnostics")]
+    caption = claims_caption("d", summary)
+    assert "**This run:** 1 reproduced (of 1 claims); diagnostics, not counted: 1 reproduced, 1 verified (of 2 diagnostics)." in caption
+    assert "(direction, diagnostic)" in caption
+    page = summary_html(summary)
+    assert "All papers: 1 reproduced (of 1 claims)." in page and "<h2>Diagnostics</h2>" in page and html_escape(why) in page
+    with pytest.raises(KeyError, match="A2 has no claim 'nope'"):
+        collect_summary([table(row("A2", "reproduced", key="nope"))])
+
+
+def html_escape(text):
+    import html
+
+    return html.escape(text)
+
+
+def test_every_registered_row_has_a_role_and_every_diagnostic_says_why():
+    from crlrepro.registry import EXPERIMENTS, ROLES
+
+    for e in EXPERIMENTS:
+        for spec in e.claims:
+            assert spec.role in ROLES, (e.id, spec.key)
+            assert bool(spec.why) == (spec.role == "diagnostic"), (e.id, spec.key)
+    roles = {spec.role for e in EXPERIMENTS for spec in e.claims}
+    assert roles == set(ROLES)

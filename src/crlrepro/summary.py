@@ -11,23 +11,47 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.registry import EXPERIMENT_ORDER, PAPERS, experiment
-from crlrepro.verdicts import VERDICTS, check_claims_table
+from crlrepro.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
+
+# The summary's columns: a claims table's, with each row's role (claim or diagnostic, from the registry) after its kind.
+SUMMARY_COLUMNS = CLAIM_COLUMNS[:CLAIM_COLUMNS.index("kind") + 1] + ["role"] + CLAIM_COLUMNS[CLAIM_COLUMNS.index("kind") + 1:]
+
+
+def claim_spec(experiment_id: str, claim_id: str):
+    """The registry's spec of a row: its claim_id is ``<experiment>.<key>[.<detail>...]``."""
+    prefix, _, rest = claim_id.partition(".")
+    if prefix != experiment_id or not rest:
+        raise ValueError(f"claim_id {claim_id!r} does not start with its experiment {experiment_id!r} and a claim key")
+    return experiment(experiment_id).claim(rest.split(".")[0])
 
 
 def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Claims tables, each checked, in the registry's order of experiments (each table's rows in order)."""
+    """Claims tables, each checked, in the registry's order of experiments (each table's rows in order), with each
+    row's role from the registry (:data:`SUMMARY_COLUMNS`)."""
     table = pd.concat([check_claims_table(t) for t in tables], ignore_index=True)
     unknown = sorted(set(table["experiment"]) - set(EXPERIMENT_ORDER))
     if unknown:
         raise ValueError(f"unknown experiment identifiers {unknown}; the registry has {list(EXPERIMENT_ORDER)}")
+    table.insert(CLAIM_COLUMNS.index("kind") + 1, "role",
+                 [claim_spec(row.experiment, row.claim_id).role for row in table.itertuples(index=False)])
     rank = table["experiment"].map(EXPERIMENT_ORDER.index)
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
-def verdict_counts(table: pd.DataFrame) -> str:
-    """``"3 reproduced, 1 contradicted, … (of 9 claims)"``: every verdict word that occurs, in VERDICTS order."""
+def claims_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that test the paper (role ``claim``); a table without roles is all claims."""
+    return table[table["role"] == "claim"] if "role" in table else table
+
+
+def diagnostics_only(table: pd.DataFrame) -> pd.DataFrame:
+    return table[table["role"] == "diagnostic"] if "role" in table else table.iloc[:0]
+
+
+def verdict_counts(table: pd.DataFrame, noun: str = "claims") -> str:
+    """``"3 reproduced, 1 contradicted, … (of 9 claims)"``: every verdict word that occurs, in VERDICTS order, over
+    the rows given (pass :func:`claims_only` of a summary for the headline)."""
     counts = table["verdict"].value_counts()
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts) + f" (of {len(table)} claims)"
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts) + f" (of {len(table)} {noun})"
 
 
 def _papers(table: pd.DataFrame):
@@ -57,19 +81,38 @@ def _markdown_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+DIAGNOSTIC_COLUMNS = COLUMNS + ["why a diagnostic"]
+_DIAGNOSTICS_NOTE = ("Diagnostics are our own checks, context numbers, checks of our simulator, rows the paper gives no "
+                     "number or statement for, and rows that cannot fail in their setting: they keep their verdicts but "
+                     "are not counted above; each says why it is a diagnostic.")
+
+
+def _why(row) -> str:
+    return claim_spec(row.experiment, row.claim_id).why
+
+
 def summary_markdown(table: pd.DataFrame) -> str:
-    """The summary as Markdown: the verdict count per paper at the top, then one section per paper
-    with one row per claim."""
-    lines = ["# crlrepro: claim-by-claim summary", "", f"All papers: {verdict_counts(table)}.", "",
+    """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
+    with one row per claim, then the diagnostics in a section of their own."""
+    claims, diagnostics = claims_only(table), diagnostics_only(table)
+    lines = ["# crlrepro: claim-by-claim summary", "", f"All papers: {verdict_counts(claims)}.", "",
              "| paper | " + " | ".join(VERDICTS) + " |", "|---|" + "---|" * len(VERDICTS)]
-    counts = {paper.number: rows["verdict"].value_counts() for paper, rows in _papers(table)}
-    for paper, _ in _papers(table):
+    counts = {paper.number: rows["verdict"].value_counts() for paper, rows in _papers(claims)}
+    for paper, _ in _papers(claims):
         lines.append(f"| {paper.number} | " + " | ".join(str(counts[paper.number].get(v, 0)) for v in VERDICTS) + " |")
-    lines += ["", "Identities (`verified` / `failed`) check our own code and mathematics; they are not reproductions."]
-    for paper, rows in _papers(table):
+    lines += ["", "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
+              "reproductions of its experiments."]
+    if len(diagnostics):
+        lines += ["", f"Diagnostics (not counted): {verdict_counts(diagnostics, 'diagnostics')}, below the papers."]
+    for paper, rows in _papers(claims):
         lines += ["", f"## Paper {paper.number}: {paper.title} ({paper.venue})", "", f"{verdict_counts(rows)}.", "",
                   "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
         lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(row)) + " |" for row in rows.itertuples(index=False)]
+    if len(diagnostics):
+        lines += ["", "## Diagnostics", "", _DIAGNOSTICS_NOTE, "", f"{verdict_counts(diagnostics, 'diagnostics')}.", "",
+                  "| " + " | ".join(DIAGNOSTIC_COLUMNS) + " |", "|" + "---|" * len(DIAGNOSTIC_COLUMNS)]
+        lines += ["| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |"
+                  for row in diagnostics.itertuples(index=False)]
     return "\n".join(lines) + "\n"
 
 
@@ -87,11 +130,14 @@ def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | No
     value, the verdict and its reason, then the run's ``provenance`` when given.
     reStructuredText, wrapped so that the report's Jinja pass leaves it as it is."""
     lines = [description.rstrip(), "", "{% raw %}"]
+    tested, diagnostics = claims_only(claims), diagnostics_only(claims)
     if len(claims):
-        lines += [f"**This run:** {verdict_counts(claims)}.", ""]
+        extra = f"; diagnostics, not counted: {verdict_counts(diagnostics, 'diagnostics')}" if len(diagnostics) else ""
+        lines += [f"**This run:** {verdict_counts(tested)}{extra}.", ""]
     for row in claims.itertuples(index=False) if list_claims else ():
         paper = "" if not np.isfinite(row.paper_value) else f"; paper {_fmt(row.paper_value)}"
-        lines.append(f"- {row.experiment} ({row.kind}), {rst_text(row.claim)}: measured {_fmt(row.measured)} "
+        role = ", diagnostic" if getattr(row, "role", "claim") == "diagnostic" else ""
+        lines.append(f"- {row.experiment} ({row.kind}{role}), {rst_text(row.claim)}: measured {_fmt(row.measured)} "
                      f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]{paper}: **{row.verdict}**, {rst_text(str(row.reason))}")
     if provenance:
         packages = provenance.get("packages", {})
@@ -104,14 +150,21 @@ def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | No
 
 def summary_html(table: pd.DataFrame) -> str:
     """The summary as a self-contained HTML page (for the report), laid out as :func:`summary_markdown`."""
-    body = [f"<p>All papers: {html.escape(verdict_counts(table))}.</p>"]
-    for paper, rows in _papers(table):
-        body += [f"<h2>Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})</h2>",
-                 f"<p>{html.escape(verdict_counts(rows))}.</p>",
-                 "<table><thead><tr>" + "".join(f"<th>{c}</th>" for c in COLUMNS) + "</tr></thead><tbody>"]
+    claims, diagnostics = claims_only(table), diagnostics_only(table)
+    body = [f"<p>All papers: {html.escape(verdict_counts(claims))}.</p>"]
+    sections = [(f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, False)
+                for paper, rows in _papers(claims)]
+    if len(diagnostics):
+        body.append(f"<p>Diagnostics (not counted): {html.escape(verdict_counts(diagnostics, 'diagnostics'))}.</p>")
+        sections.append(("Diagnostics", diagnostics, DIAGNOSTIC_COLUMNS, True))
+    for title, rows, columns, why in sections:
+        body += [f"<h2>{title}</h2>", f"<p>{html.escape(_DIAGNOSTICS_NOTE)}</p>" if why else "",
+                 f"<p>{html.escape(verdict_counts(rows, 'diagnostics' if why else 'claims'))}.</p>",
+                 "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
         for row in rows.itertuples(index=False):
             verdict_class = str(row.verdict).replace(" ", "-")
-            body.append(f'<tr class="{verdict_class}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(row)) + "</tr>")
+            cells = [*_cells(row), _why(row)] if why else _cells(row)
+            body.append(f'<tr class="{verdict_class}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
         body.append("</tbody></table>")
     colours = {"reproduced": "#15803d", "verified": "#15803d", "contradicted": "#b91c1c", "failed": "#b91c1c",
                "inconclusive": "#b45309", "not-comparable": "#6b7280"}
