@@ -48,7 +48,10 @@ def read_records(folder: Path) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    frame["rule"] = frame["job"].str.split("/").str[0].replace("", "(outside a job)")
+    # A rule defined per row of a grid (lcgm_sensitivity_train_ny<i>) counts under its family, the name its benchmark
+    # files are kept under (results/benchmarks/lcgm_sensitivity_train/ny<i>.tsv).
+    frame["rule"] = (frame["job"].str.split("/").str[0].str.replace(r"_ny\d+$", "", regex=True)
+                     .replace("", "(outside a job)"))
     return frame
 
 
