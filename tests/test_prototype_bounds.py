@@ -312,3 +312,15 @@ def test_repulsion_rejects_a_zero_prototype():
 def test_attraction_rejects_bad_inputs(views, kwargs, match):
     with pytest.raises(ValueError, match=match):
         attraction_bound(views, **kwargs)
+
+
+def test_attraction_fails_exactly_where_a_view_points_away_from_its_mean_view():
+    """Thm 4.4 on unit views holds at (x, t_r) iff f̄_r·m(x) ≥ 0 (the proof is in attraction_bound's docstring): views
+    drawn so that some point away from their mean violate it exactly there and nowhere else."""
+    rng = np.random.default_rng(0)
+    views = torch.tensor(rng.normal(size=(200, 4, 3)) + np.array([0.3, 0.0, 0.0]))
+    result = attraction_bound(views)
+    unit = views / views.norm(dim=2, keepdim=True)
+    away = (torch.einsum("nrd,nd->nr", unit, unit.mean(dim=1)) < 0).reshape(-1).numpy()
+    assert 0 < away.sum() < away.size
+    np.testing.assert_array_equal(result["lhs"] > result["rhs"] + 1e-12, away)

@@ -104,8 +104,12 @@ def attraction_bound(views, *, chunk_size: int | None = None) -> dict[str, np.nd
     the R views estimating E_T (the view t_r itself included). Returns float64 arrays of length N·R, in
     image-major order (index n·R + r): ``lhs`` = −cos(f̄(t_r(x_n)), m(x_n)), ``rhs`` = −mean_{r'}
     cos(f̄(t_r(x_n)), f̄(t_{r'}(x_n))), ``slack`` = rhs − lhs, and ``mean_norm`` = ‖m(x_n)‖ repeated over
-    the views. The inequality holds at a point iff f̄_r·m ≥ 0 or ‖m‖ = 1. ``chunk_size`` = images per
-    chunk (default: as many as fit in ``CHUNK_BYTES``)."""
+    the views. The inequality holds at a point iff f̄_r·m ≥ 0 or ‖m‖ = 1. Proof: with unit views f̄_r' and
+    m = mean_{r'} f̄_{r'} (so 0 < ‖m‖ ≤ 1), rhs = −mean_{r'} f̄_r·f̄_{r'} = −f̄_r·m and lhs = −f̄_r·m/‖m‖, so
+    lhs ≤ rhs ⟺ (f̄_r·m)(1/‖m‖ − 1) ≥ 0 ⟺ f̄_r·m ≥ 0 or ‖m‖ = 1. The share of points where the inequality
+    fails is therefore the share of views pointing away from their image's mean view (S1's attraction row
+    reports it as its measured value). ``chunk_size`` = images per chunk (default: as many as fit in
+    ``CHUNK_BYTES``)."""
     v = _features(views, "views", 3)
     n, r, d = v.shape
     if r < 2:
