@@ -63,7 +63,7 @@ def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate:
     over the models whose checkpoints are used. ``families`` (one row per score family: model, exponent, low, high,
     points_used; crlrepro.calibration.family_exponents: the slope over the family's members nearest the Bayes score
     and the range of its local slopes) adds one row per family against the same accelerated exponent
-    (C2.family.<name>): the inequality along spectral truncations and perturbed Bayes scores, not only along
+    (C2.family.<name>, C2.family_perturbed.perturbed:<name>): the inequality along spectral truncations and perturbed Bayes scores, not only along
     training. The √ law is the paper's observation on its own (CLIP) training runs: ``sqrt_setting``, when given, names
     how ours differs and makes that row not comparable (its measured exponent still shown)."""
     spec_of = experiment("C2").claim
@@ -101,15 +101,15 @@ def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate:
         rows.append(claim("C2", f"C2.{key}", f"{spec.statement} = {shown}; {used}", "rate", decision,
                           paper=paper, tolerance="one-sided: the interval at or above the exponent (bootstrap over models)",
                           **interval))
-    spec = spec_of("family")
     for row in ([] if families is None else families.itertuples()):
+        spec = spec_of("family_perturbed" if row.model.startswith("perturbed:") else "family")
         decision = decide_rate(row.exponent, row.low, row.high, rate, side="at_least", predicted_low=low,
                                predicted_high=high)
         if row.model.startswith("perturbed:") and decision.verdict == REPRODUCED:
             decision = Decision(decision.verdict, f"{decision.reason}; a smooth perturbation is no worst case (regret ∝ "
                                                   "ε^{1+μ}, excess ∝ ε²: exponent near (1+μ)/2), so only a badly wrong "
                                                   "inequality fails here", decision.power)
-        rows.append(claim("C2", f"C2.family.{row.model}", f"{spec.statement} = {rate:.4g}: family {row.model}, its "
+        rows.append(claim("C2", f"C2.{spec.key}.{row.model}", f"{spec.statement} = {rate:.4g}: family {row.model}, its "
                                                            f"{row.points_used} usable members nearest the Bayes score",
                           "rate", decision, measured=row.exponent, low=row.low, high=row.high,
                           tolerance="one-sided: every local slope between consecutive members at or above the exponent "
