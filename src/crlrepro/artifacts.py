@@ -95,13 +95,14 @@ def _write_sidecar(path: str | Path, prov: dict) -> None:
 CONFIGFILES_ENV = "CRLREPRO_CONFIGFILES"  # the run's --configfile paths (os.pathsep-separated), set by the workflow
 
 
-def rebuild_command(paths) -> str:
+def rebuild_command(paths, configfiles=None) -> str:
     """The command that rebuilds the artifacts ``paths`` and everything computed from them: Snakemake's
     ``--forcerun`` of the files reruns the jobs that write them and every job downstream, whether the files are
     damaged or already deleted (deleting an intermediate file alone is not enough: Snakemake leaves a missing
     intermediate alone while the results computed from it are up to date). The run's config files come from the
-    workflow (:data:`CONFIGFILES_ENV`), so the command rebuilds the same scale."""
-    configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
+    workflow (:data:`CONFIGFILES_ENV`) unless ``configfiles`` are given, so the command rebuilds the same scale."""
+    if configfiles is None:
+        configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
     words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", _quote(f))),
              "--forcerun", *(_quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
     return " ".join(words)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from crlrepro.artifacts import CONFIGFILES_ENV, config_hash, rebuild_command, sha256_of, sidecar_path
+from crlrepro.artifacts import config_hash, rebuild_command, sha256_of, sidecar_path
 
 SIDECAR_SUFFIXES = (".csv", ".json", ".pt")  # written with a provenance sidecar (crlrepro.artifacts)
 UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
@@ -116,13 +116,12 @@ def verify_scale(workdir: str | Path = ".", configfiles: list[str] = ()) -> tupl
     checked and the problems found (see the module's description)."""
     workdir = Path(workdir)
     configfiles = list(configfiles)
-    os.environ[CONFIGFILES_ENV] = os.pathsep.join(configfiles)  # the rebuild commands name the same config files
     plan = planned_outputs(workdir, configfiles)
     problems = []
     outputs = set(plan["output_file"])
     for row in plan.itertuples():
         output, path = row.output_file, workdir / row.output_file
-        rebuild = rebuild_command(output)
+        rebuild = rebuild_command(output, configfiles)  # the same config files as this check
         if not path.exists():
             problems.append(Problem(output, "missing", rebuild))
             continue
