@@ -130,8 +130,8 @@ def test_smoke_consistency_experiments(smoke_run):
     small_t = json.loads((results / "consistency" / "tsybakov_small_t.json").read_text())
     assert small_t["t_min"] == 1e-6 and 0.8 < small_t["mu_small"] < 1.0
     summary = pd.read_csv(results / "summary.csv")
-    rows = summary[summary["claim_id"].str.startswith("C2.family.")]
-    assert set(rows["claim_id"]) == {"C2.family.truncation", "C2.family.perturbed:sin_x_times_y"}
+    rows = summary[summary["claim_id"].str.startswith("C2.family")].set_index("claim_id")["role"].to_dict()
+    assert rows == {"C2.family.truncation": "claim", "C2.family_perturbed.perturbed:sin_x_times_y": "diagnostic"}
 
     scaling = pd.read_csv(results / "consistency" / "scaling.csv")
     columns = {"regime", "n", "m", "seed", "empirical_loss", "population_loss", "gap", "excess_risk", "auc", "recall_at_1"}
