@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import subprocess
 import tempfile
 from contextlib import contextmanager
@@ -103,15 +104,9 @@ def rebuild_command(paths, configfiles=None) -> str:
     workflow (:data:`CONFIGFILES_ENV`) unless ``configfiles`` are given, so the command rebuilds the same scale."""
     if configfiles is None:
         configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
-    words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", _quote(f))),
-             "--forcerun", *(_quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
+    words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", shlex.quote(f))),
+             "--forcerun", *(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
     return " ".join(words)
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def _rebuild_hint(path: Path) -> str:

@@ -244,6 +244,23 @@ def _scaling_bytes(config: dict) -> float:
                for job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
 
 
+def _towers_bytes(config: dict) -> float:
+    """A two-tower training of the shared recipe (training.*), at a typical output dimension."""
+    return _two_tower_bytes(config, 64, config["training"]["batch_size"])
+
+
+def _lcgm_pairs_bytes(config: dict) -> float:
+    """A3's training pairs: float64 x, y, z beside their float32 tensors, and the epoch's permutation."""
+    lcgm = config["lcgm"]
+    return 12.0 * lcgm["train_samples"] * (lcgm["dim_x"] + lcgm["dim_y"]) + 16.0 * lcgm["train_samples"]
+
+
+def _spectrum_seconds(config: dict) -> float:
+    """A3's Nyström spectrum: about three n² draws per repeat and two per noise factor."""
+    spectrum = config["lcgm"]["spectrum"]
+    return 2.6e-7 * spectrum["samples"] ** 2 * (3 * spectrum["repeats"] + 2 * len(spectrum["noise_factors"]))
+
+
 def _quadrature(nodes: float) -> float:
     return 104.0 * nodes * nodes
 
@@ -286,15 +303,13 @@ COSTS = (
     Cost(("approximation.train_samples",), "training pairs",
          memory=lambda c: 80.0 * _c(c, "approximation.train_samples")),
     Cost(("training.batch_size", "training.hidden", "training.layers"), "pairs per batch (in-batch scores and activations)",
-         memory=lambda c: _two_tower_bytes(c, 64, c["training"]["batch_size"])),
+         memory=_towers_bytes),
     Cost(("training.hidden", "training.layers"), "hidden width of the towers",
-         memory=lambda c: _two_tower_bytes(c, 64, c["training"]["batch_size"])),
+         memory=_towers_bytes),
     Cost(("lcgm.dim_x", "lcgm.dim_y", "lcgm.train_samples"), "dimensions of x",
-         memory=lambda c: 12.0 * _c(c, "lcgm.train_samples") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y"))
-         + 16.0 * _c(c, "lcgm.train_samples")),
+         memory=_lcgm_pairs_bytes),
     Cost(("lcgm.dim_y", "lcgm.dim_x", "lcgm.train_samples"), "dimensions of y",
-         memory=lambda c: 12.0 * _c(c, "lcgm.train_samples") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y"))
-         + 16.0 * _c(c, "lcgm.train_samples")),
+         memory=_lcgm_pairs_bytes),
     Cost(("lcgm.epochs", "lcgm.train_samples", "lcgm.dims", "lcgm.sensitivity.elbow_dims", "training.hidden",
           "training.layers"), "epochs of lcgm.train_samples pairs, for every D of a job",
          seconds=lambda c: max(_count(c["lcgm"]["dims"]), len(c["lcgm"]["sensitivity"]["separation"])
@@ -311,11 +326,9 @@ COSTS = (
     Cost(("lcgm.spectrum.samples", "lcgm.classes"), "Nyström samples (an n × n kernel)",
          memory=lambda c: 18.0 * _c(c, "lcgm.spectrum.samples") ** 2 + 24.0 * _c(c, "lcgm.spectrum.samples")
          * (4 * _c(c, "lcgm.classes") + 16),
-         seconds=lambda c: 2.6e-7 * _c(c, "lcgm.spectrum.samples") ** 2 * (3 * _c(c, "lcgm.spectrum.repeats")
-                                                                          + 2 * len(c["lcgm"]["spectrum"]["noise_factors"]))),
+         seconds=_spectrum_seconds),
     Cost(("lcgm.spectrum.repeats", "lcgm.spectrum.samples"), "repeated Nyström draws",
-         seconds=lambda c: 2.6e-7 * _c(c, "lcgm.spectrum.samples") ** 2 * (3 * _c(c, "lcgm.spectrum.repeats")
-                                                                          + 2 * len(c["lcgm"]["spectrum"]["noise_factors"]))),
+         seconds=_spectrum_seconds),
     Cost(("lcgm.classes", "lcgm.spectrum.samples"), "latent classes",
          memory=lambda c: 24.0 * _c(c, "lcgm.spectrum.samples") * (4 * _c(c, "lcgm.classes") + 16)
          + 8.0 * _c(c, "lcgm.classes") * (_c(c, "lcgm.dim_x") + _c(c, "lcgm.dim_y") + _c(c, "lcgm.test_samples"))),
