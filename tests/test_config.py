@@ -348,3 +348,11 @@ def test_check_config_names_the_file_and_line_and_accepts_a_valid_scale(tmp_path
     bad.write_text("lcgm:\n  epochs: ten\n")
     assert main(["check-config", str(bad)]) == 1
     assert "lcgm.epochs: 'ten' is not of type 'integer'" in capsys.readouterr().err
+    # and what a run checks before its first job: sizes against this machine (not with --cluster), data, GPU
+    bad.write_text("tsybakov: {bootstrap: 1000000000}\n")
+    assert main(["check-config", str(bad)]) == 1
+    assert "cannot start:\n  tsybakov.bootstrap: 1000000000 bootstrap replicates" in capsys.readouterr().err
+    assert main(["check-config", "--cluster", str(bad)]) == 0
+    bad.write_text("supervised_view: {data: {name: cifar10, root: no/such/dir}}\n")
+    assert main(["check-config", "--cluster", str(bad)]) == 1
+    assert "supervised_view.data.root: no CIFAR-10 at no/such/dir" in capsys.readouterr().err

@@ -6,9 +6,10 @@ import pytest
 from scipy import stats
 
 from crlrepro.verdicts import (
-    CLAIM_COLUMNS, CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, Decision, Paired,
-    any_of_claims, check_claims_table, claim, claims_frame, decide_bound, decide_directions, decide_identity,
-    decide_rate, decide_value, direction_claims, holm, paired_by_seed, reported_rounding, seed_interval, value_claim,
+    CLAIM_COLUMNS, CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, POWER, REPRODUCED, SEED_PLAN_LIMIT, VERIFIED,
+    Decision, Paired, any_of_claims, check_claims_table, claim, claims_frame, decide_bound, decide_directions, decide_identity,
+    decide_rate, decide_value, detectable_difference, direction_claims, holm, paired_by_seed, paired_t_power,
+    reported_rounding, seed_interval, seeds_for_power, value_claim,
 )
 
 
@@ -324,3 +325,64 @@ def test_a_contradicted_group_shows_its_strongest_reverse():
     strong = Paired("strong", -np.array([1.0, 1.1, 0.9, 1.05, 0.95]))
     row = any_of_claims("C4", [("C4.x", "x", [weak, strong])])[0]
     assert row.verdict == CONTRADICTED and "shown: strong" in row.claim
+
+
+def test_paired_t_power_matches_a_simulation_and_the_sign_test():
+    rng = np.random.default_rng(0)
+    n, effect, sd, alpha = 6, 0.8, 1.0, 0.025
+    d = rng.normal(effect, sd, size=(40_000, n))
+    t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
+    simulated = float((t > stats.t.ppf(1 - alpha, n - 1)).mean())
+    assert paired_t_power(effect, sd, n, alpha) == pytest.approx(simulated, abs=0.01)
+    assert paired_t_power(0.0, sd, n, alpha) == pytest.approx(alpha)  # no effect: the level itself
+    assert paired_t_power(effect, sd, 1, alpha) == 0.0
+    assert paired_t_power(0.3, 0.0, 6, alpha) == 1.0 and paired_t_power(0.3, 0.0, 5, alpha) == 0.0  # 2^-6 < .025 < 2^-5
+    assert paired_t_power(-0.3, 0.0, 9, alpha) == 0.0
+
+
+def test_seeds_for_power_is_the_first_count_that_reaches_it():
+    alpha = 0.025
+    assert seeds_for_power(1.0, 1.0, alpha) == 10  # d = 1σ at one-sided 2.5 %: 10 pairs (the textbook 80 % plan)
+    for effect, sd, a in ((0.5, 1.0, alpha), (0.2, 0.1, alpha / 7), (3.0, 2.0, alpha / 2)):
+        n = seeds_for_power(effect, sd, a)
+        assert paired_t_power(effect, sd, n, a) >= POWER > paired_t_power(effect, sd, n - 1, a)
+    assert seeds_for_power(0.0, 1.0, alpha) is None and seeds_for_power(-1.0, 1.0, alpha) is None
+    assert seeds_for_power(0.01, 1.0, alpha) is None  # ~78,000 pairs: past the plan's limit
+    assert seeds_for_power(0.01, 1.0, alpha, limit=100_000) > 50_000
+
+
+def test_detectable_difference_has_the_planned_power():
+    for n, a in ((3, 0.025), (5, 0.025 / 6), (30, 0.025)):
+        e = detectable_difference(1.0, n, a)
+        assert paired_t_power(e, 1.0, n, a) == pytest.approx(POWER, abs=1e-6)
+        assert detectable_difference(2.0, n, a) == pytest.approx(2 * e)
+    assert np.isnan(detectable_difference(1.0, 1, 0.025)) and np.isnan(detectable_difference(0.0, 5, 0.025))
+
+
+def test_an_undecided_direction_says_how_many_seeds_would_decide_it():
+    undecided, decided = decide_directions([Paired("a", np.array([0.1, -0.05, 0.2, 0.0, 0.05])),
+                                            Paired("b", np.array([1.0, 1.1, 0.9, 1.2, 1.0]))])
+    assert undecided.verdict == INCONCLUSIVE and decided.verdict == REPRODUCED
+    sd = np.std([0.1, -0.05, 0.2, 0.0, 0.05], ddof=1)
+    needed = seeds_for_power(0.06, sd, 0.025 / 2)
+    assert f"{needed} seeds would give 80% power to decide it (claim) at the observed difference 0.06" in undecided.power
+    assert f"80% power at {detectable_difference(sd, 5, 0.025 / 2):.4g} (5 seeds, Holm family of 2)" in undecided.power
+    assert "would give" not in decided.power
+    (reverse,) = decide_directions([Paired("r", np.array([-0.1, 0.05, -0.2, 0.0, -0.05]))])
+    assert reverse.verdict == INCONCLUSIVE and "(reverse) at the observed difference -0.06" in reverse.power
+    (flat,) = decide_directions([Paired("f", np.array([0.1, -0.1, 0.2, -0.2]))])
+    assert "the observed difference is 0: no number of seeds is planned" in flat.power
+    (tiny,) = decide_directions([Paired("t", np.array([0.001, -1.0, 1.0, 0.003]))])
+    assert f"no number of seeds up to {SEED_PLAN_LIMIT} gives 80% power" in tiny.power
+
+
+def test_an_undecided_rate_says_how_much_more_data_would_decide_it():
+    two = decide_rate(-0.4, -0.7, -0.1, -0.5, alternatives=(-0.25,))
+    z = stats.norm.ppf(0.975)
+    factor = ((z + stats.norm.ppf(0.8)) * 0.3 / z / 0.15) ** 2  # half-width 0.3, nearest competitor 0.15 away
+    assert two.verdict == INCONCLUSIVE and f"about {factor:.3g}× the seeds or samples" in two.power
+    one = decide_rate(0.45, 0.3, 0.6, 0.5, side="at_least")
+    assert one.verdict == INCONCLUSIVE and f"about {((z + stats.norm.ppf(0.8)) * 0.15 / z / 0.05) ** 2:.3g}×" in one.power
+    on = decide_rate(0.5, 0.3, 0.7, 0.5, side="at_most")
+    assert "no amount of data is planned" in on.power
+    assert "×" not in decide_rate(0.2, 0.1, 0.3, 0.5, side="at_most").power  # decided: no plan

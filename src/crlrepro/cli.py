@@ -1,7 +1,8 @@
 """The ``crlrepro`` command: checks a user runs beside Snakemake.
 
     crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
-    crlrepro check-config configs/mine.yaml ...              a config file's syntax and values, naming file and line
+    crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
+                                                             what a run checks when it starts (folder, data, sizes, GPU)
 
 Run from the checkout (the folder holding the Snakefile).
 """
@@ -13,10 +14,13 @@ import sys
 from pathlib import Path
 
 
-def _check_config(paths: list[str]) -> int:
+def _check_config(paths: list[str], cluster: bool = False) -> int:
+    """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before
+    its first job (:func:`crlrepro.config.preflight_problems`; ``cluster``: the jobs run elsewhere, so this machine's
+    memory and GPU are not checked); else 1, printing each problem."""
     from snakemake.utils import update_config
 
-    from crlrepro.config import ConfigError, read_config_file, validate_config
+    from crlrepro.config import ConfigError, preflight_problems, read_config_file, validate_config
 
     root = Path.cwd()
     try:
@@ -26,6 +30,10 @@ def _check_config(paths: list[str]) -> int:
         validate_config(config, root / "workflow" / "schemas" / "config.schema.yaml")
     except ConfigError as error:
         print(error, file=sys.stderr)
+        return 1
+    problems = preflight_problems(config, root, local=not cluster)
+    if problems:
+        print("cannot start:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 1
     print(f"valid: config.yaml{''.join(' + ' + p for p in paths)} (results in {config['results']}/)")
     return 0
@@ -51,12 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="check every artifact of a scale against its sidecar and the workflow")
     verify.add_argument("--configfile", action="append", default=[], help="the scale's config file(s), as given to snakemake")
-    check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line")
+    check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line, "
+                                "and what a run checks before its first job")
+    check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")
     check.add_argument("paths", nargs="+")
     args = parser.parse_args(argv)
     if not (Path.cwd() / "Snakefile").is_file():
         parser.error("run it from the checkout (the folder holding the Snakefile)")
-    return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths)
+    return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths, args.cluster)
 
 
 if __name__ == "__main__":

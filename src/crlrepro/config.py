@@ -149,7 +149,8 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     if "claim_metric" in view:
         allowed = ["linear_top1", "knn_top1"] + [f"few{k}_top1" for k in view.get("few_labels", [])]
         if view["claim_metric"] not in allowed:
-            problems.append(f"supervised_view.claim_metric: {view['claim_metric']!r} is not a metric of this config; "
+            problems.append(f"supervised_view.claim_metric: {view['claim_metric']!r} is not a metric of this config (its "
+                            f"few-label metrics follow supervised_view.few_labels: {view.get('few_labels', [])}); "
                             f"expected one of {', '.join(allowed)}")
     for key, first in (("similarities", "cosine"), ("augmentations", "base")):
         values = view.get(key, [])
@@ -242,6 +243,11 @@ def _scaling_bytes(config: dict) -> float:
     seeds = _count(s["seeds"])
     return max(16.0 * seeds * n * m + 16.0 * s["layers"] * seeds * min(s["batch_size"], n) * (m + 1) * (s["hidden"] + s["dim"])
                for job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
+
+
+def _trained_batch(config: dict) -> int:
+    """The batch of the trained deviation models: the scaling block's, capped at their n (as the trainer caps it)."""
+    return min(config["consistency"]["scaling"]["batch_size"], config["consistency"]["deviation"]["trained"]["n"])
 
 
 def _towers_bytes(config: dict) -> float:
@@ -435,9 +441,8 @@ COSTS = (
          "anchors of the trained deviation models",
          memory=lambda c: 16.0 * _c(c, "consistency.deviation.trained.n") * (_c(c, "consistency.deviation.trained.m") + 1)
          * max(1, c["consistency"]["scaling"]["hidden"] // 8),
-         seconds=lambda c: 2 * max(c["consistency"]["scaling"]["steps"], _c(c, "consistency.deviation.trained.n")
-                                   // c["consistency"]["scaling"]["batch_size"] + 1)
-         * c["consistency"]["scaling"]["batch_size"] * (_c(c, "consistency.deviation.trained.m") + 1) / TRAINING_PAIRS_PER_SECOND),
+         seconds=lambda c: 2 * max(c["consistency"]["scaling"]["steps"], _c(c, "consistency.deviation.trained.n") // _trained_batch(c) + 1)
+         * _trained_batch(c) * (_c(c, "consistency.deviation.trained.m") + 1) / TRAINING_PAIRS_PER_SECOND),
     Cost(("consistency.deviation.bootstrap", "consistency.deviation.pools", "consistency.deviation.batches"), "bootstrap replicates",
          memory=lambda c: 8.0 * _c(c, "consistency.deviation.bootstrap") * max(_c(c, "consistency.deviation.pools"),
                                                                               _c(c, "consistency.deviation.batches"))
@@ -615,6 +620,29 @@ def data_problems(config: dict) -> list[str]:
     return balance_problems(view) if view else []
 
 
+def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> list[str]:
+    """Everything a run checks when it starts, before any job and before Snakemake removes an output it would
+    recompute (the workflow's ``onstart``, and ``crlrepro check-config``): the results folder
+    (:func:`results_location_problems`), the data (:func:`data_problems`) and, where the jobs run on this machine
+    (``local``), the memory and time of each job (:func:`resource_problems`, against ``memory_bytes``, by default this
+    machine's memory) and a GPU for ``device: cuda``. A cluster run (``local=False``) sizes its jobs with the profile."""
+    problems = results_location_problems(config["results"], workdir) + data_problems(config)
+    if local:
+        if memory_bytes is None:
+            import psutil
+
+            memory_bytes = psutil.virtual_memory().total
+        problems += resource_problems(config, memory_bytes)
+        if config.get("device") == "cuda":
+            from crlrepro.device import physical_gpus
+
+            if not physical_gpus():
+                problems.append("device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set "
+                                "device: auto or cpu (e.g. --config device=auto), or submit to a cluster "
+                                "(--workflow-profile profiles/slurm)")
+    return problems
+
+
 SWEEPS = ("m", "n", "budget")
 
 
@@ -716,13 +744,37 @@ def _walk(value, path=()):
             yield from _walk(item, (*path, index))
 
 
-def _check_numbers(config: dict) -> list[str]:
-    """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), and
-    seeds too large for the generators."""
+MAGNITUDE_LIMIT = 1e6  # every non-integer number of a config is a scale, a rate or a tolerance of order one
+
+
+def _schema_key(path) -> str:
+    """The schema's name of a config path: list items of objects as ``[]``, a number's index in its list dropped."""
+    out = ""
+    for i, part in enumerate(path):
+        if isinstance(part, int):
+            out += "[]" if i + 1 < len(path) else ""
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _matches(key: str, pattern: str) -> bool:
+    return re.fullmatch(re.escape(pattern).replace(r"\*", r"[^.\[\]]+"), key) is not None
+
+
+def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
+    """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), seeds too large
+    for the generators, and any number past :data:`MAGNITUDE_LIMIT` that is not an integer count (``integers``,
+    the schema's integer keys, which the size model bounds): means, widths, temperatures, rates and tolerances
+    of order one, where 1e12 is a typo (and squares past float64's range near 1e154)."""
     problems = []
     for path, value in _walk(config):
         if isinstance(value, float) and not math.isfinite(value):
             problems.append(f"{_key(path)}: must be a finite number, got {value}")
+        elif (isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAGNITUDE_LIMIT
+              and not any(_matches(_schema_key(path), pattern) for pattern in integers)):
+            problems.append(f"{_key(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
+                            "tolerance of order one, and a larger value is a typo, not an experiment")
         name = next((part for part in reversed(path) if isinstance(part, str)), "")
         is_seed = name in ("seed", "seeds") or name.endswith("_seed")
         if is_seed and isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
@@ -770,17 +822,27 @@ def read_config_file(path: str | Path) -> dict:
     return data
 
 
+def _read_schema(path: str, mtime_ns: int) -> dict:
+    """The schema file as data: parsed once per path and modification time, a fresh copy for each caller."""
+    if (path, mtime_ns) not in _SCHEMAS:
+        _SCHEMAS[(path, mtime_ns)] = yaml.safe_load(Path(path).read_text())
+    return copy.deepcopy(_SCHEMAS[(path, mtime_ns)])
+
+
+_SCHEMAS: dict = {}
+
+
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
     """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
     listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (a
     dry run previews the plan of a config whose data are not here yet)."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = _read_schema(str(schema_path), Path(schema_path).stat().st_mtime_ns)
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
     overrides["propertyNames"] = {"enum": figure_styles()}
     validator = _validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
-    problems = _check_numbers(config) + [_describe(e) for e in errors]
+    problems = _check_numbers(config, integer_keys(schema)) + [_describe(e) for e in errors]
     if not problems:
         problems = _check_cross_fields(config, check_data)
     if problems:

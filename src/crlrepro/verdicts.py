@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
 VERIFIED, FAILED = "verified", "failed"
@@ -129,6 +129,51 @@ def holm(p_values) -> np.ndarray:
     return adjusted
 
 
+POWER = 0.8  # the power a planned number of seeds (or samples) is sized for
+SEED_PLAN_LIMIT = 1000  # past this many seeds a plan says "more than"
+
+
+def paired_t_power(effect: float, sd: float, n: int, alpha: float) -> float:
+    """Power of the one-sided paired t-test at level ``alpha`` with ``n`` seed pairs against a true mean
+    difference ``effect`` with noise ``sd``: P[T > t_{1−α, n−1}] for T noncentral t with n − 1 degrees of freedom
+    and noncentrality δ = effect·√n / sd. With sd = 0 the exact sign test: power 1 where 2^−n < α, else 0."""
+    if n < 2:
+        return 0.0
+    if sd == 0:
+        return float(effect > 0 and 0.5 ** n < alpha)
+    return float(stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, effect * np.sqrt(n) / sd))
+
+
+def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER,
+                    limit: int = SEED_PLAN_LIMIT) -> int | None:
+    """The smallest number of seed pairs n with :func:`paired_t_power` (effect, sd, n, alpha) ≥ ``power``: the seeds
+    a one-sided paired t-test needs to detect a true difference of ``effect`` (the observed one, for a plan) at the
+    observed noise ``sd``. None when ``limit`` seeds would not do (an effect of 0, or of the wrong sign, never is)."""
+    if not (np.isfinite(effect) and np.isfinite(sd)) or effect <= 0:
+        return None
+    if paired_t_power(effect, sd, limit, alpha) < power:
+        return None
+    low, high = 1, limit  # power grows with n: bisect for the first n that reaches it
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if paired_t_power(effect, sd, middle, alpha) >= power else (middle, high)
+    return high
+
+
+def detectable_difference(sd: float, n: int, alpha: float, power: float = POWER) -> float:
+    """The true mean difference the one-sided paired t-test with ``n`` pairs at level ``alpha`` detects with
+    probability ``power`` at noise ``sd``: the effect e solving :func:`paired_t_power` (e, sd, n, alpha) = power
+    (exact, by root finding on the noncentral t; about (t_{1−α} + t_{power}) · sd/√n for large n). NaN with fewer
+    than two pairs or no spread."""
+    if n < 2 or not sd > 0:
+        return np.nan
+    scale = sd / np.sqrt(n)
+    high = (stats.t.ppf(1 - alpha, n - 1) + stats.norm.ppf(power)) * scale
+    while paired_t_power(high, sd, n, alpha) < power:
+        high *= 2
+    return float(optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high, xtol=1e-12 * high))
+
+
 def reported_rounding(value: float) -> float:
     """Half a unit in the last digit the paper reports (read from the shortest decimal form of the
     number as stored, e.g. 1.234e-1 → 5e-5, 0.25 → 5e-3): the paper's own rounding error."""
@@ -223,8 +268,10 @@ def decide_rate(slope: float, low: float, high: float, predicted: float, *, side
             return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}", power)
         inside = [a for a in alternatives if low <= a <= high]
         if inside:
+            nearest = min(abs(slope - a) for a in inside)
             return Decision(INCONCLUSIVE, f"the interval {interval} holds the competing rate(s) "
-                                          f"{', '.join(_g(a) for a in inside)} as well", power)
+                                          f"{', '.join(_g(a) for a in inside)} as well",
+                            f"{power}; {_rate_plan((high - low) / 2, nearest)}")
         return Decision(REPRODUCED, f"the interval {interval} holds {_g(predicted)} and excludes "
                                     f"{', '.join(_g(a) for a in alternatives)}", power)
     if side == "at_most":
@@ -237,7 +284,20 @@ def decide_rate(slope: float, low: float, high: float, predicted: float, *, side
             return Decision(CONTRADICTED, f"the whole interval {interval} lies below the bound's {_g(p_low)}", power)
         if low >= p_high:
             return Decision(REPRODUCED, f"the whole interval {interval} lies at or above the bound's {_g(p_high)}", power)
-    return Decision(INCONCLUSIVE, f"the interval {interval} straddles the bound's exponent {_g(predicted)}", power)
+    return Decision(INCONCLUSIVE, f"the interval {interval} straddles the bound's exponent {_g(predicted)}",
+                    f"{power}; {_rate_plan((high - low) / 2, abs(slope - predicted))}")
+
+
+def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER) -> str:
+    """For an undecided rate: how much more data would give ``power`` to decide it at the observed slope, if the
+    interval's half-width h shrinks as 1/√n (seeds or samples, whichever the interval is over): the interval must
+    reach (z_{(1+level)/2} + z_power) · h / z_{(1+level)/2} ≤ distance, i.e. n × (that / distance)²."""
+    z = stats.norm.ppf((1 + level) / 2)
+    if not distance > 0:
+        return "the observed slope sits on the value to tell apart: no amount of data is planned"
+    factor = ((z + stats.norm.ppf(power)) * half_width / z / distance) ** 2
+    return (f"about {factor:.3g}× the seeds or samples of its interval would give {power:.0%} power to decide it at the "
+            f"observed slope (half-width ∝ 1/√n)")
 
 
 @dataclass(frozen=True)
@@ -287,8 +347,11 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
         if d.size < 2:
             decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval"))
             continue
-        smallest = stats.t.ppf(1 - alpha / size, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-        power = (f"smallest significant difference {_g(float(smallest))} ({d.size} seeds, Holm family of {size})"
+        sd = float(d.std(ddof=1))
+        strictest = alpha / size
+        smallest = stats.t.ppf(1 - strictest, d.size - 1) * sd / np.sqrt(d.size)
+        power = (f"smallest significant difference {_g(float(smallest))}, {POWER:.0%} power at "
+                 f"{_g(detectable_difference(sd, d.size, strictest))} ({d.size} seeds, Holm family of {size})"
                  if smallest > 0 else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})")
         if better < alpha:
             decisions.append(Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power))
@@ -296,8 +359,20 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
             decisions.append(Decision(CONTRADICTED, f"the reverse holds: Holm-adjusted p = {_g(worse)} < {alpha:g}", power))
         else:
             decisions.append(Decision(INCONCLUSIVE, f"neither direction decided: Holm-adjusted p = {_g(better)} "
-                                                    f"(claim), {_g(worse)} (reverse), α = {alpha:g}", power))
+                                                    f"(claim), {_g(worse)} (reverse), α = {alpha:g}",
+                                      f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}"))
     return decisions
+
+
+def _seed_plan(mean: float, sd: float, alpha: float) -> str:
+    """For an undecided comparison: the seeds that give :data:`POWER` to decide it, in the direction the observed
+    mean points, at the observed difference and noise and the family's strictest level (Holm's first step)."""
+    needed = seeds_for_power(abs(mean), sd, alpha)
+    side = "claim" if mean > 0 else "reverse"
+    if needed is None:
+        return (f"no number of seeds up to {SEED_PLAN_LIMIT} gives {POWER:.0%} power at the observed difference "
+                f"{_g(mean)}" if mean else "the observed difference is 0: no number of seeds is planned")
+    return f"{needed} seeds would give {POWER:.0%} power to decide it ({side}) at the observed difference {_g(mean)}"
 
 
 def decide_identity(error: float, tolerance: float) -> Decision:

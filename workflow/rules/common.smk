@@ -16,13 +16,11 @@ from crlrepro.config import (
     SSL_EXPERIMENTS,
     ConfigError,
     config_value,
-    data_problems,
     lcgm_sensitivity_dims,
     lcgm_sensitivity_points,
     lcgm_sensitivity_reused,
     read_config_file,
-    resource_problems,
-    results_location_problems,
+    preflight_problems,
     ssl_experiment_specs,
     sweep_points,
     sweep_sources,
@@ -43,19 +41,7 @@ except ConfigError as error:
 onstart:
     # Checked when a run starts, before any job and before Snakemake removes any output it would
     # recompute; not in a dry run, which previews the plan even where the data or GPU are not here.
-    problems = results_location_problems(config["results"]) + data_problems(config)
-    if workflow.local_exec:
-        import psutil
-
-        problems += resource_problems(config, psutil.virtual_memory().total)
-    if config["device"] == "cuda" and workflow.local_exec:
-        from crlrepro.device import physical_gpus
-
-        if not physical_gpus():
-            problems.append(
-                "device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set device: auto "
-                "or cpu (e.g. --config device=auto), or submit to a cluster (--workflow-profile profiles/slurm)"
-            )
+    problems = preflight_problems(config, local=workflow.local_exec)
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
 
