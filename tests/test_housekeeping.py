@@ -55,3 +55,38 @@ def test_the_pipeline_tests_copy_only_what_the_project_tracks(tmp_path):
     assert copied == ["Snakefile", "src/pkg/module.py"] and (dst / "src/pkg/module.py").read_text() == "x = 2\n"
     # .venv/ is ignored, so `git status` stays clean after the README's install into a virtual environment.
     assert ".venv/" in (REPO / ".gitignore").read_text().split()
+
+
+def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_function(tmp_path, monkeypatch):
+    """tests/mutation/mutate.py: a traced run records which test calls which function; a mutant inside a function
+    runs those tests, one at module level runs all, one in a function no test calls runs none (it survives)."""
+    import sys
+
+    import pytest
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "mutation"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mutate
+
+    (tmp_path / "target_mod.py").write_text(
+        "LIMIT = 3\n\n\ndef helper(x):\n    return x + 1\n\n\n@staticmethod\ndef decorated(x):\n"
+        "    inner = lambda y: y * 2  # noqa: E731\n    return inner(x)\n\n\ndef unused():\n    return 0\n")
+    (tmp_path / "test_target.py").write_text(
+        "import target_mod\n\n\ndef test_helper():\n    assert target_mod.helper(1) == 2\n\n\n"
+        "def test_decorated():\n    assert target_mod.decorated(2) == 4\n\n\ndef test_nothing():\n    assert True\n")
+    monkeypatch.chdir(tmp_path)
+    sys.modules.pop("target_mod", None)
+    mod = mutate.Module("target_mod.py", "target_mod", (tmp_path / "target_mod.py").read_bytes())
+    assert mutate.function_scope(mod, 1) is None
+    assert mutate.function_scope(mod, 5) == (4, 5)
+    assert mutate.function_scope(mod, 10) == (8, 11)  # the decorator opens the scope
+    driver = mutate.Collector(lambda items: mutate.trace_tests(items, [mod]))
+    pytest.main(["-q", "-p", "no:cacheprovider", "test_target.py"], plugins=[driver])
+    coverage = driver.result
+    assert set(coverage) == {"test_target.py::test_helper", "test_target.py::test_decorated", "test_target.py::test_nothing"}
+    mutants = {line: mutate.Mutant(f"m{line}", mod, line, 0) for line in (1, 5, 10, 15)}
+    scopes = {(mod.path, line): mutate.function_scope(mod, line) for line in mutants}
+    assert mutate.tests_for(mutants[5], coverage, scopes) == ["test_target.py::test_helper"]
+    assert mutate.tests_for(mutants[10], coverage, scopes) == ["test_target.py::test_decorated"]  # the lambda too
+    assert mutate.tests_for(mutants[1], coverage, scopes) is None  # module level: every test
+    assert mutate.tests_for(mutants[15], coverage, scopes) == []  # no test calls it: nothing can kill it

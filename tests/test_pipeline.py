@@ -239,14 +239,16 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
 def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == set()
 
-    # A figure's style reruns that figure's rule only; the shared style, every figure and nothing else.
+    # A figure's style reruns that figure's rule only (and the captions, checked against the figures); the shared
+    # style, every figure and nothing else.
     one = smoke_run / "style_one.yaml"
     one.write_text(yaml.safe_dump({"figures": {"overrides": {"tsybakov": {"font_scale": 1.4}}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(one)) == {"figure_tsybakov"}
+    assert planned_jobs(smoke_run, *SMOKE, str(one)) == {"figure_tsybakov", "report_captions"}
     shared = smoke_run / "style_all.yaml"
     shared.write_text(yaml.safe_dump({"figures": {"style": {"dpi": 150}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(shared)) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
-                                                            "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
+                                                            "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl",
+                                                            "report_captions"}
 
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
@@ -293,7 +295,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # checksum must change).
     edit(smoke_run / "src" / "crlrepro" / "plots.py")
     assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
-                                               "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
+                                               "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl",
+                                               "report_captions"}
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     # Editing the population oracles reruns every evaluation that uses them, and no training.
     edit(smoke_run / "src" / "crlrepro" / "oracles.py")
@@ -378,14 +381,86 @@ BAD_CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("key", list(BAD_CONFIGS))
-def test_bad_config_stops_before_any_job(key, tmp_path):
+def _refusal(content: dict) -> str:
+    """What a run's checks say of ``content`` over config.yaml, in this process, stage by stage as snakemake makes
+    them (validation without the data when the Snakefile is read, then preflight_problems in onstart): the message,
+    or '' when it passes."""
+    import copy
+
+    import psutil
+    from snakemake.utils import update_config
+
+    from crlrepro.config import ConfigError, preflight_problems, read_config_file, validate_config
+
+    config = read_config_file(REPO / "config.yaml")
+    update_config(config, copy.deepcopy(content))
+    try:
+        validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", check_data=False)  # as the Snakefile
+    except ConfigError as error:
+        return str(error)
+    return "\n".join(preflight_problems(config, REPO, memory_bytes=psutil.virtual_memory().total))
+
+
+def _named(key: str, text: str) -> bool:
+    """A bad config's key is named: a message line starts with it (a key of several words is a message's own text)."""
+    if " " in key:
+        return key in text
+    return re.search(rf"(^|\n)\s*{re.escape(key)}:", text) is not None or f"'{key}' was unexpected" in text
+
+
+def _merged(a: dict, b: dict) -> dict | None:
+    """``a`` and ``b`` as one config file, or None where they set the same key."""
+    out = dict(a)
+    for key, value in b.items():
+        if key not in out:
+            out[key] = value
+        elif isinstance(out[key], dict) and isinstance(value, dict) and (inner := _merged(out[key], value)) is not None:
+            out[key] = inner
+        else:
+            return None
+    return out
+
+
+def bad_config_groups(bad: dict) -> list[tuple[list[str], dict]]:
+    """The bad configs packed into as few files as keep every message: one is added to a group only where the merged
+    file still gives each member's message (a schema error hides the cross-field checks, and any of them the start's
+    checks, so each group is one stage). One snakemake run per group then shows every message at that stage."""
+    groups: list[tuple[list[str], dict]] = []
+    for key, content in bad.items():
+        for keys, merged in groups:
+            candidate = _merged(merged, content)
+            if candidate is not None and all(_named(k, _refusal(candidate)) for k in (*keys, key)):
+                keys.append(key)
+                merged.clear()
+                merged.update(candidate)
+                break
+        else:
+            groups.append(([key], dict(content)))
+    return groups
+
+
+BAD_CONFIG_GROUPS = bad_config_groups(BAD_CONFIGS)
+
+
+@pytest.mark.parametrize("group", range(len(BAD_CONFIG_GROUPS)))
+def test_bad_config_stops_before_any_job(group, tmp_path):
+    """Every bad config is refused by snakemake itself before any job, naming its key; configs refused at the same
+    stage share one file and one run (bad_config_groups), each of their messages checked."""
+    keys, content = BAD_CONFIG_GROUPS[group]
     workdir = copy_repo(tmp_path / "repo")
-    (workdir / "bad.yaml").write_text(yaml.safe_dump(BAD_CONFIGS[key]))
+    (workdir / "bad.yaml").write_text(yaml.safe_dump(content))
     proc = snakemake(workdir, "--cores", "1", "--configfile", "bad.yaml", check=False)
     assert proc.returncode != 0
-    assert key in proc.stderr + proc.stdout
+    assert [key for key in keys if not _named(key, proc.stderr + proc.stdout)] == []
     assert not (workdir / "results").exists()
+
+
+def test_bad_configs_are_packed_only_where_each_message_survives():
+    assert sum(len(keys) for keys, _ in BAD_CONFIG_GROUPS) == len(BAD_CONFIGS)
+    assert len(BAD_CONFIG_GROUPS) < len(BAD_CONFIGS) / 4
+    for keys, content in BAD_CONFIG_GROUPS:
+        message = _refusal(content)
+        assert [key for key in keys if not _named(key, message)] == []
 
 
 def test_a_results_folder_that_links_outside_results_stops_before_any_job(tmp_path):

@@ -96,3 +96,47 @@ def test_calibration_figure_draws_non_unique_truncations_apart_from_their_family
     fig = plot_calibration(table, fit, 0.5, families=families.assign(unique=True))
     assert not [c for c in fig.axes[0].collections if c.get_label().startswith("truncation inside")]
     plt.close(fig)
+
+
+def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it(tmp_path):
+    """save_figure writes each panel's title and every label, legend entry and annotation into the PNG; a caption
+    that names a quantity ([[...]]) or a panel the figure does not draw is a problem, named."""
+    from crlrepro.artifacts import ArtifactError, read_figure_texts
+    from crlrepro.summary import caption_problems, caption_text
+
+    fig, (left, right) = plt.subplots(1, 2)
+    left.plot([1, 2], [1, 2], label=r"exact $\hat F(t)$ (quadrature)")
+    left.axhline(0.5, label="chance ½")
+    left.legend(title="curves")
+    left.set(title="(a) margin", xlabel="t", ylabel=r"$P(|r|\leq t)$")
+    right.set_title("(b) slope")
+    right.annotate("diverged: 1/3", (0.5, 0.5))
+    save_figure(fig, [tmp_path / "f.png", tmp_path / "f.pdf"])
+    plt.close(fig)
+    drawn = read_figure_texts(tmp_path / "f.png")
+    assert drawn["panels"] == ["(a) margin", "(b) slope"]
+    assert {"exact $\\hat F(t)$ (quadrature)", "chance ½", "curves", "t", "diverged: 1/3"} <= set(drawn["texts"])
+    good = "Panel (a): the [[exact F(t)]] against [[chance ½]]; (b) the slope, with runs marked [[diverged]]."
+    assert caption_problems(good, drawn) == []
+    assert caption_text(good) == "Panel (a): the exact F(t) against chance ½; (b) the slope, with runs marked diverged."
+    bad = "Panels (a–c): the [[Monte Carlo F(t)]] and the [[exact F(t)]]."
+    assert caption_problems(bad, drawn) == [
+        "[[Monte Carlo F(t)]] is not drawn (no title, axis label, legend entry or annotation holds it)",
+        "panel (c) is named but the figure has no panel titled (c)"]
+    assert caption_problems("(d, e)", drawn) == ["panel (d) is named but the figure has no panel titled (d)",
+                                                 "panel (e) is named but the figure has no panel titled (e)"]
+    plt.figure().savefig(tmp_path / "plain.png")  # not written by save_figure: nothing to check a caption against
+    with pytest.raises(ArtifactError, match="no crlrepro:drawn text in the PNG"):
+        read_figure_texts(tmp_path / "plain.png")
+
+
+def test_every_caption_template_names_only_what_the_pipelines_figures_can_draw():
+    """The report's caption templates mark what they name; the marks exist (a template without any would escape the
+    check) and the panel letters they use are a–h."""
+    from crlrepro.summary import _DRAWN, _panel_letters
+
+    report = Path(__file__).resolve().parents[1] / "workflow" / "report"
+    for name in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "supervised_view"):
+        text = (report / f"{name}.rst").read_text()
+        assert _DRAWN.findall(text), name
+        assert _panel_letters(text) <= set("abcdefgh"), name

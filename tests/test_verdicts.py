@@ -337,7 +337,8 @@ def test_paired_t_power_matches_a_simulation_and_the_sign_test():
     assert paired_t_power(0.0, sd, n, alpha) == pytest.approx(alpha)  # no effect: the level itself
     assert paired_t_power(effect, sd, 1, alpha) == 0.0
     assert paired_t_power(0.3, 0.0, 6, alpha) == 1.0 and paired_t_power(0.3, 0.0, 5, alpha) == 0.0  # 2^-6 < .025 < 2^-5
-    assert paired_t_power(-0.3, 0.0, 9, alpha) == 0.0
+    assert paired_t_power(-0.3, 0.0, 9, alpha) == 0.0 and paired_t_power(0.0, 0.0, 9, alpha) == 0.0
+    assert paired_t_power(0.3, 0.0, 5, 2.0**-5) == 0.0 and paired_t_power(0.3, 0.0, 6, 2.0**-5) == 1.0  # 2^-n < α, strictly
 
 
 def test_seeds_for_power_is_the_first_count_that_reaches_it():
@@ -347,12 +348,14 @@ def test_seeds_for_power_is_the_first_count_that_reaches_it():
         n = seeds_for_power(effect, sd, a)
         assert paired_t_power(effect, sd, n, a) >= POWER > paired_t_power(effect, sd, n - 1, a)
     assert seeds_for_power(0.0, 1.0, alpha) is None and seeds_for_power(-1.0, 1.0, alpha) is None
+    assert seeds_for_power(np.nan, 1.0, alpha) is None and seeds_for_power(1.0, np.nan, alpha) is None
+    assert seeds_for_power(0.3, 0.0, alpha) == 6  # no spread: the sign test's 2^-6 < 0.025
     assert seeds_for_power(0.01, 1.0, alpha) is None  # ~78,000 pairs: past the plan's limit
     assert seeds_for_power(0.01, 1.0, alpha, limit=100_000) > 50_000
 
 
 def test_detectable_difference_has_the_planned_power():
-    for n, a in ((3, 0.025), (5, 0.025 / 6), (30, 0.025)):
+    for n, a in ((2, 0.025), (3, 0.025), (5, 0.025 / 6), (30, 0.025)):
         e = detectable_difference(1.0, n, a)
         assert paired_t_power(e, 1.0, n, a) == pytest.approx(POWER, abs=1e-6)
         assert detectable_difference(2.0, n, a) == pytest.approx(2 * e)
@@ -383,6 +386,8 @@ def test_an_undecided_rate_says_how_much_more_data_would_decide_it():
     assert two.verdict == INCONCLUSIVE and f"about {factor:.3g}× the seeds or samples" in two.power
     one = decide_rate(0.45, 0.3, 0.6, 0.5, side="at_least")
     assert one.verdict == INCONCLUSIVE and f"about {((z + stats.norm.ppf(0.8)) * 0.15 / z / 0.05) ** 2:.3g}×" in one.power
+    near = decide_rate(-0.4, -0.7, -0.1, -0.5, alternatives=(-0.25, -0.6))  # the nearest competitor, 0.15 away, decides
+    assert f"about {factor:.3g}× the seeds or samples" in near.power
     on = decide_rate(0.5, 0.3, 0.7, 0.5, side="at_most")
     assert "no amount of data is planned" in on.power
     assert "×" not in decide_rate(0.2, 0.1, 0.3, 0.5, side="at_most").power  # decided: no plan

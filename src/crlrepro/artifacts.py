@@ -180,13 +180,46 @@ def load_torch(path: str | Path):
                             f"pipeline or is damaged: {_rebuild_hint(path)}") from None
 
 
+DRAWN_KEY = "crlrepro:drawn"  # the PNG text chunk that lists what a figure draws (figure_texts)
+
+
+def figure_texts(fig) -> dict:
+    """What a matplotlib figure draws, as text: each panel's title (``panels``, in order) and every title, axis
+    label, legend entry and annotation (``texts``). Saved into each PNG (:data:`DRAWN_KEY`) so that a caption can be
+    checked against the figure it describes (:func:`crlrepro.summary.caption_problems`)."""
+    texts = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) is not None else []
+    for legend in fig.legends:
+        texts += [t.get_text() for t in legend.get_texts()]
+    panels = []
+    for ax in fig.axes:
+        panels.append(ax.get_title())
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts)]
+        if ax.get_legend() is not None:
+            texts += [ax.get_legend().get_title().get_text(), *(t.get_text() for t in ax.get_legend().get_texts())]
+    return {"panels": [p for p in panels if p], "texts": sorted({t for t in texts if t})}
+
+
+def read_figure_texts(path: str | Path) -> dict:
+    """The :func:`figure_texts` a PNG written by :func:`save_figure` carries; ArtifactError if it has none."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        drawn = image.text.get(DRAWN_KEY) if hasattr(image, "text") else None
+    if drawn is None:
+        raise ArtifactError(f"{path}: no {DRAWN_KEY} text in the PNG: not written by this pipeline's save_figure, or "
+                            f"older; {_rebuild_hint(path)}")
+    return json.loads(drawn)
+
+
 def save_figure(fig, paths, dpi: int = 200) -> None:
     """Save a matplotlib figure to each path (format from the suffix; raster ones at ``dpi``),
-    atomically, without timestamps in the metadata so that reruns give identical files."""
+    atomically, without timestamps in the metadata so that reruns give identical files; a PNG also carries
+    what the figure draws (:func:`figure_texts`)."""
     for path in paths:
         path = Path(path)
         fmt = path.suffix.lstrip(".")
-        metadata_ = {"CreationDate": None} if fmt == "pdf" else {}
+        metadata_ = ({"CreationDate": None} if fmt == "pdf"
+                     else {DRAWN_KEY: json.dumps(figure_texts(fig), sort_keys=True)} if fmt == "png" else {})
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata_)
 

@@ -122,18 +122,24 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
     if minima is not None:
         ax = axes[2]
         ranked = minima[minima["D"] > 0]
+        # one colour per definition, one line style per score: a legend of definitions + two styles, not their product
+        handles = []
         for k, (name, group) in enumerate(ranked.groupby("definition", sort=False)):
             color = f"C{k}"
             if f"l2_{name}" in table:
                 mean = table.groupby("D")[f"l2_{name}"].mean()
-                ax.plot(mean.index, mean.to_numpy(), "o-", color=color, label=f"MLP, {name}")
-            ax.plot(group["D"], group["minimum"], "s--", color=color, alpha=0.8, label=f"rank-D minimum, {name}")
+                ax.plot(mean.index, mean.to_numpy(), "o-", color=color)
+            ax.plot(group["D"], group["minimum"], "s--", color=color, alpha=0.8)
+            handles.append(matplotlib.lines.Line2D([], [], color=color, linewidth=4, label=name))
+        handles += [matplotlib.lines.Line2D([], [], color="0.3", marker="o", linestyle="-", label="two-tower MLP"),
+                    matplotlib.lines.Line2D([], [], color="0.3", marker="s", linestyle="--", label="rank-D minimum")]
         if reference is not None:
             _overlay_reference(ax, reference, "l2_distance", "k", "paper's column")
+            handles += [h for h, label in zip(*ax.get_legend_handles_labels()) if label == "paper's column"]
         ax.set(yscale="log", xlabel="representation dimension D", ylabel="L2 distance to τ·PMI",
                title="(c) the L2 column under each definition")
         _log2_dims_axis(ax, ranked["D"].unique())
-        ax.legend(fontsize=6, ncol=2)
+        ax.legend(handles=handles, fontsize=7, title="definition (colour), score (line)", title_fontsize=7)
     if bound is not None:
         ax = axes[3]
         ax.plot(bound["D"], bound["spectral_ratio"], "s--", color="C2", label=r"$s_D$: $(L-L^*)/\sum_{i>D}\lambda_i$")
@@ -338,6 +344,15 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     return fig
 
 
+def _slope_guide(ax, xs, top: float, slope: float, color: str, label: str):
+    """A segment of the given log-log ``slope`` over the middle of ``xs``, drawn above the data (its start at
+    ``top``): a theorem's rate O(x^slope) has no known constant, so its line shows a slope, not a level."""
+    xs = np.sort(np.asarray(xs, dtype=float))
+    lo, hi = np.exp(np.log(xs[0]) + np.array([0.25, 0.75]) * (np.log(xs[-1]) - np.log(xs[0])))
+    seg = np.geomspace(lo, hi, 8)
+    ax.plot(seg, top * (seg / lo) ** slope, color=color, linestyle=":", linewidth=1.6, label=label)
+
+
 def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFrame, axis: str, colors: dict):
     """One axis of C3's mechanism: every fixed score's deviation (thin) and the family's supremum (thick, with
     its bootstrap band) per regime, the fit window shaded and the predicted slope through the window's start."""
@@ -352,10 +367,9 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
         ax.plot(sup["at"], sup["deviation"], "o-", color=color, linewidth=2,
                 label=f"{name} sup: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
         ax.fill_between(sup["at"], sup["low"], sup["high"], color=color, alpha=0.2)
-        start = sup[sup["at"] == fit["fit_from"]]["deviation"].iloc[0]
         xs = sup["at"][sup["at"] >= fit["fit_from"]].to_numpy(dtype=float)
-        ax.plot(xs, start * (xs / xs[0]) ** fit["predicted"], color=color, linestyle=":",
-                label=f"{'SCRL law' if regime == 'inbatch' else 'Thm 4.5'}: slope {fit['predicted']:g}")
+        _slope_guide(ax, xs, 2.0 * float(sup["high"].max()), fit["predicted"], color,
+                     f"{'SCRL law' if regime == 'inbatch' else 'Thm 4.5'}: slope {fit['predicted']:g} (guide)")
         ax.axvspan(fit["fit_from"], fit["fit_to"], color="0.95", zorder=0)
     ax.set(xscale="log", yscale="log")
     _log_ticks_at(ax, deviations[deviations["axis"] == axis]["at"].unique())
@@ -363,11 +377,14 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
 
 
 def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataFrame | None = None,
-                 deviation_slopes: pd.DataFrame | None = None, style: FigureStyle | None = None):
+                 deviation_slopes: pd.DataFrame | None = None, style: FigureStyle | None = None,
+                 e_star: float | None = None):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
     the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the outer term's against n at m = ∞, every
     score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
-    (d) n (mean over seeds, bars: min–max). Bottom: downstream AUC and recall@1 against m and n."""
+    (d) n (mean over seeds, bars: min–max), each with its bound's slope as a guide (a rate, whose constant is
+    unknown, so the guide is not anchored to the data). Bottom: downstream AUC and recall@1 against m and n, the AUC
+    with the Bayes-optimal E* (``e_star``) and chance (½)."""
     _style(style)
     fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1", "both": "C2", "inbatch": "C3"}
@@ -383,8 +400,8 @@ def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataF
             fit = slopes[(slopes["regime"] == regime) & (slopes["axis"] == axis) & (slopes["quantity"] == "gap")].iloc[0]
             ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3,
                         label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
-            ref = mean.iloc[0] * (mean.index / mean.index[0]) ** fit["predicted"]
-            ax.plot(mean.index, ref, color=colors[regime], linestyle=":", label=f"bound's slope {fit['predicted']:g}")
+            _slope_guide(ax, mean.index, 2.0 * float(hi.max()), fit["predicted"], colors[regime],
+                         f"bound's slope {fit['predicted']:g} (guide)")
         fixed = "n" if axis == "m" else "m"
         value = int(table[table["sweep"] == axis][fixed].iloc[0])
         ax.set(xscale="log", yscale="log", xlabel=axis, ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
@@ -398,6 +415,11 @@ def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataF
         ax = axes[1, col]
         runs = table[table["sweep"] == axis]
         sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
+        if metric == "auc":
+            if e_star is not None:
+                ax.axhline(e_star, color="k", linestyle="--", linewidth=1, label=f"Bayes E* = {e_star:.3f}")
+            ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
+            ax.legend(fontsize=6.5)
         ax.set(xscale="log", xlabel=axis, ylabel=label, title=f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis}")
         _log_ticks_at(ax, runs[axis].unique())
     return fig

@@ -6,6 +6,7 @@ papers' claims modules; the order and the papers come from :mod:`crlrepro.regist
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pandas as pd
@@ -123,13 +124,57 @@ def rst_text(text: str) -> str:
     return text
 
 
+# A caption template names what its figure draws as [[text]]: a panel title, axis label, legend entry or annotation
+# of the figure (crlrepro.artifacts.figure_texts), checked when the caption is written; panels are named (a), (b), ...
+_DRAWN = re.compile(r"\[\[(.+?)\]\]", re.S)
+_PANELS = re.compile(r"\(([a-h](?:\s*[,–-]\s*[a-h])*)\)")
+
+
+_MATH = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ", "nu": "ν",
+         "pi": "π", "sigma": "σ", "tau": "τ", "leq": "≤", "geq": "≥", "sum": "Σ", "infty": "∞", "cdot": "·"}
+
+
+def _plain(text: str) -> str:
+    """Text as a reader sees it in a figure: mathtext's $ and braces dropped, its Greek letters and relations
+    (\\mu, \\leq) as their characters, other commands (\\hat, \\mathcal) dropped."""
+    text = re.sub(r"\\([A-Za-z]+) ?", lambda m: _MATH.get(m.group(1), ""), text.replace("$", ""))
+    return " ".join(text.replace("{", "").replace("}", "").lower().split())
+
+
+def _panel_letters(text: str) -> set[str]:
+    letters = set()
+    for group in _PANELS.findall(text):
+        for part in re.split(r"\s*,\s*", group):
+            ends = re.split(r"\s*[–-]\s*", part)
+            letters |= {chr(c) for c in range(ord(ends[0]), ord(ends[-1]) + 1)}
+    return letters
+
+
+def caption_problems(template: str, drawn: dict) -> list[str]:
+    """What a caption ``template`` says its figure draws and the figure does not (``drawn``: its
+    :func:`crlrepro.artifacts.figure_texts`): each [[text]] must occur in one of the figure's texts (compared as
+    plain text), and each panel the caption names, (a) or (c, d) or (e–h), must be a panel whose title starts so."""
+    texts = [_plain(t) for t in drawn.get("texts", [])]
+    problems = [f"[[{name}]] is not drawn (no title, axis label, legend entry or annotation holds it)"
+                for name in _DRAWN.findall(template) if not any(_plain(name) in t for t in texts)]
+    titled = {m.group(1) for title in drawn.get("panels", []) if (m := re.match(r"\(([a-h])\)", title))}
+    problems += [f"panel ({letter}) is named but the figure has no panel titled ({letter})"
+                 for letter in sorted(_panel_letters(_DRAWN.sub("", template)) - titled)]
+    return problems
+
+
+def caption_text(template: str) -> str:
+    """A caption template as the reader sees it: [[text]] marks removed."""
+    return _DRAWN.sub(lambda m: m.group(1), template)
+
+
 def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | None = None,
                    list_claims: bool = True) -> str:
     """A report caption: ``description`` (the figure and what the paper claims), the verdict count,
     then (``list_claims``) claim by claim what this run measured (interval in brackets), the paper's
     value, the verdict and its reason, then the run's ``provenance`` when given.
     reStructuredText, wrapped so that the report's Jinja pass leaves it as it is."""
-    lines = [description.rstrip(), "", "{% raw %}"]
+    lines = [caption_text(description).rstrip(), "", "{% raw %}"]
     tested, diagnostics = claims_only(claims), diagnostics_only(claims)
     if len(claims):
         extra = f"; diagnostics, not counted: {verdict_counts(diagnostics, 'diagnostics')}" if len(diagnostics) else ""

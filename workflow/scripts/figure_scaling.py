@@ -1,11 +1,13 @@
-"""C3 figure: the fixed-score mechanism (inner term vs m, outer vs n), the trained gap vs m and n, and AUC / recall@1."""
+"""C3 figure: the fixed-score mechanism (inner term vs m, outer vs n), the trained gap vs m and n, and AUC / recall@1
+(with the Bayes E* of the oracle and chance)."""
 
-from crlrepro.artifacts import read_table, save_figure
+from crlrepro.artifacts import read_json, read_table, save_figure
 from crlrepro.pipeline import ScriptRun
 from crlrepro.plots import FigureStyle, plot_scaling
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), read_table(snakemake.input.deviations),
-                   read_table(snakemake.input.deviation_slopes), style=style)
+                   read_table(snakemake.input.deviation_slopes), style=style,
+                   e_star=float(read_json(snakemake.input.oracle)["E_star"]))
 save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
