@@ -25,8 +25,8 @@ def test_eigenvalue_decay_names_the_model_that_generated_the_spectrum(model, val
     if model == "stretched":
         assert row["value"] == pytest.approx(0.5, abs=0.01)
     assert np.allclose(groups[f"fit_{model}"], groups["sum"], rtol=1e-3 if model != "power" else 1e-9)
-    with pytest.raises(ValueError, match="at least 4 groups"):
-        eigenvalue_decay(values[:6], group=2)
+    few_groups, few = eigenvalue_decay(values[:6], group=2)  # three groups: too few to fit, said by NaN and the count
+    assert few["value"].isna().all() and set(few["groups"]) == {3} and len(few_groups) == 3
 
 
 def test_paper_gmm_spectrum_is_neither_geometric_nor_a_power_law(paper_gmm):
@@ -63,3 +63,12 @@ def test_l2_minima_table_starts_at_the_zero_score(paper_gmm):
     assert all(zero[name] == pytest.approx(direct[name], rel=1e-12) for name in L2_DEFINITIONS)
     for name, group in table.groupby("definition"):
         assert (np.diff(group.sort_values("D")["minimum"].to_numpy()) < 0).all(), name
+
+
+def test_a_spectrum_that_vanishes_within_a_few_groups_has_no_decay_fit_and_no_error():
+    """Two nearly merged components (a valid mixture): the spectrum falls to the floor after two pairs; the fits are
+    NaN with the count of groups, not a failed job."""
+    groups, fits = eigenvalue_decay([1.0, 0.5, 1e-3, 5e-4, 1e-17, 1e-18, 1e-19, 1e-20], group=2)
+    assert list(groups["group"]) == [1, 2] and groups[["fit_geometric", "fit_power", "fit_stretched"]].isna().all().all()
+    assert list(fits["model"]) == ["geometric", "power", "stretched"] and fits["value"].isna().all()
+    assert set(fits["groups"]) == {2}

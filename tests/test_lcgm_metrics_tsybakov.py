@@ -97,6 +97,18 @@ def test_loglog_slope_single_and_stacked():
     np.testing.assert_allclose(loglog_slope(np.stack([x, 2 * x]), stacked), [0.5, 1.5], rtol=1e-12)
 
 
+def test_plateau_approach_rate_is_the_exponent_of_the_gap():
+    from crlrepro.metrics import plateau_approach_rate
+
+    m = np.array([1, 4, 16, 64])
+    assert plateau_approach_rate(m, 0.9 - 0.3 * m**-0.5, 0.9) == pytest.approx(0.5, rel=1e-12)
+    assert plateau_approach_rate(m, 0.9 - 0.3 * m**-1.0, 0.9) == pytest.approx(1.0, rel=1e-12)
+    assert plateau_approach_rate(m, 0.9 - 0.3 * m**0.2, 0.9) == pytest.approx(-0.2, rel=1e-12)  # moving away: r < 0
+    assert np.isnan(plateau_approach_rate(m, [0.5, 0.6, 0.9, 0.8], 0.9))  # a value at the plateau: no gap to fit
+    assert np.isnan(plateau_approach_rate(m, [0.5, 0.6, 0.95, 0.8], 0.9))  # above it
+    assert np.isnan(plateau_approach_rate([4, 4], [0.5, 0.6], 0.9))
+
+
 def test_sensitivity_elbows_take_each_swept_point_alone():
     from crlrepro.evaluation import sensitivity_elbows
     rows = []

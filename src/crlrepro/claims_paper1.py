@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from crlrepro.metrics import plateau_approach_rate
 from crlrepro.registry import experiment
 from crlrepro.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Claim, Decision, any_of_claims, claim, decide_bound,
                                decide_identity, decide_rate, direction_claims, paired_by_seed)
@@ -135,7 +136,8 @@ def _in_batch_claims(fit, reference: dict) -> list[Claim]:
     ]
 
 
-def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict) -> list[Claim]:
+def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict,
+              e_star: float | None = None) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
     * the mechanism at fixed scores (``deviation_slopes``, :func:`crlrepro.generalization.deviation_rates`):
@@ -145,8 +147,9 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
     * the trained model's gap |L(ŵ) − L̂_S(ŵ)| (``slopes``): the theorem bounds it from above, so its slope
       is tested one-sided (at most the bound's exponent);
     * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
-      at the largest n than at the smallest, per regime, and SCRL gaining more AUC from m than SSCRL;
-      seed-paired, one Holm family."""
+      at the largest n than at the smallest, per regime, and (with the Bayes AUC ``e_star``) SCRL approaching E*
+      faster in m than SSCRL: the rate r of E* − AUC(m) ≈ b·m^(−r) per seed
+      (:func:`crlrepro.metrics.plateau_approach_rate`), SCRL minus SSCRL; seed-paired, one Holm family."""
     spec_of = experiment("C3").claim
     rows = []
     for fit in deviation_slopes[deviation_slopes["score"] == "sup"].itertuples():
@@ -176,7 +179,7 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
                           decide_rate(fit.slope, fit.low, fit.high, predicted, side="at_most"),
                           measured=fit.slope, low=fit.low, high=fit.high, paper=predicted,
                           tolerance="one-sided: the interval at or below the exponent (seed bootstrap)"))
-    family, gains = [], {}
+    family, rates = [], {}
     for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
         lo, hi = runs[sweep].min(), runs[sweep].max()
         for metric, name in (("auc", "AUC"), ("recall_at_1", "recall@1")):
@@ -185,13 +188,15 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
             paired = paired_by_seed(by_seed[hi], by_seed[lo], f"{sweep}{hi}-{sweep}{lo}")
             family.append((f"C3.{spec.key}.{regime}", f"{regime.upper()}: {spec.statement}: {name} at {sweep}={hi} minus "
                            f"{sweep}={lo} (paired by seed)", paired))
-            if metric == "auc" and sweep == "m":
-                gains[regime] = (by_seed[hi] - by_seed[lo], lo, hi)
-    if {"scrl", "sscrl"} <= set(gains):
+        if sweep == "m" and e_star is not None:
+            rates[regime] = pd.Series({seed: plateau_approach_rate(g["m"], g["auc"], e_star)
+                                       for seed, g in runs.groupby("seed")}, dtype=float)
+    if {"scrl", "sscrl"} <= set(rates):
         spec = spec_of("scrl_steeper_in_m")
-        (scrl, lo, hi), (sscrl, _, _) = gains["scrl"], gains["sscrl"]
-        family.append((f"C3.{spec.key}", f"{spec.statement}: AUC gain from m={lo} to m={hi}, SCRL minus SSCRL "
-                       "(paired by seed)", paired_by_seed(scrl, sscrl, "scrl-sscrl")))
+        ms = sorted(table.loc[table["sweep"] == "m", "m"].unique())
+        family.append((f"C3.{spec.key}", f"{spec.statement}: r of E* − AUC(m) ≈ b·m^(−r) (E* = {e_star:.4g}, m = "
+                       f"{ms[0]}..{ms[-1]}), SCRL minus SSCRL (paired by seed; a seed whose AUC reaches E* has no r)",
+                       paired_by_seed(rates["scrl"], rates["sscrl"], "r_scrl-r_sscrl")))
     return rows + direction_claims("C3", family)
 
 

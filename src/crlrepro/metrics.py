@@ -17,6 +17,21 @@ def loglog_slope(x, y) -> np.ndarray:
     return np.sum(u * v, axis=-1) / np.sum(u * u, axis=-1)
 
 
+def plateau_approach_rate(m, values, plateau: float) -> float:
+    """The rate r at which a curve rising to ``plateau`` approaches it, from the fit
+
+        values(m) ≈ plateau − b · m^(−r),   i.e.   r = −β of log(plateau − values) = α + β log m
+
+    (:func:`loglog_slope`): C3 reads "SCRL gains more steeply with m than SSCRL" (paper 1, Sec. 5) as a faster
+    approach of the retrieval AUC to its plateau, the Bayes AUC E*. NaN with fewer than two distinct m, or where a
+    value reaches the plateau (no gap left to fit)."""
+    m, values = np.asarray(m, dtype=float), np.asarray(values, dtype=float)
+    gap = plateau - values
+    if np.unique(m).size < 2 or not np.all(gap > 0):
+        return float("nan")
+    return float(-loglog_slope(m, gap))
+
+
 def linear_probe_r2(train_features, train_targets, test_features, test_targets) -> float:
     """R² on held-out data of the least-squares affine map features → targets, averaged uniformly
     over the target's columns: 1 − Σ‖t − t̂‖² / Σ‖t − t̄‖² per column."""

@@ -214,7 +214,8 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
            title="(d) rank K needs deterministic anchors")
     ax.set_xticks(noise["noise_x"].to_numpy(), [f"{v:g}" for v in noise["noise_x"]])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.axvline(noise.loc[noise["factor"] == 1.0, "noise_x"].iloc[0], color="0.3", linestyle=":", linewidth=1, label="config")
+    config_noise = float((noise["noise_x"] / noise["factor"]).iloc[0])  # the sweep's multiples of the config's σx
+    ax.axvline(config_noise, color="0.3", linestyle=":", linewidth=1, label="config")
     twin = ax.twinx()
     twin.step(noise["noise_x"], noise["detected_rank"], where="mid", color="C3", label="detected rank")
     twin.set_ylabel("detected rank", color="C3")

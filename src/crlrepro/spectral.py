@@ -461,6 +461,9 @@ DECAY_FEATURES = {  # log P_j = intercept − slope · feature(j, β) for each d
 }
 
 
+MIN_DECAY_GROUPS = 4  # three parameters at most (the stretched fit's a, c and β): four groups to fit them
+
+
 def eigenvalue_decay(eigenvalues, group: int = 2, floor: float = 1e-13) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How λ_i decays, in groups of ``group`` consecutive eigenvalues (paper 2's symmetric GMM has them in pairs):
     per group j, the sum P_j and the local ratio P_{j+1}/P_j and local power exponent log(P_j/P_{j+1})/log((j+1)/j);
@@ -471,19 +474,26 @@ def eigenvalue_decay(eigenvalues, group: int = 2, floor: float = 1e-13) -> tuple
         stretched  log P_j = a − c j^β               (λ ≍ e^{−c i^β}; β by a grid search in (0, 2]),
 
     each with its rms residual in log P, its intercept a and its slope (log(1/ρ), γ or c) on the model's feature
-    (:data:`DECAY_FEATURES`); ``groups`` carries each fit's curve (``fit_<model>``). Returns (groups, fits)."""
+    (:data:`DECAY_FEATURES`); ``groups`` carries each fit's curve (``fit_<model>``). With fewer than
+    :data:`MIN_DECAY_GROUPS` groups above the floor (a spectrum that vanishes within a few eigenvalues, e.g. two
+    nearly merged components) the fits are NaN and ``fits.groups`` says how many there were. Returns (groups, fits)."""
     lam = np.asarray(eigenvalues, dtype=float)
     count = lam.size // int(group)
     sums = lam[: count * group].reshape(count, group).sum(axis=1)
     keep = sums > floor * sums[0]
     sums = sums[keep]
     j = np.arange(1, sums.size + 1, dtype=float)
-    if sums.size < 4:
-        raise ValueError(f"a decay fit needs at least 4 groups above the floor, got {sums.size}")
     log_p = np.log(sums)
     groups = pd.DataFrame({"group": j.astype(int), "sum": sums,
                            "ratio_next": np.append(sums[1:] / sums[:-1], np.nan),
                            "local_power": np.append(np.log(sums[:-1] / sums[1:]) / np.log(j[1:] / j[:-1]), np.nan)})
+    if sums.size < MIN_DECAY_GROUPS:  # a spectrum that falls to the floor within a few groups: no shape to fit
+        for model in DECAY_FEATURES:
+            groups[f"fit_{model}"] = np.nan
+        fits = pd.DataFrame([{"model": model, "parameter": parameter, "value": np.nan, "rms_log": np.nan,
+                              "intercept": np.nan, "slope": np.nan}
+                             for model, parameter in (("geometric", "rho"), ("power", "gamma"), ("stretched", "beta"))])
+        return groups, fits.assign(groups=int(sums.size), group_size=int(group))
 
     def fit(feature):
         design = np.column_stack([np.ones_like(j), -feature])

@@ -178,6 +178,7 @@ rule claims_c3:
         deviation_slopes=rules.deviation.output.slopes,
         table=rules.scaling.output.table,
         slopes=rules.scaling.output.slopes,
+        oracle=rules.oracle.output.oracle,
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/C3.csv",

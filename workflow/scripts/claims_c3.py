@@ -1,7 +1,8 @@
 """C3 claims: the fixed-score deviation rates of Thm 4.5's mechanism (two-sided), the trained gap's slopes
-(one-sided: the theorem is an upper bound), and the downstream AUC / recall@1 directions in m and n."""
+(one-sided: the theorem is an upper bound), and the downstream AUC / recall@1 directions in m and n, and
+SCRL's faster approach to the Bayes AUC E* (the oracle's) in m."""
 
-from crlrepro.artifacts import read_table
+from crlrepro.artifacts import read_json, read_table
 from crlrepro.claims_paper1 import c3_claims
 from crlrepro.pipeline import ScriptRun
 from crlrepro.reference import paper_values
@@ -9,5 +10,6 @@ from crlrepro.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 claims = c3_claims(read_table(snakemake.input.deviation_slopes), read_table(snakemake.input.slopes),
-                   read_table(snakemake.input.table), paper_values("C3", snakemake.input.paper_values))
+                   read_table(snakemake.input.table), paper_values("C3", snakemake.input.paper_values),
+                   e_star=float(read_json(snakemake.input.oracle)["E_star"]))
 run.write_table(claims_frame(claims), snakemake.output[0])
