@@ -123,3 +123,26 @@ def test_every_registered_row_has_a_role_and_every_diagnostic_says_why():
             assert bool(spec.why) == (spec.role == "diagnostic"), (e.id, spec.key)
     roles = {spec.role for e in EXPERIMENTS for spec in e.claims}
     assert roles == set(ROLES)
+
+
+def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not():
+    from crlrepro.summary import UNDECIDED, decided_table
+
+    def row(experiment, verdict, reason="", power=""):
+        return {"experiment": experiment, "claim_id": f"{experiment}.x", "claim": "c", "kind": "direction", "paper_value": np.nan,
+                "measured": 0.0, "ci_low": 0.0, "ci_high": 0.0, "tolerance": "", "power": power, "verdict": verdict,
+                "reason": reason, "role": "claim"}
+
+    table = pd.DataFrame([row("A1", "reproduced"), row("A2", "not comparable", "setting differs from the paper's: epochs"),
+                          row("A3", "not comparable", "the paper reports no number for it"),
+                          row("A4", "inconclusive", "neither", "…; 12 seeds would give 80% power to decide it (claim)"),
+                          row("A4", "inconclusive", "no interval", "no interval"), row("A2", "verified"),
+                          row("C3", "contradicted"), row("S1", "not comparable", "ν and n are undefined"),
+                          {**row("C1", "inconclusive"), "claim_id": "C1.monte_carlo.x", "role": "diagnostic"}])
+    decided = decided_table(table).set_index("paper")
+    assert list(decided.columns) == ["claims", "decided", *UNDECIDED]
+    assert decided.loc[2].to_dict() == {"claims": 6, "decided": 2, "setting differs": 1, "no paper number": 1,
+                                        "other not comparable": 0, "more data would decide": 1, "other inconclusive": 1}
+    assert decided.loc[1].to_dict()["claims"] == 1 and decided.loc[1, "decided"] == 1  # C1's diagnostic not counted
+    assert decided.loc[3, "other not comparable"] == 1
+    assert "| 2 | 6 | 2 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)

@@ -92,6 +92,40 @@ def _why(row) -> str:
     return claim_spec(row.experiment, row.claim_id).why
 
 
+DECIDED = ("reproduced", "contradicted", "verified", "failed")
+# Why a claim is undecided, read from its verdict, reason and power (the decision functions' own words)
+UNDECIDED = {
+    "setting differs": "not comparable: a key it depends on differs from the paper's setting",
+    "no paper number": "not comparable: the paper gives no number",
+    "other not comparable": "not comparable for another stated reason (e.g. a quantity the summary leaves undefined)",
+    "more data would decide": "inconclusive: the row says how many seeds (or how much more data) would decide it",
+    "other inconclusive": "inconclusive: no interval, or no amount of data planned at the observed effect",
+}
+
+
+def undecided_reason(row) -> str | None:
+    """None for a decided claim; else its :data:`UNDECIDED` category."""
+    if row.verdict in DECIDED:
+        return None
+    if row.verdict == "not comparable":
+        reason = str(row.reason)
+        return ("setting differs" if reason.startswith("setting differs") else
+                "no paper number" if reason.startswith("the paper reports no number") else "other not comparable")
+    return "more data would decide" if "would give 80% power" in str(row.power) else "other inconclusive"
+
+
+def decided_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per paper: its claims, how many are decided (reproduced, contradicted, verified, failed) and why the others
+    are not (:func:`undecided_reason`), one column per :data:`UNDECIDED` category."""
+    claims = claims_only(table)
+    rows = []
+    for paper, mine in _papers(claims):
+        why = pd.Series([undecided_reason(r) for r in mine.itertuples(index=False)], dtype=object)
+        rows.append({"paper": paper.number, "claims": len(mine), "decided": int(why.isna().sum()),
+                     **{name: int((why == name).sum()) for name in UNDECIDED}})
+    return pd.DataFrame(rows, columns=["paper", "claims", "decided", *UNDECIDED])
+
+
 def summary_markdown(table: pd.DataFrame) -> str:
     """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
     with one row per claim, then the diagnostics in a section of their own."""
@@ -103,6 +137,12 @@ def summary_markdown(table: pd.DataFrame) -> str:
         lines.append(f"| {paper.number} | " + " | ".join(str(counts[paper.number].get(v, 0)) for v in VERDICTS) + " |")
     lines += ["", "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
               "reproductions of its experiments."]
+    decided = decided_table(table)
+    if len(decided):
+        lines += ["", "Decided claims per paper, and why the others are not:", "",
+                  "| " + " | ".join(decided.columns) + " |", "|" + "---|" * len(decided.columns)]
+        lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in decided.itertuples(index=False)]
+        lines += ["", "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items()) + "."]
     if len(diagnostics):
         lines += ["", f"Diagnostics (not counted): {verdict_counts(diagnostics, 'diagnostics')}, below the papers."]
     for paper, rows in _papers(claims):
