@@ -238,7 +238,7 @@ def ssl_table(arm: str, accuracy: dict, bias: dict | None = None, noise: float =
                          "ratio": 1.0, arm: value, "seed": seed, "diverged": False, "num_classes": 10,
                          "linear_top1": acc + jitter(seed, noise, salt), "knn_top1": acc - 0.01 + jitter(seed, noise, salt),
                          "linear_top1_tail": (tail or accuracy)[value] - 0.05 + jitter(seed, noise, salt + 7),
-                         "prototype_bias": b, "prototype_bias_raw": b,
+                         "prototype_bias": b, "prototype_bias_raw": b, "prototype_bias_relative": b / 40.0,
                          "attraction_lhs": -0.9 + jitter(seed, 0.01, salt), "attraction_rhs": -0.9 + gap + jitter(seed, 0.01, salt),
                          "attraction_holds": 1.0 if bounds_hold else 0.2, "repulsion_lhs": 0.5, "repulsion_rhs": 0.5 + gap,
                          "repulsion_holds": 1.0 if bounds_hold else 0.3, "feature_cosine": 0.3,
@@ -625,8 +625,8 @@ def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():
     directions = [r for r in rows if r.kind == "direction"]
     assert len(directions) == 3 + 3  # three accuracy pairs (linear top-1, the paper's metric), three bias pairs
     assert {r.claim_id for r in directions if "bias_order" in r.claim_id} == {
-        "S4.bias_order.no_blur-base.prototype_bias", "S4.bias_order.plus_rotation-base.prototype_bias",
-        "S4.bias_order.plus_rotation-no_blur.prototype_bias"}
+        "S4.bias_order.no_blur-base.prototype_bias_relative", "S4.bias_order.plus_rotation-base.prototype_bias_relative",
+        "S4.bias_order.plus_rotation-no_blur.prototype_bias_relative"}
     bias = next(r for r in rows if r.claim_id == "S4.bias.base")
     assert bias.paper_value == pytest.approx(36.72) and bias.verdict == REPRODUCED
 
@@ -635,7 +635,7 @@ def test_s4_with_two_augmentations_tests_the_one_pair_present():
     table = ssl_table("augmentation", {"base": 0.9, "no_blur": 0.8})
     rows = ssl_claims("S4", table, paper_values("S4"), IMAGENET)
     assert {r.claim_id for r in rows if r.kind == "direction"} == {
-        "S4.accuracy_order.base-no_blur.linear_top1", "S4.bias_order.no_blur-base.prototype_bias"}
+        "S4.accuracy_order.base-no_blur.linear_top1", "S4.bias_order.no_blur-base.prototype_bias_relative"}
     with pytest.raises(ValueError, match="S9"):
         ssl_claims("S9", table, {}, IMAGENET)
 
@@ -941,3 +941,17 @@ def test_c2_tsybakov_rate_shows_its_range_only_when_it_has_one():
     assert "no worst case" in rows["C2.family_perturbed.perturbed:a"].reason
     assert "no worst case" not in rows["C2.family.truncation"].reason
     assert rows["C2.family_perturbed.perturbed:b"].verdict == CONTRADICTED and "no worst case" not in rows["C2.family_perturbed.perturbed:b"].reason
+
+
+def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
+    """A run whose features concentrate (smaller absolute bias, as an untrained or collapsed encoder has) does not win
+    the bias ordering: S4 tests the bias relative to the prototypes' spread."""
+    table = ssl_table("augmentation", {"base": 0.9, "no_blur": 0.8}, bias={"base": 36.7, "no_blur": 37.4})
+    concentrated = table["augmentation"] == "no_blur"
+    table.loc[concentrated, "prototype_bias"] = table.loc[concentrated, "prototype_bias"] / 10  # absolute: no_blur lowest
+    rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
+    assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == REPRODUCED  # relative: base lowest
+    table["prototype_bias_relative"] = np.where(concentrated, 0.5, 1.0) + [jitter(s, 0.01, int(c)) for s, c in
+                                                                           zip(table["seed"], concentrated)]  # reversed
+    rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
+    assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == CONTRADICTED

@@ -531,8 +531,11 @@ def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = 
     trained_runs = table[(table.get("model", "trained") == "trained") & ~table["diverged"]] if "model" in table else table[~table["diverged"]]
     if experiment == "S4":
         y = few[0] if few else "linear_top1"  # the probe with the most headroom
-        sns.scatterplot(data=trained_runs, x="prototype_bias", y=y, hue="augmentation", ax=axes[0, 1], s=40)
-        axes[0, 1].set(xlabel="prototype representation bias (unit features)", ylabel=f"{label(y)} top-1",
+        relative = "prototype_bias_relative" in trained_runs  # the scale-invariant bias S4's ordering claims test
+        sns.scatterplot(data=trained_runs, x="prototype_bias_relative" if relative else "prototype_bias", y=y, hue="augmentation",
+                        ax=axes[0, 1], s=40)
+        axes[0, 1].set(xlabel="prototype bias ÷ prototypes' spread" if relative else "prototype representation bias (unit features)",
+                       ylabel=f"{label(y)} top-1",
                        title="bias vs accuracy (each point a run)")
     if experiment == "S1" and "attraction_lhs" in table:
         ax = axes[0, 1]

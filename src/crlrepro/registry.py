@@ -244,7 +244,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
           ClaimSpec("bias_raw", "prototype representation bias per augmentation, un-normalised features", "value",
                     "prototype_bias", _SSL_DATA),
           ClaimSpec("accuracy_order", "accuracy ordering base > no_blur > plus_rotation, pair by pair", "direction"),
-          ClaimSpec("bias_order", "bias ordering base < no_blur < plus_rotation, pair by pair", "direction"))),
+          ClaimSpec("bias_order", "bias ordering base < no_blur < plus_rotation, pair by pair (the bias relative to "
+                    "the prototypes' spread, scale-invariant)", "direction"))),
 )
 
 EXPERIMENT_ORDER = tuple(e.id for e in EXPERIMENTS)
