@@ -63,10 +63,11 @@ def approximation_bound(good: bool, bounded: bool = True) -> pd.DataFrame:
 
 
 def l2_minima(good: bool) -> pd.DataFrame:
-    """Each definition's rank-D floor: good, half the paper's value at every D; bad, twice it at D = 4."""
+    """Each definition's rank-D floor: good, half the paper's value at every D; bad, at D = 4 twice the paper's value
+    and twice its square root (so that the floor and its square, the MSE reading, both exceed it)."""
     paper = paper_values("A2")["l2_distance"]
     rows = [{"D": 0, "definition": name, "minimum": 1.0} for name in ("plain", "joint")]
-    rows += [{"D": d, "definition": name, "minimum": v * (2.0 if d == 4 and not good else 0.5)}
+    rows += [{"D": d, "definition": name, "minimum": 2.0 * max(v, v ** 0.5) if d == 4 and not good else 0.5 * v}
              for name in ("plain", "joint") for d, v in paper.items()]
     return pd.DataFrame(rows)
 
@@ -359,12 +360,30 @@ def test_l2_floor_rows_follow_the_table_and_count_informative_points_against_the
     minima.loc[minima["D"] == 0, "minimum"] = 0.01  # the zero score's distance: only the paper's D = 4, 8 lie below
     rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)
             if r.claim_id.startswith("A2.l2_floor")]
-    assert [r.claim_id for r in rows] == ["A2.l2_floor.plain", "A2.l2_floor.joint"]  # the table's order
-    assert all("informative at 2 of 4" in r.power for r in rows)
+    assert [r.claim_id for r in rows] == ["A2.l2_floor.plain", "A2.l2_floor.plain_squared", "A2.l2_floor.joint",
+                                          "A2.l2_floor.joint_squared"]  # the table's order, each norm then its square
+    assert [("informative at 2 of 4" in r.power) for r in rows] == [True, False, True, False]  # squared: 1e-4 is the bar
+    assert "definition: plain, squared (an MSE)" in rows[1].claim
     without_zero = minima[minima["D"] > 0]
     rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=without_zero)
             if r.claim_id.startswith("A2.l2_floor")]
     assert all("informative at 4 of 4" in r.power for r in rows)
+
+
+def test_a_squared_definition_can_hold_where_its_norm_does_not():
+    """Floors below 1 square to smaller values: a norm whose floor exceeds the paper's value may, squared, lie below it
+    (the MSE reading), and a square above it is contradicted."""
+    minima = l2_minima(True)
+    paper = paper_values("A2")["l2_distance"]
+    for d, value in paper.items():
+        minima.loc[minima["D"] == int(d), "minimum"] = 1.5 * float(value)  # every norm floor 50 % above the paper
+    rows = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)}
+    assert rows["A2.l2_floor.plain"].verdict == CONTRADICTED and rows["A2.l2_floor.plain_squared"].verdict != CONTRADICTED
+    assert rows["A2.l2_floor.plain_squared"].measured == pytest.approx(max(2.25 * float(v) for v in paper.values()))
+    for d, value in paper.items():
+        minima.loc[minima["D"] == int(d), "minimum"] = 1.2 * float(value) ** 0.5  # squares 44 % above the paper
+    rows = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)}
+    assert rows["A2.l2_floor.plain_squared"].verdict == CONTRADICTED
 
 
 def test_a_rank_rule_saturated_at_2k_cannot_count():
