@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import yaml
 
+from crlrepro.config import _key  # a dotted key as every config message names it
+
 ROOT_MEMORY = 24 * 2**30  # the machine a campaign is judged on: this project's 2-core, 24 GiB machine
 
 
@@ -38,13 +40,6 @@ class Mutation:
 
     def text(self) -> str:
         return yaml.safe_dump(self.file, sort_keys=False)
-
-
-def _dotted(path) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _nest(defaults: dict, path, value) -> dict:
@@ -93,24 +88,24 @@ def mutations(defaults: dict) -> list[Mutation]:
     def walk(node, path):
         if isinstance(node, dict):
             if path:
-                out.append(Mutation(_dotted(path), "mapping:number", _nest(defaults, path, 5)))
-                out.append(Mutation(_dotted(path), "mapping:unknown-key",
+                out.append(Mutation(_key(path), "mapping:number", _nest(defaults, path, 5)))
+                out.append(Mutation(_key(path), "mapping:unknown-key",
                                     _nest(defaults, path, {**copy.deepcopy(node), "unknown_key": 1})))
             for key, item in node.items():
                 walk(item, (*path, key))
         elif isinstance(node, list):
-            key = _dotted(path)
+            key = _key(path)
             first = node[0] if node else 1
             out.extend(Mutation(key, what, _nest(defaults, path, value)) for what, value in (
                 ("list:empty", []), ("list:one", node[:1]), ("list:repeated", node + node),
                 ("list:text", ["x"] * max(len(node), 1)), ("list:bare", copy.deepcopy(first))))
             if node and not isinstance(first, (list, dict)):  # the first item's own mutations
-                out.extend(Mutation(_dotted((*path, 0)), what, _nest(defaults, (*path, 0), value))
+                out.extend(Mutation(_key((*path, 0)), what, _nest(defaults, (*path, 0), value))
                            for what, value in _scalar_mutations(first))
             elif node:
                 walk(first, (*path, 0))
         else:
-            out.extend(Mutation(_dotted(path), what, _nest(defaults, path, value)) for what, value in _scalar_mutations(node))
+            out.extend(Mutation(_key(path), what, _nest(defaults, path, value)) for what, value in _scalar_mutations(node))
 
     walk(defaults, ())
     return out
@@ -128,44 +123,33 @@ def _defaults(root) -> dict:
 
 
 def outcome(mutation: Mutation, root, memory_bytes: int = ROOT_MEMORY) -> str | None:
-    """None where ``mutation`` is accepted; else the message that refuses it before any job, as
-    ``crlrepro check-config`` prints it (reading, validation, then :func:`crlrepro.config.preflight_problems`)."""
+    """None where ``mutation`` is accepted; else the message that refuses it before any job, as a run's start and
+    ``crlrepro check-config`` give it (:func:`crlrepro.config.start_refusal`)."""
     from snakemake.utils import update_config
 
-    from crlrepro.config import ConfigError, preflight_problems, validate_config
+    from crlrepro.config import start_refusal
 
     config = copy.deepcopy(_defaults(root))
     update_config(config, copy.deepcopy(mutation.file))
-    try:
-        validate_config(config, root / "workflow" / "schemas" / "config.schema.yaml")
-    except ConfigError as error:
-        return str(error)
-    problems = preflight_problems(config, root, memory_bytes=memory_bytes)
-    return "cannot start:\n  " + "\n  ".join(problems) if problems else None
-
-
-def _merge(into: dict, other: dict) -> dict:
-    for key, value in other.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = copy.deepcopy(value)
-    return into
+    return start_refusal(config, root, memory_bytes=memory_bytes) or None
 
 
 def combined_files(accepted: list[Mutation], base: dict) -> list[dict]:
     """The accepted mutations merged into as few config files over ``base`` (e.g. the smoke scale's) as can hold
     them: a mutation goes into the first file whose keys it does not touch, so each file runs many at once."""
+    from snakemake.utils import update_config
+
     files: list[tuple[set, dict]] = []
     for mutation in accepted:
         top = _dotted_keys(mutation.file)
         for keys, content in files:
             if not keys & top:
                 keys |= top
-                _merge(content, mutation.file)
+                update_config(content, copy.deepcopy(mutation.file))
                 break
         else:
-            files.append((set(top), _merge(copy.deepcopy(base), mutation.file)))
+            files.append((set(top), copy.deepcopy(base)))
+            update_config(files[-1][1], copy.deepcopy(mutation.file))
     return [content for _, content in files]
 
 
@@ -181,8 +165,7 @@ if __name__ == "__main__":
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from test_config_campaign import ACCEPTED  # noqa: E402
+    from test_config_campaign import ACCEPTED
 
     root = Path(__file__).resolve().parents[1]
     out = Path(sys.argv[1])

@@ -382,23 +382,17 @@ BAD_CONFIGS = {
 
 
 def _refusal(content: dict) -> str:
-    """What a run's checks say of ``content`` over config.yaml, in this process, stage by stage as snakemake makes
-    them (validation without the data when the Snakefile is read, then preflight_problems in onstart): the message,
-    or '' when it passes."""
+    """What a run's checks say of ``content`` over config.yaml, in this process (crlrepro.config.start_refusal, on this
+    machine's memory): the message, or '' when it passes."""
     import copy
 
-    import psutil
     from snakemake.utils import update_config
 
-    from crlrepro.config import ConfigError, preflight_problems, read_config_file, validate_config
+    from crlrepro.config import read_config_file, start_refusal
 
     config = read_config_file(REPO / "config.yaml")
     update_config(config, copy.deepcopy(content))
-    try:
-        validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", check_data=False)  # as the Snakefile
-    except ConfigError as error:
-        return str(error)
-    return "\n".join(preflight_problems(config, REPO, memory_bytes=psutil.virtual_memory().total))
+    return start_refusal(config, REPO)
 
 
 def _named(key: str, text: str) -> bool:

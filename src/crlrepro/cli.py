@@ -16,24 +16,23 @@ from pathlib import Path
 
 def _check_config(paths: list[str], cluster: bool = False) -> int:
     """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before
-    its first job (:func:`crlrepro.config.preflight_problems`; ``cluster``: the jobs run elsewhere, so this machine's
+    its first job (:func:`crlrepro.config.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's
     memory and GPU are not checked); else 1, printing each problem."""
     from snakemake.utils import update_config
 
-    from crlrepro.config import ConfigError, preflight_problems, read_config_file, validate_config
+    from crlrepro.config import ConfigError, read_config_file, start_refusal
 
     root = Path.cwd()
     try:
         config = read_config_file(root / "config.yaml")
         for path in paths:
             update_config(config, read_config_file(path))
-        validate_config(config, root / "workflow" / "schemas" / "config.schema.yaml")
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 1
-    problems = preflight_problems(config, root, local=not cluster)
-    if problems:
-        print("cannot start:\n  " + "\n  ".join(problems), file=sys.stderr)
+    refusal = start_refusal(config, root, local=not cluster)
+    if refusal:
+        print(refusal, file=sys.stderr)
         return 1
     print(f"valid: config.yaml{''.join(' + ' + p for p in paths)} (results in {config['results']}/)")
     return 0

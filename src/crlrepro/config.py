@@ -643,6 +643,18 @@ def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: in
     return problems
 
 
+def start_refusal(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> str:
+    """What a run refuses ``config`` (merged over config.yaml) with, stage by stage as a run makes the checks:
+    :func:`validate_config` without the data on disk (as the Snakefile reads it; ``config`` is validated in place),
+    then :func:`preflight_problems` (``onstart``); '' when it starts. ``crlrepro check-config`` prints it."""
+    try:
+        validate_config(config, Path(workdir) / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
+    except ConfigError as error:
+        return str(error)
+    problems = preflight_problems(config, workdir, memory_bytes=memory_bytes, local=local)
+    return "cannot start:\n  " + "\n  ".join(problems) if problems else ""
+
+
 SWEEPS = ("m", "n", "budget")
 
 

@@ -10,19 +10,19 @@ from crlrepro.summary import caption_problems, claims_caption
 
 run = ScriptRun(snakemake)
 claims = read_table(snakemake.input.summary)
-templates = {Path(path).stem: Path(path) for path in snakemake.input.templates}
+templates = {Path(path).stem: (path, Path(path).read_text()) for path in snakemake.input.templates}
 figures = {Path(path).stem: path for path in snakemake.input.figures}
 problems = []
 for name, spec in run.params["captions"].items():
     if name in figures:
-        template = templates[spec["template"]]
-        problems += [f"{template} (caption of {figures[name]}): {problem}"
-                     for problem in caption_problems(template.read_text(), read_figure_texts(figures[name]))]
+        source, text = templates[spec["template"]]
+        problems += [f"{source} (caption of {figures[name]}): {problem}"
+                     for problem in caption_problems(text, read_figure_texts(figures[name]))]
 if problems:
     raise ValueError("captions that do not match their figures:\n  " + "\n  ".join(problems))
 for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]
     summary = spec["experiments"] == "all"
-    write_text(claims_caption(templates[spec["template"]].read_text(), shown, run.provenance() if summary else None,
+    write_text(claims_caption(templates[spec["template"]][1], shown, run.provenance() if summary else None,
                               list_claims=not summary), path)
     run.log.info("wrote %s (%d claims)", path, len(shown))
