@@ -9,6 +9,7 @@ from scipy import stats
 
 from crlrepro.claims_paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
 from crlrepro.claims_paper2 import a1_claims, a2_claims, a3_claims, a4_claims
+from crlrepro.tsybakov import admissible_exponent
 from crlrepro.claims_paper3 import ssl_claims
 from crlrepro.reference import paper_values
 from crlrepro.registry import EXPERIMENTS
@@ -93,19 +94,19 @@ def rank_evidence(detected: int, classes: int = 8) -> dict:
                       "z": 3.0, "margin_above": 8.5, "margin_below": 2.0}}
 
 
-def a4_exact(good: bool, *, configured: float | None = None, small_t: tuple[float, float] | None = None,
-             z: float | None = None):
+def a4_exact(good: bool, *, configured: float | None = None, small_t: float | None = None, z: float | None = None):
     """The exact-F tables of A4: the window scan (slopes over t_min, one width) and the configured window's row, the
-    curve of local slopes (smallest t first) and the Monte-Carlo check."""
+    curve of local slopes (smallest t first, those of F ~ c t^μ₀ log(1/t): μ(t) = μ₀ − 1/log(1/t), μ₀ = ``small_t``)
+    and the Monte-Carlo check."""
     starts = np.geomspace(1e-9, 1e-2, 8)
     slopes = np.linspace(0.92, 0.5, 8) if good else np.linspace(0.62, 0.4, 8)  # bad: no window near 0.8789
     scan = pd.DataFrame({"t_min": starts, "t_max": starts * 10, "width": 1.0, "points": 9, "slope": slopes, "configured": False})
     mine = pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 20, "configured": True,
                           "slope": configured if configured is not None else (0.882 if good else 0.5)}])
-    low_end, decade_up = small_t if small_t is not None else ((0.95, 0.94) if good else (0.7, 0.75))
-    t = np.geomspace(1e-9, 1.0, 10)
-    curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": np.concatenate([[low_end, decade_up], np.linspace(0.9, 0.4, 8)])})
-    check = pd.DataFrame({"t": t[:5], "cdf_monte_carlo": t[:5], "cdf_exact": t[:5],
+    limit = small_t if small_t is not None else (1.0 if good else 0.75)
+    t = np.geomspace(1e-9, 1.0, 19)[:-1]
+    curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": limit - 1.0 / np.log(1.0 / t)})
+    check = pd.DataFrame({"t": t[:10:2], "cdf_monte_carlo": t[:10:2], "cdf_exact": t[:10:2],
                           "z": [0.5, -1.0, 2.0, z if z is not None else (0.3 if good else 9.0), -0.2]})
     return {"curve": curve, "windows": pd.concat([scan, mine], ignore_index=True), "check": check}
 
@@ -421,14 +422,15 @@ def test_a4_mu_hat_is_window_conditional():
     assert [r.verdict for r in rows[:2]] == [NOT_COMPARABLE, NOT_COMPARABLE]
 
 
-def test_a4_admissibility_reads_the_small_t_slope_and_its_trend():
+def test_a4_admissibility_is_the_small_t_limit_of_the_local_slope():
     rows = {r.claim_id: r for r in a4(True)}
-    assert rows["A4.rate"].verdict == REPRODUCED and rows["A4.rate"].measured == pytest.approx(1.95 / 2.95)
-    # above μ̂ but falling as t falls: the trend may cross it below the curve's smallest t
-    assert {r.claim_id: r for r in a4(True, small_t=(0.9, 0.95))}["A4.rate"].verdict == INCONCLUSIVE
-    # below μ̂ but rising as t falls
-    assert {r.claim_id: r for r in a4(True, small_t=(0.8, 0.7))}["A4.rate"].verdict == INCONCLUSIVE
-    assert {r.claim_id: r for r in a4(True, small_t=(0.8, 0.85))}["A4.rate"].verdict == CONTRADICTED
+    assert rows["A4.rate"].verdict == REPRODUCED and rows["A4.rate"].measured == pytest.approx(2.0 / 3.0)
+    assert "μ₀ = 1 [1, 1]" in rows["A4.mu_hat"].claim  # beside the window-conditional slope
+    # the local slope at the smallest t (0.95) is above μ̂ = 0.8789, but it falls to a limit below it
+    low = {r.claim_id: r for r in a4(True, small_t=0.85)}["A4.rate"]
+    assert low.verdict == CONTRADICTED and "grows without bound" in low.reason and low.measured == pytest.approx(1.85 / 2.85)
+    # exactly at the limit: neither side of it
+    assert {r.claim_id: r for r in a4(True, small_t=0.87889)}["A4.rate"].verdict == INCONCLUSIVE
 
 
 def test_a4_monte_carlo_check_uses_a_bonferroni_quantile():
@@ -913,26 +915,20 @@ def test_a4_window_tolerance_is_inclusive_and_the_reason_gives_the_difference():
     assert a4_rows(windows=windows, reference=reference, tolerance=0.125)["A4.mu_hat"].verdict == REPRODUCED
 
 
-def test_a4_admissibility_reads_one_decade_up_and_is_inclusive():
-    t = np.geomspace(1e-9, 1.0, 19)  # two points per decade: one decade up is the third point
-    def rows(slopes):
-        curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": np.concatenate([slopes, np.full(16, 0.5)])})
-        return a4_rows(curve=curve)["A4.rate"]
+def test_a4_admissibility_band_and_a_curve_too_short_to_extrapolate():
+    t = np.geomspace(1e-9, 1e-1, 17)  # two points per decade
+    u = 1.0 / np.log(1.0 / t)
+    def row(slopes):
+        return a4_rows(curve=pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}))["A4.rate"]
     mu = paper_values("A4")["mu_hat"]
-    # the point one decade up (index 2) decides the trend, not the next one (index 1)
-    assert rows([0.95, 0.99, 0.94]).verdict == REPRODUCED and "0.94 at t = 1e-08" in rows([0.95, 0.99, 0.94]).reason
-    assert rows([0.95, 0.90, 0.96]).verdict == INCONCLUSIVE
-    assert rows([0.85, 0.80, 0.86]).verdict == CONTRADICTED
-    # equalities: at μ̂ and flat counts as admissible; below μ̂ and flat as not
-    assert rows([mu, 0.5, mu]).verdict == REPRODUCED
-    assert rows([mu, 0.5, 0.95]).verdict == INCONCLUSIVE  # at μ̂ but falling as t falls
-    assert rows([0.85, 0.9, 0.85]).verdict == CONTRADICTED
-    assert "local slope 0.95 at t = 1e-09, " in rows([0.95, 0.99, 0.94]).reason
-    # a curve shorter than a decade compares its two ends
-    short = pd.DataFrame({"t": [1e-9, 2e-9, 4e-9], "cdf": [1e-9, 2e-9, 4e-9], "local_slope": [0.95, 0.9, 0.94]})
+    # curved in 1/log(1/t): the linear and quadratic extrapolations disagree, and μ̂ inside their band is undecided
+    curved = mu - 0.2 * u + 10.0 * u ** 2
+    spread = admissible_exponent(t, curved)
+    assert spread["low"] < mu < spread["high"] and row(curved).verdict == INCONCLUSIVE and "inside" in row(curved).reason
+    assert row(curved + 0.05).verdict == REPRODUCED and row(curved - 0.05).verdict == CONTRADICTED
+    short = pd.DataFrame({"t": [1e-9, 2e-9], "cdf": [1e-9, 2e-9], "local_slope": [0.95, 0.9]})
     row = a4_rows(curve=short)["A4.rate"]
-    assert row.verdict == REPRODUCED and "0.94 at t = 4e-09" in row.reason
-    assert "margin μ(t) − μ̂ = +0.0711 at t = 1e-09" in rows([0.95, 0.99, 0.94]).power
+    assert row.verdict == INCONCLUSIVE and "too few points" in row.reason
 
 
 def test_a4_monte_carlo_power_and_an_empty_check():

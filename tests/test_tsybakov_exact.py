@@ -332,3 +332,34 @@ def test_bad_curve_and_small_t_options_are_refused(no_work):
         tsybakov.exact_gap_curve(PAPER, 1e-3, 1.0, 0)
     with pytest.raises(ValueError, match="positive"):
         tsybakov.small_t_exponent(PAPER, -1e-9)
+
+
+@pytest.mark.parametrize("mu0, power", [(1.0, 1.0), (0.5, 2.0), (0.8789, 0.0), (1.3, -0.5)])
+def test_admissible_exponent_extrapolates_the_local_slope_of_regularly_varying_cdfs(mu0, power):
+    # F = t^μ₀ log(1/t)^p: μ(t) = μ₀ − p/log(1/t), which approaches μ₀ only logarithmically: at t = 1e-9 it is still
+    # p/20.7 away, the extrapolation in 1/log(1/t) recovers μ₀
+    t = np.geomspace(1e-9, 1.0, 37)
+    slope = mu0 - power / np.log(1.0 / np.where(t < 1, t, 0.5))
+    result = tsybakov.admissible_exponent(t, slope)
+    assert result["limit"] == pytest.approx(mu0, abs=1e-9) and result["fits"] == 4
+    assert result["low"] == pytest.approx(mu0, abs=1e-9) and result["high"] == pytest.approx(mu0, abs=1e-9)
+    assert result["t_max"] == pytest.approx(1e-7)
+    if power:
+        assert abs(slope[0] - mu0) > 0.02  # the smallest t alone would be off
+
+
+def test_admissible_exponent_of_the_papers_curve_is_one():
+    t = np.geomspace(1e-9, 1e-7, 5)
+    curve = tsybakov.exact_gap_curve(PAPER, 1e-9, 1e-7, 2)
+    result = tsybakov.admissible_exponent(curve["t"], curve["local_slope"])
+    assert result["limit"] == pytest.approx(1.0, abs=2e-3) and result["low"] <= result["limit"] <= result["high"]
+    np.testing.assert_allclose(curve["t"], t)
+
+
+def test_admissible_exponent_refuses_bad_input_and_says_when_it_cannot_fit():
+    with pytest.raises(ValueError, match="one length"):
+        tsybakov.admissible_exponent([1e-3, 1e-2], [0.9])
+    with pytest.raises(ValueError, match="decades"):
+        tsybakov.admissible_exponent([1e-3, 1e-2], [0.9, 0.9], decades=0)
+    # two points below t = 1 (the point at 1 has no 1/log(1/t)): no fit has its points
+    assert np.isnan(tsybakov.admissible_exponent([1e-3, 1e-2, 1.0], [0.9, 0.9, 0.5])["limit"])

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from crlrepro.bounds import calibration_exponent
 from crlrepro.reference import setting_mismatches
 from crlrepro.registry import experiment
-from crlrepro.bounds import calibration_exponent
+from crlrepro.tsybakov import admissible_exponent
 from crlrepro.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Claim, Decision, claim, decide_bound, decide_identity,
                                direction_claims, family_level, reported_rounding,
                                paired_by_seed, seed_interval, value_claim)
@@ -220,27 +221,29 @@ def _decide_window_value(windows: pd.DataFrame, configured: float, paper: float,
                                   f"only other windows give it: {giving}", power)
 
 
-def _decide_admissible(curve: pd.DataFrame, paper_mu: float) -> tuple[Decision, float, float]:
-    """Is the paper's μ̂ admissible, i.e. F(t) ≤ c t^μ̂ for all t > 0? F ≤ 1, so only t → 0 can break it: with local
-    slope μ(t) = d log F/d log t ≥ μ̂ on (0, t₀], F/t^μ̂ is non-decreasing there and bounded. Judged at the curve's
-    smallest t (and the trend of μ(t) over its last decade, which extrapolates below it): reproduced when μ(t) ≥ μ̂ and
-    does not fall as t falls, contradicted when μ(t) < μ̂ and does not rise, inconclusive otherwise. Returns the
-    decision and the two local slopes (smallest t, one decade up)."""
+def _decide_admissible(curve: pd.DataFrame, paper_mu: float) -> tuple[Decision, dict]:
+    """Is the paper's μ̂ admissible, i.e. F(t) ≤ c t^μ̂ for all t > 0? F ≤ 1, so only t → 0 can break it: it holds for
+    every μ̂ below the small-t limit μ₀ of the local slope d log F/d log t and fails for every μ̂ above it
+    (crlrepro.tsybakov.admissible_exponent, extrapolated from the exact ``curve``). Reproduced when μ̂ lies below the
+    extrapolations' band, contradicted when above it, inconclusive inside. Returns the decision and the estimate."""
     curve = curve.sort_values("t")
-    t = curve["t"].to_numpy()
-    up = int(np.searchsorted(t, 10.0 * t[0]))
-    up = min(max(up, 1), len(t) - 1)
-    low_end, decade_up = float(curve["local_slope"].iloc[0]), float(curve["local_slope"].iloc[up])
-    trend = f"local slope {low_end:.4g} at t = {t[0]:.2g}, {decade_up:.4g} at t = {t[up]:.2g}"
-    power = (f"fails only for a μ̂ above the small-t slope: margin μ(t) − μ̂ = {low_end - paper_mu:+.3g} at t = {t[0]:.2g}; "
-             "exact down to there, extrapolated below by the trend")
-    if low_end >= paper_mu and low_end >= decade_up:
-        return Decision(REPRODUCED, f"{trend}: at or above μ̂ = {paper_mu:g} and rising as t falls, so F(t)/t^μ̂ stays "
-                                    "bounded and the condition holds with the paper's μ̂", power), low_end, decade_up
-    if low_end < paper_mu and low_end <= decade_up:
-        return Decision(CONTRADICTED, f"{trend}: below μ̂ = {paper_mu:g} and falling as t falls, so F(t)/t^μ̂ grows "
-                                      "without bound", power), low_end, decade_up
-    return Decision(INCONCLUSIVE, f"{trend}: the slope and its trend disagree about μ̂ = {paper_mu:g}", power), low_end, decade_up
+    limit = admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy())
+    t0, low_end = float(curve["t"].iloc[0]), float(curve["local_slope"].iloc[0])
+    band = f"[{limit['low']:.4g}, {limit['high']:.4g}]"
+    found = (f"small-t limit of the local slope μ₀ = {limit['limit']:.4g} {band} (extrapolated in 1/log(1/t) from "
+             f"t ≤ {limit['t_max']:.2g}; local slope {low_end:.4g} at t = {t0:.2g})")
+    power = (f"fails only for a μ̂ above μ₀: margin μ₀ − μ̂ = {limit['limit'] - paper_mu:+.3g}; band from "
+             f"{limit['fits']} extrapolations (linear and quadratic, one and two decades)")
+    if not np.isfinite(limit["limit"]):
+        return Decision(INCONCLUSIVE, f"the curve has too few points below t = 1 to extrapolate its local slope "
+                                      f"(local slope {low_end:.4g} at t = {t0:.2g})", power), limit
+    if paper_mu < limit["low"]:
+        return Decision(REPRODUCED, f"{found}: μ̂ = {paper_mu:g} lies below it, so F(t)/t^μ̂ stays bounded and the "
+                                    "condition holds with the paper's μ̂ (as with any smaller exponent)", power), limit
+    if paper_mu > limit["high"]:
+        return Decision(CONTRADICTED, f"{found}: μ̂ = {paper_mu:g} lies above it, so F(t)/t^μ̂ grows without bound "
+                                      "as t → 0", power), limit
+    return Decision(INCONCLUSIVE, f"{found}: μ̂ = {paper_mu:g} lies inside the extrapolations' band", power), limit
 
 
 def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.DataFrame, windows: pd.DataFrame,
@@ -264,19 +267,22 @@ def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.
     decision = (Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), "")
                 if mismatched else _decide_window_value(windows, float(configured["slope"]), paper_mu, tolerance))
     fit = table.iloc[0]
+    admissible, limit = _decide_admissible(curve, paper_mu)
     rows = [claim("A4", "A4.mu_hat", f"{spec.statement}: exact slope on our {window} (Monte Carlo: {fit['mu_hat']:.4g} "
-                                     f"[{fit['ci_low']:.4g}, {fit['ci_high']:.4g}]); the paper's window is not reported",
+                                     f"[{fit['ci_low']:.4g}, {fit['ci_high']:.4g}]); the paper's window is not reported. "
+                                     f"Beside it, the admissible exponent (the small-t limit of the local slope, which "
+                                     f"no window fixes): μ₀ = {limit['limit']:.4g} [{limit['low']:.4g}, {limit['high']:.4g}]",
                   "value", decision, measured=float(configured["slope"]), paper=paper_mu,
                   tolerance=f"± {tolerance:g} in μ̂ (the slope is exact: quadrature error ≲ 1e-8)")]
     spec = spec_of("rate")
-    admissible, low_end, _ = _decide_admissible(curve, paper_mu)
     if mismatched:
         admissible = Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), admissible.power)
     rows.append(claim("A4", "A4.rate", f"{spec.statement} (measured: the rate the small-t slope supports; the rate itself "
                                        "is not measured on this GMM, where every sign-correct score has near-zero regret: "
                                        "see C2 on paper 1's mixture)", "bound",
-                      admissible, measured=float(calibration_exponent(low_end)), paper=paper_rate,
-                      tolerance="one-sided: the local slope at small t at or above the paper's μ̂"))
+                      admissible, measured=float(calibration_exponent(limit["limit"])),
+                      low=float(calibration_exponent(limit["low"])), high=float(calibration_exponent(limit["high"])),
+                      paper=paper_rate, tolerance="one-sided: the paper's μ̂ below the small-t limit μ₀ of the local slope"))
     spec = spec_of("rate_arithmetic")
     implied = float(calibration_exponent(paper_mu))
     rounding = reported_rounding(paper_rate)

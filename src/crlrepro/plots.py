@@ -14,6 +14,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from crlrepro.tsybakov import admissible_exponent  # noqa: E402
+
 
 CONTEXTS = ("paper", "notebook", "talk", "poster")
 THEMES = ("white", "whitegrid", "dark", "darkgrid", "ticks")
@@ -251,7 +253,8 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
                   curve: pd.DataFrame | None = None, windows: pd.DataFrame | None = None, tolerance: float = 0.05):
     """A4: (a) P(|r(x,y) − r(x,y')| ≤ t) on log-log axes: the exact F (``curve``, quadrature) with the Monte-Carlo
     F̂ beside it and the fit c·t^μ̂ over the configured window; (b) the local slope d log F / d log t of the exact F
-    over t, with the paper's μ̂ ± ``tolerance``; (c) the exact slope over every scanned window [t_min, t_min·10^w]
+    over t, with the paper's μ̂ ± ``tolerance`` and the slope's small-t limit μ₀ (tsybakov.admissible_exponent); (c) the
+    exact slope over every scanned window [t_min, t_min·10^w]
     (``windows``) against t_min, one line per width w, with the Monte-Carlo μ̂ of the configured windows (bootstrap
     intervals). Without ``curve`` and ``windows`` only the Monte-Carlo panels are drawn."""
     _style(style)
@@ -287,7 +290,10 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
             mu = float(reference["mu_hat"])
             ax.axhspan(mu - tolerance, mu + tolerance, color="C3", alpha=0.12)
             ax.axhline(mu, color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {mu:.4f} ± {tolerance:g}")
-    ax_local.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":", label="1 (F ≈ c t log(1/t) as t → 0)")
+    limit = admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy())
+    if np.isfinite(limit["limit"]):
+        ax_local.axhline(limit["limit"], color="0.4", linewidth=1.0, linestyle=":",
+                         label=rf"small-t limit $\mu_0$ = {limit['limit']:.3f} (extrapolated: admissible exponent)")
     ax_local.set(xscale="log", xlabel="t", ylabel="local slope", title="(b) the exponent depends on t")
     ax_local.legend(fontsize=8)
     scan = windows[~windows["configured"]] if "configured" in windows else windows

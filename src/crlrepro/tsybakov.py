@@ -932,6 +932,44 @@ def exact_gap_curve(gmm: LatentClassGMM, t_min: float, t_max: float, points_per_
     return curve
 
 
+def admissible_exponent(t, local_slope, decades: float = 2.0) -> dict:
+    """The sharpest exponent of the condition, the small-t limit of the local slope,
+
+        μ₀ = lim_{t→0} μ(t),   μ(t) = d log F / d log t:
+
+    F(t) ≤ c t^μ for all t > 0 holds for every μ < μ₀ (F ≤ 1 bounds it away from 0, and near 0 the ratio F/t^μ
+    stays bounded) and fails for every μ > μ₀ (F/t^μ grows without bound as t → 0); at μ = μ₀ it depends on the
+    slowly varying factor (F ~ c t log(1/t) has μ₀ = 1 and fails at 1). A curve that stops at t_min > 0 does not
+    reach the limit: μ(t) of F = c t^μ₀ L(t), L slowly varying, approaches μ₀ like 1/log(1/t) (μ(t) = 1 − 1/log(1/t)
+    for F = t log(1/t)), so μ(t) is extrapolated to u = 1/log(1/t) → 0 by least-squares polynomials in u over the
+    curve's smallest ``decades`` decades (t < 1). The estimate is the quadratic over those decades; the band is the
+    range of the linear and quadratic fits over the smallest one decade and over ``decades`` (a fit needs two points
+    more than its degree). Returns {"limit", "low", "high", "fits", "t_max"} (NaN when no fit has its points)."""
+    t = np.asarray(t, dtype=float)
+    slope = np.asarray(local_slope, dtype=float)
+    if t.shape != slope.shape or t.ndim != 1:
+        raise ValueError(f"t and local_slope must be 1-D of one length, got {t.shape} and {slope.shape}")
+    if not (np.isfinite(decades) and decades > 0):
+        raise ValueError(f"decades must be positive, got {decades!r}")
+    keep = np.isfinite(t) & np.isfinite(slope) & (t > 0) & (t < 1)
+    t, slope = t[keep], slope[keep]
+    if t.size == 0:
+        return {"limit": np.nan, "low": np.nan, "high": np.nan, "fits": 0, "t_max": np.nan}
+    u = 1.0 / np.log(1.0 / t)
+    estimates = {}
+    for span in sorted({min(1.0, decades), decades}):
+        inside = t <= t.min() * 10.0 ** span * (1 + 1e-9)
+        for degree in (1, 2):
+            if inside.sum() >= degree + 2:
+                estimates[(span, degree)] = float(np.polynomial.polynomial.polyfit(u[inside], slope[inside], degree)[0])
+    if not estimates:
+        return {"limit": np.nan, "low": np.nan, "high": np.nan, "fits": 0, "t_max": np.nan}
+    best = estimates.get((decades, 2), estimates[max(estimates)])
+    values = list(estimates.values())
+    return {"limit": best, "low": float(min(values)), "high": float(max(values)), "fits": len(values),
+            "t_max": float(t.min() * 10.0 ** decades)}
+
+
 def monte_carlo_agreement(exact: np.ndarray, empirical: np.ndarray, samples: int) -> np.ndarray:
     """z = (F̂(t) − F(t)) / √(F(t)(1 − F(t))/n) per threshold: the empirical CDF of n iid gaps against the exact F
     (binomial standard error; |z| ≲ 3 where the quadrature and the sampler agree)."""
