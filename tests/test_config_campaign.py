@@ -58,6 +58,7 @@ ACCEPTED = {
     "supervised_view.knn_k=int:huge": "the k-NN probe takes min(k, n) neighbours (NOT_SIZES)",
     "supervised_view.data.root=str:empty": "digits come with scikit-learn: root is not read",
     "supervised_view.data.root=str:unknown": "digits come with scikit-learn: root is not read",
+    "scale=str:unknown": "any name of the pattern is a scale name: it only names docs/results/<scale>/ for `snakemake publish`",
 }
 
 

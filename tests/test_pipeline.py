@@ -196,6 +196,27 @@ def test_smoke_supervised_view_experiments(smoke_run):
         assert image.shape[0] > 200 and image.std() > 0.01
 
 
+def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of_all(smoke_run):
+    """`snakemake publish` writes docs/results/smoke/ from the finished smoke run: every registry file, byte for byte,
+    and a provenance file with the runs that built the results (the smoke run's own, recorded by onsuccess); a
+    second call has nothing to do, and `snakemake` (all) never plans it."""
+    from crlrepro import publish
+    from crlrepro.registry import published_files
+
+    assert "publish" not in planned_jobs(smoke_run, *SMOKE)
+    snakemake(smoke_run, "publish", "--cores", "1", *SMOKE)
+    published = smoke_run / "docs" / "results" / "smoke"
+    record = json.loads((published / "provenance.json").read_text())
+    assert sorted(record["files"]) == sorted(published_files())
+    for relative in published_files():
+        assert (published / relative).read_bytes() == (smoke_run / SMOKE_RESULTS / relative).read_bytes(), relative
+    assert record["scale"] == "smoke" and record["config"]["results"] == SMOKE_RESULTS
+    assert record["runs"] and all(run["wall_s"] > 0 and run["jobs"] > 0 for run in record["runs"])
+    assert publish.read_published_table("smoke", "summary.csv", smoke_run / "docs" / "results").shape[0] > 0
+    again = snakemake(smoke_run, "publish", "-n", "--cores", "1", *SMOKE)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
 def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(smoke_run, smoke_artifacts):
     """(Before the rerun test, which leaves the checkout edited; this one restores it byte for byte.)
     A deleted model of the sensitivity grid is planned again (it was a file inside a directory() output: the

@@ -3,6 +3,7 @@
     crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
     crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
                                                              what a run checks when it starts (folder, data, sizes, GPU)
+    crlrepro update-readme [--check]                         README.md's result blocks from docs/results/<scale>/
 
 Run from the checkout (the folder holding the Snakefile).
 """
@@ -53,6 +54,32 @@ def _verify(configfiles: list[str]) -> int:
     return 1 if problems else 0
 
 
+def _update_readme(check: bool) -> int:
+    """Regenerate README.md's result blocks from the published summaries (crlrepro.publish.readme_blocks); with
+    ``check``, only report (exit 1) the scales whose block differs."""
+    from crlrepro.artifacts import ArtifactError
+    from crlrepro.publish import readme_blocks
+
+    readme = Path.cwd() / "README.md"
+    try:
+        text, changed = readme_blocks(readme.read_text())
+    except ArtifactError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if not changed:
+        print("README.md: every result block matches docs/results/")
+        return 0
+    if check:
+        print(f"README.md: the result blocks of {', '.join(changed)} differ from docs/results/; run `crlrepro update-readme`",
+              file=sys.stderr)
+        return 1
+    from crlrepro.artifacts import write_text
+
+    write_text(text, readme)
+    print(f"README.md: rewrote the result blocks of {', '.join(changed)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -62,9 +89,13 @@ def main(argv: list[str] | None = None) -> int:
                                 "and what a run checks before its first job")
     check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")
     check.add_argument("paths", nargs="+")
+    readme = commands.add_parser("update-readme", help="regenerate README.md's result blocks from docs/results/")
+    readme.add_argument("--check", action="store_true", help="only report the blocks that differ (exit 1)")
     args = parser.parse_args(argv)
     if not (Path.cwd() / "Snakefile").is_file():
         parser.error("run it from the checkout (the folder holding the Snakefile)")
+    if args.command == "update-readme":
+        return _update_readme(args.check)
     return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths, args.cluster)
 
 

@@ -285,7 +285,7 @@ def local_rules() -> list[str]:
     """Rules that turn finished tables into figures, verdicts and captions (seconds each): on a
     cluster they run on the submitting host instead of paying for a queue pass."""
     rules = [r for e in EXPERIMENTS for r in (e.claims_rule, e.figure_rule) if r]
-    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "report_captions", *rules]))
+    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "report_captions", "publish", *rules]))
 
 
 def claim_tables(results: str) -> list[str]:
@@ -299,6 +299,14 @@ def experiment_targets(results: str, experiments=EXPERIMENTS) -> list[str]:
         files += [f"{results}/{t}" for t in e.tables]
         files += [f"{results}/figures/{e.figure}.{ext}" for ext in ("png", "pdf")] if e.figure else []
         files.append(f"{results}/{e.claims_table}")
+    return list(dict.fromkeys(files))
+
+
+def published_files() -> list[str]:
+    """What `snakemake publish` copies into docs/results/<scale>/ (paths relative to the results folder): the summary
+    (Markdown and CSV), every experiment's claims table and every figure (PNG)."""
+    files = ["summary.md", "summary.csv", *(e.claims_table for e in EXPERIMENTS)]
+    files += [f"figures/{e.figure}.png" for e in EXPERIMENTS if e.figure]
     return list(dict.fromkeys(files))
 
 

@@ -1,5 +1,6 @@
 import os
 import sys
+import time
 from pathlib import Path
 
 # The workflow always runs the library in this checkout's src/ (the files it declares as inputs),
@@ -29,6 +30,9 @@ from crlrepro.config import (
 )
 from crlrepro.artifacts import CONFIGFILES_ENV
 from crlrepro.pipeline import imported_library_files
+from crlrepro.publish import RUNS_LOG, record_run
+
+RUN_CLOCK = {}
 
 try:
     for path in workflow.configfiles:  # Snakemake's own reading keeps the last of two equal keys
@@ -44,6 +48,14 @@ onstart:
     problems = preflight_problems(config, local=workflow.local_exec)
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
+    RUN_CLOCK["started"] = time.time()
+
+
+onsuccess:
+    # Each successful run's wall time, for the provenance of published results (crlrepro.publish.read_runs).
+    if "started" in RUN_CLOCK:
+        record_run(Path(RESULTS) / RUNS_LOG, RUN_CLOCK["started"], time.time(), cores=workflow.resource_settings.cores,
+                   jobs=len(workflow.dag), local=workflow.local_exec)
 
 
 # Each scale writes into its own folder (config key `results`), so running one never removes another's.

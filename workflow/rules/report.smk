@@ -236,3 +236,30 @@ rule report_captions:
         captions=REPORT_CAPTIONS,
     script:
         "../scripts/report_captions.py"
+
+
+# `snakemake publish --cores 1 [--configfile ...]`: this scale's summary, claims tables and figures, checked, with a
+# provenance file, into docs/results/<scale>/ (crlrepro.publish), where the README and the docs read them. Not part of
+# `all`: publishing is a decision, taken on finished results.
+PUBLISHED = workdir_relative(Path(workflow.basedir) / "docs" / "results" / config["scale"])
+
+
+rule publish:
+    input:
+        library("publish"),
+        files=[f"{RESULTS}/{f}" for f in registry.published_files()],
+    output:
+        files=[f"{PUBLISHED}/{f}" for f in registry.published_files()],
+        provenance=f"{PUBLISHED}/provenance.json",
+    log:
+        f"{RESULTS}/logs/publish.log",
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        results=RESULTS,
+        published=registry.published_files(),
+        scale=config["scale"],
+        config=config,
+    script:
+        "../scripts/publish.py"
