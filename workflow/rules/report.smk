@@ -257,7 +257,6 @@ rule publish:
         CONDA_ENV
     threads: 1
     params:
-        results=RESULTS,
         published=registry.published_files(),
         scale=config["scale"],
         config=config,
