@@ -68,26 +68,113 @@ class ReferenceLoop:
         return seen / (time.perf_counter() - start)
 
 
-def our_epoch(x, y, seed) -> float:
-    """One epoch of the project's trainer (setup included), in samples per second."""
+def our_epoch(x, y, seed, compile: bool = False) -> float:
+    """One epoch of the project's trainer (setup included), in samples per second; with ``compile`` its step is
+    torch.compile'd (the compile itself happens in the warm-up round: a long run pays it once)."""
     torch.manual_seed(seed)
     model = TwoTower(1, 1, DIM)
-    settings = TrainSettings(epochs=1, batch_size=BATCH, learning_rate=1e-3, weight_decay=0.01, seed=seed, name="bench")
+    settings = TrainSettings(epochs=1, batch_size=BATCH, learning_rate=1e-3, weight_decay=0.01, seed=seed, name="bench",
+                             compile=compile)
     start = time.perf_counter()
     train(model, in_batch_info_nce(TAU), [x, y], settings)
     return (len(x) // BATCH) * BATCH / (time.perf_counter() - start)
 
 
 def trainer_rows(samples: int = 102_400, rounds: int = 7) -> list[dict]:
+    """The trainer's throughput, eager and compiled, against the DataLoader loop, alternated round by round."""
+    from crlrepro.train import cxx_compiler
+
     x, y = data(samples)
     reference = ReferenceLoop(x, y)
-    reference.epoch(), our_epoch(x, y, 0)  # warm-up round
-    pairs = [(reference.epoch(), our_epoch(x, y, r)) for r in range(rounds)]
-    ratios = [ours / ref for ref, ours in pairs]
-    print(f"trainer vs DataLoader loop, paired speed-up per round: {', '.join(f'{r:.2f}' for r in ratios)}", flush=True)
-    ratio = statistics.median(ratios)
-    return [row("trainer", "A2 training throughput (samples/s), plain DataLoader loop as baseline",
-                statistics.median(o for _, o in pairs), statistics.median(r for r, _ in pairs), ratio, ">= 2x", ratio >= 2)]
+    variants = {"eager": False} | ({"compiled": True} if cxx_compiler() else {})
+    reference.epoch(), [our_epoch(x, y, 0, c) for c in variants.values()]  # warm-up round (and the compile)
+    rounds_ = [(reference.epoch(), *(our_epoch(x, y, r, c) for c in variants.values())) for r in range(rounds)]
+    rows = []
+    for k, (name, compiled) in enumerate(variants.items(), start=1):
+        ratios = [r[k] / r[0] for r in rounds_]
+        print(f"trainer ({name}) vs DataLoader loop, paired speed-up per round: {', '.join(f'{r:.2f}' for r in ratios)}",
+              flush=True)
+        ratio = statistics.median(ratios)
+        target = 3 if compiled else 2
+        how = "torch.compile, compiled in the warm-up round" if compiled else "as the default scale runs it"
+        rows.append(row("trainer", f"A2 training throughput (samples/s), {name} step ({how}), plain DataLoader loop as baseline",
+                        statistics.median(r[k] for r in rounds_), statistics.median(r[0] for r in rounds_), ratio,
+                        f">= {target}x", ratio >= target))
+    if len(variants) == 1:
+        rows.append(row("trainer", "A2 training throughput (samples/s), compiled step: no C++ compiler here", None,
+                        target=">= 3x"))
+    return rows
+
+
+def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
+    """Per two-tower training (A2: 1-D views, A3: 16-D views; width 128, 3 layers, D = 8, batch 512): ms per whole
+    optimiser step eager and torch.compile'd (alternated round by round), the compile's cost (the first two
+    compiled steps minus two eager ones, this process's inductor cache as it is), the steps it takes to pay for
+    it, and the share of the matmul limit (benchmarks/limit.py's machine_peak at this thread count) each reaches."""
+    import sys as _sys
+
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from crlrepro.train import cxx_compiler
+
+    _sys.path.insert(0, str(Path(__file__).parent))
+    from limit import machine_peak
+
+    if cxx_compiler() is None:
+        return [row("trainer", "compiled two-tower step: no C++ compiler here", None)]
+    peak = machine_peak(torch.get_num_threads())
+    rows = []
+    for name, dim_in in (("A2", 1), ("A3", 16)):
+        torch.manual_seed(0)
+        x, y = torch.randn(BATCH * 8, dim_in), torch.randn(BATCH * 8, dim_in)
+        models = {}
+        for variant in ("eager", "compiled"):
+            torch.manual_seed(0)
+            model = TwoTower(dim_in, dim_in, DIM)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+            loss = in_batch_info_nce(TAU)
+            models[variant] = (model, optimizer, torch.compile(loss, dynamic=False) if variant == "compiled" else loss)
+
+        def run(variant, count, offset=0):
+            model, optimizer, loss = models[variant]
+            start = time.perf_counter()
+            for i in range(offset, offset + count):
+                window = slice((i % 8) * BATCH, (i % 8 + 1) * BATCH)
+                value = loss(model, (x[window], y[window]), None)
+                optimizer.zero_grad(set_to_none=True)
+                value.backward()
+                optimizer.step()
+                value.item()
+            return time.perf_counter() - start
+
+        first = {v: run(v, 2) for v in ("eager", "compiled")}
+        with FlopCounterMode(display=False) as counter:
+            run("eager", 1)
+        flops = counter.get_total_flops()
+        # The ceiling a step could reach if everything but its matrix products took no time: their own rate.
+        from torch.profiler import ProfilerActivity, profile
+
+        from crlrepro.train import MATMUL_OPS
+
+        with profile(activities=[ProfilerActivity.CPU]) as profiler:
+            run("eager", 20)
+        matmul_s = sum(e.self_cpu_time_total for e in profiler.key_averages() if e.key in MATMUL_OPS) / 1e6 / 20
+        pairs = [(run("eager", steps, 2) / steps, run("compiled", steps, 2) / steps) for _ in range(rounds)]
+        eager, compiled = statistics.median(e for e, _ in pairs), statistics.median(c for _, c in pairs)
+        compile_s = first["compiled"] - first["eager"]
+        saving = eager - compiled
+        rows.append(row("trainer", f"{name} two-tower step (ms), torch.compile'd vs eager (the baseline)", compiled * 1e3,
+                        eager * 1e3, eager / compiled, "context"))
+        rows.append(row("trainer", f"{name} two-tower step: share of the matmul limit ({peak / 1e9:.0f} GFLOP/s, "
+                        f"{flops / 1e6:.0f} MFLOP per step), compiled vs eager (the baseline)", flops / compiled / peak,
+                        flops / eager / peak, eager / compiled, ">= 0.45", flops / compiled / peak >= 0.45))
+        rows.append(row("trainer", f"{name} two-tower step: share of the matmul limit its matrix products alone reach "
+                        f"({matmul_s * 1e3:.2g} ms of a step; the ceiling with all other work fused away)",
+                        flops / matmul_s / peak, target="context: the measured reason for a share below 0.45"))
+        rows.append(row("trainer", f"{name} two-tower step: compile time in this process (s) and the steps that pay "
+                        "for it (the ratio column)", compile_s, None, compile_s / saving if saving > 0 else float("inf"),
+                        f"context: crlrepro.train.COMPILE_MIN_STEPS"))
+    return rows
 
 
 def _ssl_step(model, optimizer, batch):
@@ -215,6 +302,7 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=102_400)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--only", choices=["compiled"], help="run only the compiled-step measures")
     parser.add_argument("--allocator-worker", nargs=3, metavar=("WORKLOAD", "MODE", "UNITS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.allocator_worker:
@@ -223,7 +311,11 @@ def main(argv=None):
         return 0
     configure_threads(args.threads)
     retain_freed_memory()  # as every workflow job runs (allocator_rows compares both in fresh processes)
-    frame = table(trainer_rows(args.samples, args.rounds) + ssl_layout_rows() + allocator_rows())
+    if args.only == "compiled":
+        frame = table(trainer_rows(args.samples, args.rounds) + compiled_step_rows())
+        print(f"\n{args.threads} threads, {args.rounds} rounds\n" + markdown(frame))
+        return 1 if len(failed(frame)) else 0
+    frame = table(trainer_rows(args.samples, args.rounds) + compiled_step_rows() + ssl_layout_rows() + allocator_rows())
     print(f"\n{args.threads} threads, {args.rounds} rounds\n" + markdown(frame))
     return 1 if len(failed(frame)) else 0
 

@@ -315,3 +315,53 @@ def test_lars_is_refused_for_an_ensemble_whose_norms_it_would_mix():
     with pytest.raises(ValueError, match="LARS's trust ratio"):
         train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2,
               replace(ENSEMBLE_SETTINGS, optimizer="lars"), members=[0, 1])
+
+
+# --- the compile switch (crlrepro.train.use_compiler) ------------------------------------------------------------------
+
+def test_the_compile_switch_decides_by_mode_length_and_compiler(monkeypatch, caplog):
+    from crlrepro import train as trainer
+
+    caplog.set_level("INFO", logger="crlrepro.train")
+    monkeypatch.setattr(trainer, "cxx_compiler", lambda: "/usr/bin/g++")
+    assert trainer.use_compiler(True, 1) and trainer.use_compiler("on", 1)
+    assert not trainer.use_compiler(False, 10**9) and not trainer.use_compiler("off", 10**9)
+    assert not trainer.use_compiler("auto", trainer.COMPILE_MIN_STEPS - 1)
+    assert "fewer than" in caplog.text
+    assert trainer.use_compiler("auto", trainer.COMPILE_MIN_STEPS)
+    for bad in ("yes", 1, 0, None, "AUTO"):
+        with pytest.raises(ValueError, match="compile must be auto, true .on. or false .off.; got"):
+            trainer.use_compiler(bad, 1, name="A2 D=3")
+    monkeypatch.setattr(trainer, "cxx_compiler", lambda: None)
+    caplog.clear()
+    assert not trainer.use_compiler("auto", 10**9)
+    assert "no C++ compiler" in caplog.text
+    with pytest.raises(RuntimeError, match="A2 D=3: compile: true, but no C\\+\\+ compiler"):
+        trainer.use_compiler(True, 1, name="A2 D=3")
+    # on a GPU inductor generates Triton code, not C++: no C++ compiler is needed there
+    assert trainer.use_compiler("auto", 10**9, device="cuda")
+
+
+@pytest.mark.skipif(__import__("crlrepro.train", fromlist=["cxx_compiler"]).cxx_compiler() is None,
+                    reason="no C++ compiler for torch.compile on the CPU")
+def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_the_bit():
+    compiled = replace(SETTINGS, compile=True, epochs=2)
+    (a, ha), (b, hb) = (train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, compiled, hidden=32) for _ in range(2))
+    eager, he = train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, replace(compiled, compile=False), hidden=32)
+    assert same_weights(a, b) and ha == hb  # deterministic
+    # 32 AdamW steps amplify rounding where a gradient is near 0 (Adam divides by its root mean square), so the
+    # weights agree loosely and the losses closely; one step's loss and gradient agree to float32 rounding.
+    for p, q in zip(a.state_dict().values(), eager.state_dict().values()):
+        torch.testing.assert_close(p, q, rtol=1e-2, atol=1e-3)
+    assert [h["loss"] for h in ha] == pytest.approx([h["loss"] for h in he], rel=1e-4)
+    x, y = (torch.randn(256, 1) for _ in range(2))
+    step = lambda m, batch, rng: info_nce_in_batch(*m(*batch), 0.5)  # noqa: E731
+    values = []
+    for loss in (step, torch.compile(step, dynamic=False)):
+        a.zero_grad()
+        value = loss(a, (x, y), None)
+        value.backward()
+        values.append((value.detach(), [p.grad.clone() for p in a.parameters()]))
+    torch.testing.assert_close(values[0][0], values[1][0], rtol=1e-5, atol=1e-6)
+    for g, h in zip(values[0][1], values[1][1]):
+        torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-6)

@@ -26,7 +26,7 @@ t = run.params["training"]
 shared = {k: v for k, v in run.params.items() if k not in ("points", "row")}  # a model's checkpoint is not its row's business
 for setting, dim, tag, path in jobs:
     settings = TrainSettings(epochs=setting["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
-                             weight_decay=t["weight_decay"], seed=seed, name=f"A3 {tag}", device=run.device)
+                             weight_decay=t["weight_decay"], compile=t["compile"], seed=seed, name=f"A3 {tag}", device=run.device)
     model, history = train_lcgm_two_tower(
         LatentClassModel.from_config(setting), dim, seed, run.params["tau"], setting["train_samples"], settings, hidden=t["hidden"], layers=t["layers"],
         checkpoint=Path(run.params["checkpoint_dir"]) / f"{tag}.pt",
