@@ -210,8 +210,33 @@ def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     rate(plain), rate(fast)  # warm-up
     pairs = [(rate(plain), rate(fast)) for _ in range(rounds)]
     ratio = statistics.median(f / p for p, f in pairs)
-    return [row("trainer", "paper 3 encoder training step (images/s), NCHW layout as baseline",
+    rows = [row("trainer", "paper 3 encoder training step (images/s), NCHW layout as baseline",
                 statistics.median(f for _, f in pairs), statistics.median(p for p, _ in pairs), ratio, "> 1x (the cut)", ratio > 1)]
+    from crlrepro.train import cxx_compiler
+
+    if cxx_compiler() is None:
+        return rows
+    # The same channels-last step with its forward and backward torch.compile'd (the step paper 3's rule would run
+    # with compile on), against the eager one, alternated; the compile's cost is the first two steps' excess.
+    compiled = ContrastiveModel("small_cnn", 1, 64)
+    compiled.load_state_dict(fast.state_dict())
+    optimizers[id(compiled)] = torch.optim.AdamW(compiled.parameters(), lr=2e-3)
+    eager_forward = compiled.forward
+    compiled.forward = torch.compile(eager_forward, dynamic=False)
+    start = time.perf_counter()
+    for _ in range(2):
+        _ssl_step(compiled, optimizers[id(compiled)], batch)
+    first = time.perf_counter() - start
+    pairs = [(rate(fast), rate(compiled)) for _ in range(rounds)]
+    ratio = statistics.median(c / f for f, c in pairs)
+    eager_ms = 2 * len(batch[0]) / statistics.median(f for f, _ in pairs) * 1e3
+    saving_s = eager_ms / 1e3 * (1 - 1 / ratio)
+    pays = f"{first / saving_s:,.0f} steps to pay for it" if saving_s > 0 else "no step saves time"
+    rows.append(row("trainer", f"paper 3 encoder training step (images/s), torch.compile'd (its compile: {first:.1f} s, "
+                    f"{pays}), channels-last eager as baseline",
+                    statistics.median(c for _, c in pairs), statistics.median(f for f, _ in pairs), ratio,
+                    "context: compile where a run pays for it"))
+    return rows
 
 
 ALLOCATOR_WORKLOADS = {
@@ -302,7 +327,7 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=102_400)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--only", choices=["compiled"], help="run only the compiled-step measures")
+    parser.add_argument("--only", choices=["compiled"], help="run only the compiled-step measures (with the CNN's)")
     parser.add_argument("--allocator-worker", nargs=3, metavar=("WORKLOAD", "MODE", "UNITS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.allocator_worker:
@@ -312,7 +337,7 @@ def main(argv=None):
     configure_threads(args.threads)
     retain_freed_memory()  # as every workflow job runs (allocator_rows compares both in fresh processes)
     if args.only == "compiled":
-        frame = table(trainer_rows(args.samples, args.rounds) + compiled_step_rows())
+        frame = table(trainer_rows(args.samples, args.rounds) + compiled_step_rows() + ssl_layout_rows())
         print(f"\n{args.threads} threads, {args.rounds} rounds\n" + markdown(frame))
         return 1 if len(failed(frame)) else 0
     frame = table(trainer_rows(args.samples, args.rounds) + compiled_step_rows() + ssl_layout_rows() + allocator_rows())
