@@ -173,7 +173,7 @@ def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
                         flops / matmul_s / peak, target="context: the measured reason for a share below 0.45"))
         rows.append(row("trainer", f"{name} two-tower step: compile time in this process (s) and the steps that pay "
                         "for it (the ratio column)", compile_s, None, compile_s / saving if saving > 0 else float("inf"),
-                        f"context: crlrepro.train.COMPILE_MIN_STEPS"))
+                        "context: crlrepro.train.COMPILE_MIN_STEPS"))
     return rows
 
 

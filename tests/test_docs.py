@@ -1,0 +1,101 @@
+"""The documentation site: `mkdocs build --strict` passes (a broken link or reference fails it, shown on a copy with
+one), the paper pages carry the claims tables generated from the registry and the published results, and every
+page renders in headless Chromium without a console error and with every image loaded."""
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from crlrepro.registry import EXPERIMENTS
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = ("", "getting-started/", "configs/", "cluster/", "recovery/", "report/", "claims/", "paper1/", "paper2/", "paper3/",
+         "results/default/summary/", "reference/", "performance/", "benchmarks/", "performance-history/", "development/")
+
+
+def build(root: Path, site: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
+                          capture_output=True, text=True, cwd=root, env=env)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    proc = build(REPO, site)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return site
+
+
+def test_the_site_builds_strict_with_every_page(site):
+    for page in PAGES:
+        assert (site / page / "index.html").is_file(), page
+
+
+def test_a_broken_link_fails_the_strict_build(tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO / "docs", copy / "docs")
+    shutil.copy(REPO / "mkdocs.yml", copy / "mkdocs.yml")
+    shutil.copytree(REPO / "src", copy / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    index = copy / "docs" / "index.md"
+    index.write_text(index.read_text() + "\nSee [the missing page](no-such-page.md).\n")
+    proc = build(copy, tmp_path / "site")
+    assert proc.returncode != 0 and "no-such-page.md" in proc.stdout + proc.stderr
+
+
+def test_paper_pages_carry_every_registered_row_and_the_published_results(site):
+    for e in EXPERIMENTS:
+        html = (site / f"paper{e.paper}" / "index.html").read_text()
+        assert f"{e.id}: " in html, e.id
+        for claim in e.claims:
+            assert claim.key in html, (e.id, claim.key)
+        if e.figure and (REPO / "docs" / "results" / "default" / "figures" / f"{e.figure}.png").is_file():
+            assert f"results/default/figures/{e.figure}.png" in html, e.id
+    index = (site / "index.html").read_text()
+    assert "At the <strong>default</strong> scale" in index  # the results block, filled from the published summary
+
+
+@pytest.mark.browser
+def test_every_page_renders_in_headless_chromium(site):
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    from render_report import CHROMIUM_FLAGS, chromium_path
+
+    required = os.environ.get("CRLREPRO_REQUIRE_BROWSER") == "1"
+    missing = None if chromium_path() else "no Chromium (Debian's chromium)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "Playwright is not installed"
+    if missing:
+        (pytest.fail if required else pytest.skip)(missing)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    errors, images = [], {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+            page = browser.new_page()
+            page.on("pageerror", lambda error: errors.append(f"{page.url}: page error: {error}"))
+            page.on("console", lambda m: errors.append(f"{page.url}: console error: {m.text}") if m.type == "error" else None)
+            for path in PAGES:
+                response = page.goto(base + path, wait_until="load")
+                assert response is not None and response.ok, path
+                sizes = page.eval_on_selector_all("article img", "els => els.map(e => [e.getAttribute('src'), e.naturalWidth])")
+                images[path] = sizes
+                assert all(width > 0 for _, width in sizes), (path, sizes)
+                assert page.locator("article h1").count() >= 1, path
+            browser.close()
+    finally:
+        server.shutdown()
+    assert not errors, errors
+    assert len(images["paper2/"]) >= 4 and len(images["paper3/"]) >= 4  # the published figures are shown
