@@ -155,3 +155,43 @@ def test_update_readme_command_rewrites_and_checks(results, tmp_path, monkeypatc
     assert main(["update-readme", "--check"]) == 1 and "run `crlrepro update-readme`" in capsys.readouterr().err
     assert main(["update-readme"]) == 0 and "At the **demo** scale" in (tmp_path / "README.md").read_text()
     assert main(["update-readme", "--check"]) == 0
+
+
+def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_differ(results, tmp_path):
+    root = tmp_path / "docs/results"
+    config = {"gmm": {"means": [1, -1]}, "tsybakov": {"window": [1e-5, 1e-3]}}
+    publish.publish_scale(results, root / "demo", FILES, scale="demo", config=config)
+    big = tmp_path / "big"
+    summary = _summary()
+    summary.loc[summary["claim_id"] == "A4.mu_hat", ["verdict", "measured"]] = ["contradicted", 2.0]
+    summary.loc[summary["claim_id"] == "A4.rate_arithmetic", "verdict"] = "verified"
+    summary = summary[summary["claim_id"] != "C3.auc_grows_with_m"]
+    write_table(summary, big / "summary.csv", {"rule": "summary"})
+    (big / "summary.md").write_text(summary_markdown(pd.read_csv(big / "summary.csv")))
+    publish.publish_scale(big, root / "big", ["summary.md", "summary.csv"], scale="big",
+                          config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}})
+    table = publish.scale_comparison(["demo", "big"], root).set_index("claim_id")
+    assert table.loc["A4.mu_hat", "verdict (demo)"] == "reproduced" and table.loc["A4.mu_hat", "verdict (big)"] == "contradicted"
+    assert table.loc["A4.mu_hat", "measured (big)"] == "2" and table.loc["A4.mu_hat", "interval (demo)"] == "[0.9, 1.1]"
+    # the key the row depends on that differs, with both values; the equal one is not named
+    assert table.loc["A4.mu_hat", "what differs"] == 'gmm: {"means": [1, -1]} (demo) vs {"means": [2, -2]} (big)'
+    assert "names no config key" in table.loc["A4.rate_arithmetic", "what differs"]
+    assert table.loc["C3.auc_grows_with_m", "what differs"].startswith("not in the big summary")
+    assert table.loc["C1.monte_carlo", "agree"] and table.loc["C1.monte_carlo", "what differs"] == ""
+    assert not table.loc[["A4.mu_hat", "A4.rate_arithmetic", "C3.auc_grows_with_m"], "agree"].any()
+    text = publish.scale_comparison_markdown(table.reset_index(), ["demo", "big"])
+    assert "**Claims**: the verdicts agree at demo, big for 0 of 3." in text and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1." in text
+    page, changed = publish.scales_block("head\n<!-- scales -->\nold\n<!-- /scales -->\n", root)
+    assert changed and "\nold\n" not in page and "| A4.mu_hat | contradicted | 2 |" in page  # scales sorted: big, demo
+    assert publish.scales_block(page, root) == (page, False)
+    # a published file changed after publishing is refused, naming the command that publishes it again
+    (root / "big" / "summary.csv").write_text((root / "big" / "summary.csv").read_text().replace("contradicted", "reproduced"))
+    with pytest.raises(ArtifactError, match="snakemake publish"):
+        publish.scale_comparison(["demo", "big"], root)
+
+
+def test_the_scales_page_matches_the_published_results_of_this_checkout():
+    page = (REPO / "docs" / "scales.md").read_text()
+    assert "<!-- scales -->" in page
+    _, changed = publish.scales_block(page, REPO / publish.PUBLISHED_ROOT)
+    assert not changed, "docs/scales.md differs from docs/results/: run `crlrepro update-readme`"

@@ -3,7 +3,8 @@
     crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
     crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
                                                              what a run checks when it starts (folder, data, sizes, GPU)
-    crlrepro update-readme [--check]                         README.md's result blocks from docs/results/<scale>/
+    crlrepro update-readme [--check]                         README.md's result blocks and docs/scales.md's comparison
+                                                             of the scales, from docs/results/<scale>/
 
 Run from the checkout (the folder holding the Snakefile).
 """
@@ -54,29 +55,40 @@ def _verify(configfiles: list[str]) -> int:
     return 1 if problems else 0
 
 
-def _update_readme(check: bool) -> int:
-    """Regenerate README.md's result blocks from the published summaries (crlrepro.publish.readme_blocks); with
-    ``check``, only report (exit 1) the scales whose block differs."""
-    from crlrepro.artifacts import ArtifactError
-    from crlrepro.publish import readme_blocks
+GENERATED_FROM_PUBLISHED = ("README.md", "docs/scales.md")  # files with blocks generated from docs/results/
 
-    readme = Path.cwd() / "README.md"
-    try:
-        text, changed = readme_blocks(readme.read_text())
-    except ArtifactError as error:
-        print(error, file=sys.stderr)
-        return 1
-    if not changed:
-        print("README.md: every result block matches docs/results/")
+
+def _update_readme(check: bool) -> int:
+    """Regenerate the blocks generated from the published results: README.md's result blocks
+    (crlrepro.publish.readme_blocks) and docs/scales.md's comparison of the scales (crlrepro.publish.scales_block);
+    with ``check``, only report (exit 1) the files whose blocks differ."""
+    from crlrepro.artifacts import ArtifactError, write_text
+    from crlrepro.publish import readme_blocks, scales_block
+
+    stale = {}
+    for name in GENERATED_FROM_PUBLISHED:
+        path = Path.cwd() / name
+        if not path.is_file():
+            continue
+        try:
+            text, changed = readme_blocks(path.read_text())
+            text, scales_changed = scales_block(text)
+        except ArtifactError as error:
+            print(error, file=sys.stderr)
+            return 1
+        if changed or scales_changed:
+            stale[path] = (text, [*changed, *(["the scales' comparison"] if scales_changed else [])])
+    if not stale:
+        print(f"{', '.join(GENERATED_FROM_PUBLISHED)}: every generated block matches docs/results/")
         return 0
     if check:
-        print(f"README.md: the result blocks of {', '.join(changed)} differ from docs/results/; run `crlrepro update-readme`",
-              file=sys.stderr)
+        for path, (_, what) in stale.items():
+            print(f"{path.name}: the blocks of {', '.join(what)} differ from docs/results/; run `crlrepro update-readme`",
+                  file=sys.stderr)
         return 1
-    from crlrepro.artifacts import write_text
-
-    write_text(text, readme)
-    print(f"README.md: rewrote the result blocks of {', '.join(changed)}")
+    for path, (text, what) in stale.items():
+        write_text(text, path)
+        print(f"{path.relative_to(Path.cwd())}: rewrote the blocks of {', '.join(what)}")
     return 0
 
 

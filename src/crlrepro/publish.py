@@ -215,3 +215,104 @@ def readme_blocks(readme: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, 
         return match.group(1) + block + match.group(4)
 
     return _BLOCK.sub(fill, readme), changed
+
+
+# -- scales side by side -------------------------------------------------------------------------------------------
+
+_SCALES_BLOCK = re.compile(r"(<!-- scales -->\n)(.*?)(<!-- /scales -->)", re.S)
+_MISSING = object()
+
+
+def _config_value(config: dict, dotted: str):
+    value = config
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _short(value, width: int = 48) -> str:
+    text = "absent" if value is _MISSING else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _interval(low, high) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    return f"[{float(low):.4g}, {float(high):.4g}]"
+
+
+def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
+    """Every row of the published summaries at each scale side by side: its verdict, measured value and interval per
+    scale, whether the verdicts agree, and, where they differ, which of the config keys the row depends on
+    (its registry spec's ``depends_on`` and ``unreported``) differ between the scales, read from each scale's
+    provenance.json. Each published file is checked against its provenance first (:func:`read_published`)."""
+    from crlrepro.summary import claim_spec
+
+    scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
+    if not scales:
+        raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
+    tables = {s: read_published_table(s, "summary.csv", root).set_index("claim_id") for s in scales}
+    configs = {s: json.loads((Path(root) / s / PROVENANCE).read_text())["config"] for s in scales}
+    order = list(dict.fromkeys(c for s in scales for c in tables[s].index))
+    rows = []
+    for claim_id in order:
+        present = [s for s in scales if claim_id in tables[s].index]
+        first = tables[present[0]].loc[claim_id]
+        row = {"experiment": first["experiment"], "claim_id": claim_id, "claim": first["claim"], "role": first["role"]}
+        for s in scales:
+            r = tables[s].loc[claim_id] if s in present else None
+            row[f"verdict ({s})"] = "" if r is None else r["verdict"]
+            row[f"measured ({s})"] = "" if r is None or pd.isna(r["measured"]) else f"{float(r['measured']):.4g}"
+            row[f"interval ({s})"] = "" if r is None else _interval(r["ci_low"], r["ci_high"])
+        verdicts = {tables[s].loc[claim_id, "verdict"] for s in present}
+        row["agree"] = len(present) == len(scales) and len(verdicts) == 1
+        if row["agree"]:
+            row["what differs"] = ""
+        else:
+            spec = claim_spec(first["experiment"], claim_id)
+            keys = list(dict.fromkeys((*spec.depends_on, *spec.unreported)))
+            differing = [k for k in keys if len({_short(_config_value(configs[s], k), 10_000) for s in scales}) > 1]
+            missing = [s for s in scales if s not in present]
+            parts = [f"not in the {', '.join(missing)} summary"] if missing else []
+            if differing:
+                parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales)
+                                       for k in differing))
+            elif keys:
+                parts.append(f"the keys it depends on ({', '.join(keys)}) are equal: other settings (sample sizes, seeds, "
+                             "training length) or noise")
+            else:
+                parts.append("it names no config key: other settings (sample sizes, seeds, training length) or noise")
+            row["what differs"] = "; ".join(parts)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
+    """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role."""
+    out = []
+    for role in ("claim", "diagnostic"):
+        part = table[table["role"] == role]
+        out.append(f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} "
+                   f"of {len(part)}.")
+        out.append("")
+        columns = ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")),
+                   "what differs"]
+        out.append("| " + " | ".join(columns) + " |")
+        out.append("|" + "---|" * len(columns))
+        for r in part.itertuples(index=False):
+            values = dict(zip(part.columns, r))
+            out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, bool]:
+    """``text`` with its ``<!-- scales -->`` block regenerated from every published scale, and whether it changed."""
+    match = _SCALES_BLOCK.search(text)
+    if match is None:
+        return text, False
+    scales = published_scales(root)
+    block = scale_comparison_markdown(scale_comparison(scales, root), scales) + "\n"
+    return text[: match.start(2)] + block + text[match.end(2):], block != match.group(2)
