@@ -108,22 +108,49 @@ def imported_library_files(script: str | Path, package_dir: str | Path) -> list[
 
 @functools.lru_cache(maxsize=None)
 def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
-    """The files of the package at ``package_dir`` that ``source`` imports directly."""
+    """The files of the package at ``package_dir`` that ``source`` imports directly: for ``import a.b.c`` and
+    ``from a.b import c`` (absolute, or relative to ``source``'s own package), every package's ``__init__.py`` on
+    the way (Python runs each) and the module itself, a file ``c.py`` or a package ``c/__init__.py``; a name that is
+    neither (an attribute, e.g. a function) ends the walk."""
     package = package_dir.name
     tree = ast.parse(source.read_text())
     files: list[Path] = []
+
+    def add(path: Path) -> None:
+        if path not in files:
+            files.append(path)
+
     for node in ast.walk(tree):
         names = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                base = node.module
+            elif node.level > 0:  # relative: from the source's package, one level up per extra dot
+                here = source.parent
+                for _ in range(node.level - 1):
+                    here = here.parent
+                try:
+                    parts = here.relative_to(package_dir.parent).parts
+                except ValueError:
+                    continue
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            else:
+                continue
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         for name in names:
             parts = name.split(".")
             if parts[0] != package:
                 continue
-            candidates = [package_dir / "__init__.py"]
-            if len(parts) > 1:
-                candidates.append(package_dir.joinpath(*parts[1:]).with_suffix(".py"))
-            files.extend(path for path in candidates if path.exists() and path not in files)
-    return tuple(files)
+            add(package_dir / "__init__.py")
+            for depth in range(2, len(parts) + 1):
+                here = package_dir.joinpath(*parts[1:depth])
+                if (here / "__init__.py").exists():
+                    add(here / "__init__.py")
+                elif here.with_suffix(".py").exists():
+                    add(here.with_suffix(".py"))
+                    break
+                else:
+                    break
+    return tuple(path for path in files if path.exists())
