@@ -28,7 +28,7 @@ include: "workflow/rules/report.smk"
 
 # Rules that turn finished tables into figures and verdicts take seconds: on a cluster they run on
 # the submitting host instead of each paying for a queue pass and two Snakemake start-ups as a
-# SLURM job (no effect on a local run). The list comes from the registry (crlrepro.registry).
+# SLURM job (no effect on a local run). The list comes from the registry (crlrepro.claims.registry).
 workflow.localrules(*registry.local_rules())
 
 

@@ -1,5 +1,5 @@
-"""Benchmark: SimCLR's augmentations drawn for a whole batch at once (``crlrepro.augment.augment_batch``)
-against the per-image torchvision.transforms.v2 pipeline (``crlrepro.images.augmentation`` applied image
+"""Benchmark: SimCLR's augmentations drawn for a whole batch at once (``crlrepro.learning.augment.augment_batch``)
+against the per-image torchvision.transforms.v2 pipeline (``crlrepro.learning.images.augmentation`` applied image
 by image, as view banks were drawn before the batched version), single thread.
 
     python benchmarks/augment.py [--batch 512] [--rounds 7] [--threads 1] [--augmentation base]
@@ -22,8 +22,8 @@ import torch
 
 from common import markdown, row, table
 
-from crlrepro.augment import augment_batch, simclr_spec
-from crlrepro.images import augmentation
+from crlrepro.learning.augment import augment_batch, simclr_spec
+from crlrepro.learning.images import augmentation
 
 SHAPES = ((1, 28, 28), (3, 32, 32), (1, 8, 8))
 

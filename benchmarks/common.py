@@ -8,6 +8,7 @@ when not measured here, e.g. no GPU).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -41,3 +42,16 @@ def _fmt(value) -> str:
     if isinstance(value, float):
         return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
     return str(value)
+
+
+def rule_times(workdir: Path, results: str = "results") -> pd.DataFrame:
+    """One row per job from the benchmark files: rule, job, seconds, max_rss (MiB)."""
+    rows = []
+    benchmarks = workdir / results / "benchmarks"
+    for path in sorted(benchmarks.rglob("*.tsv")):
+        record = pd.read_csv(path, sep="\t").iloc[0]
+        parts = path.relative_to(benchmarks).parts
+        rule = parts[0] if len(parts) > 1 else path.stem  # results/benchmarks/<rule>/<job>.tsv or <rule>.tsv
+        rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]), "cpu_time": float(record["cpu_time"]),
+                     "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
+    return pd.DataFrame(rows)

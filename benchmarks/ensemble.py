@@ -6,7 +6,7 @@ of one member, for the shapes of the project's trainings.
 A member's step is the project's own (crlrepro's TwoTower or ContrastiveModel, its loss, AdamW / SGD).
 The stacked step holds M members' parameters along a leading member dimension and runs them as one model:
 
-* two-tower MLPs (A2, A3, C2, C3): the trainings' own crlrepro.networks.TwoTowerEnsemble, each layer one batched
+* two-tower MLPs (A2, A3, C2, C3): the trainings' own crlrepro.learning.networks.TwoTowerEnsemble, each layer one batched
   matmul over the M members and both towers
   (`torch.baddbmm` on [2M, in, out]), the project's in-batch InfoNCE on the [M, B, B] score matrices (one
   value per member, summed), one AdamW step;
@@ -54,8 +54,8 @@ def timed(step, seconds: float) -> float:
 
 
 def two_tower_rows(members: int, seconds: float, device: str) -> list[dict]:
-    from crlrepro.losses import info_nce_in_batch
-    from crlrepro.networks import TwoTower, TwoTowerEnsemble
+    from crlrepro.learning.losses import info_nce_in_batch
+    from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
 
     rows = []
     for name, rule, dx, dy, d, hidden, layers, batch in TWO_TOWER_SHAPES:
@@ -93,10 +93,10 @@ def two_tower_rows(members: int, seconds: float, device: str) -> list[dict]:
 
 
 class StackedSmallCNN(nn.Module):
-    """M of crlrepro.supervised_view's SmallCNN + projector, the convolutions grouped over the members."""
+    """M of crlrepro.experiments.supervised_view's SmallCNN + projector, the convolutions grouped over the members."""
 
     def __init__(self, members: int, channels: int, width: int = 32, projection_dim: int = 64):
-        from crlrepro.supervised_view import GlobalAveragePool
+        from crlrepro.experiments.supervised_view import GlobalAveragePool
 
         super().__init__()
         layers, c = [], channels
@@ -119,7 +119,7 @@ class StackedSmallCNN(nn.Module):
 
 
 def cnn_rows(members: int, seconds: float, device: str, side: int = 8, batch: int = 256) -> list[dict]:
-    from crlrepro.supervised_view import ContrastiveModel, contrastive_loss
+    from crlrepro.experiments.supervised_view import ContrastiveModel, contrastive_loss
 
     single = ContrastiveModel("small_cnn", 1, 64).to(device)
     opt = torch.optim.SGD(single.parameters(), lr=0.1, momentum=0.9)
@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
     args = parser.parse_args(argv)
-    from crlrepro.device import retain_freed_memory
+    from crlrepro.runtime.device import retain_freed_memory
 
     retain_freed_memory()  # as every workflow job runs
     frame = measure(args.members, args.threads, args.seconds, args.device)

@@ -23,11 +23,11 @@ import torch
 import ensemble
 from common import markdown, row, table
 
-from crlrepro.approximation import in_batch_info_nce
-from crlrepro.device import configure_threads
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.networks import TwoTower
-from crlrepro.train import TrainSettings, train
+from crlrepro.experiments.approximation import in_batch_info_nce
+from crlrepro.runtime.device import configure_threads
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.networks import TwoTower
+from crlrepro.learning.train import TrainSettings, train
 
 PAPER_GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
 

@@ -5,7 +5,7 @@
 
 1. The limit: the best float32 matmul rate (a 2048 × 2048 product) on 1 thread, as every job runs.
 2. Per training rule, from the records the trainer writes when CRLREPRO_TRAINING_STATS names a folder
-   (crlrepro.train): the useful floating-point work (the matmuls and convolutions of one optimiser step,
+   (crlrepro.learning.train): the useful floating-point work (the matmuls and convolutions of one optimiser step,
    forward and backward, counted by torch's FLOP counter, times the steps), the time in the optimiser
    steps and in the whole job (the rule's `benchmark:` file), and so the share of the limit each reaches,
    in its steps and over its job; the share of a step's operator time in matmuls (torch's profiler)
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
         return 0
     if args.stats is None or args.results is None:
         parser.error("--stats and --results are needed (or --startup-only)")
-    from pipeline import rule_times
+    from common import rule_times
 
     peak = machine_peak(1)
     table = training_limit(read_records(args.stats), rule_times(args.results.parent, args.results.name), peak)

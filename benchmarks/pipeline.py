@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 import limit
-from common import failed, markdown, row, table
+from common import failed, markdown, row, rule_times, table
 
 REPO = Path(__file__).resolve().parents[1]
 BUDGET = {"cold_run_s": 5 * 60, "noop_s": 5.0, "speedup": 1.6, "peak_rss_mib": 2048, "cpu_per_thread": 1.1}
@@ -79,19 +79,6 @@ def results_folder(configfile: str | None) -> str:
     if configfile:
         folder = (yaml.safe_load(Path(configfile).read_text()) or {}).get("results", folder)
     return folder
-
-
-def rule_times(workdir: Path, results: str = "results") -> pd.DataFrame:
-    """One row per job from the benchmark files: rule, job, seconds, max_rss (MiB)."""
-    rows = []
-    benchmarks = workdir / results / "benchmarks"
-    for path in sorted(benchmarks.rglob("*.tsv")):
-        record = pd.read_csv(path, sep="\t").iloc[0]
-        parts = path.relative_to(benchmarks).parts
-        rule = parts[0] if len(parts) > 1 else path.stem  # results/benchmarks/<rule>/<job>.tsv or <rule>.tsv
-        rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]), "cpu_time": float(record["cpu_time"]),
-                     "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
-    return pd.DataFrame(rows)
 
 
 def job_intervals(output: str) -> list[tuple[float, float, str]]:
@@ -186,8 +173,8 @@ def cpu_per_thread(per_job: pd.DataFrame) -> pd.Series:
 
 CAPACITY_PROBE = """
 import sys, time, torch
-from crlrepro.approximation import in_batch_info_nce
-from crlrepro.networks import TwoTower
+from crlrepro.experiments.approximation import in_batch_info_nce
+from crlrepro.learning.networks import TwoTower
 torch.set_num_threads(1)
 torch.manual_seed(0)
 model = TwoTower(1, 1, 8)

@@ -40,7 +40,7 @@ import spectral  # noqa: E402
 import trainer  # noqa: E402
 from common import failed, markdown, row, table  # noqa: E402
 
-from crlrepro.device import configure_threads, retain_freed_memory  # noqa: E402
+from crlrepro.runtime.device import configure_threads, retain_freed_memory  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

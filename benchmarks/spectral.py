@@ -22,11 +22,11 @@ import numpy as np
 
 from common import failed, markdown, row, table
 
-from crlrepro.config import load_config
-from crlrepro.device import configure_threads
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.quadrature import PopulationGrid, QuadratureRule
-from crlrepro.spectral import significant_digits, truncation_on_grid, truncation_table
+from crlrepro.workflow.config import load_config
+from crlrepro.runtime.device import configure_threads
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.quadrature import PopulationGrid, QuadratureRule
+from crlrepro.theory.spectral import significant_digits, truncation_on_grid, truncation_table
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@
 Same model (two-tower 3-layer ReLU MLPs, width 128, D=8, on the paper GMM), same loss (in-batch
 InfoNCE, τ = 0.5), same optimiser (AdamW, lr 1e-3), batch 512. The reference feeds the data through
 ``torch.utils.data.DataLoader`` over a ``TensorDataset`` (shuffle, drop_last), the plain way; ours is
-``crlrepro.train.train``. The two alternate epoch by epoch (one reference epoch, then one epoch of
+``crlrepro.learning.train.train``. The two alternate epoch by epoch (one reference epoch, then one epoch of
 ours, ``--rounds`` times, after a warm-up round), so both see the same machine conditions; the
 headline is the median over rounds of the paired speed-up. Target: ≥ 2×.
 
@@ -32,12 +32,12 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from common import failed, markdown, row, table
 
-from crlrepro.approximation import in_batch_info_nce
-from crlrepro.device import configure_threads, retain_freed_memory
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.losses import info_nce_in_batch
-from crlrepro.networks import TwoTower
-from crlrepro.train import TrainSettings, train
+from crlrepro.experiments.approximation import in_batch_info_nce
+from crlrepro.runtime.device import configure_threads, retain_freed_memory
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.losses import info_nce_in_batch
+from crlrepro.learning.networks import TwoTower
+from crlrepro.learning.train import TrainSettings, train
 
 TAU, BATCH, DIM = 0.5, 512, 8
 
@@ -82,7 +82,7 @@ def our_epoch(x, y, seed, compile: bool = False) -> float:
 
 def trainer_rows(samples: int = 102_400, rounds: int = 7) -> list[dict]:
     """The trainer's throughput, eager and compiled, against the DataLoader loop, alternated round by round."""
-    from crlrepro.train import cxx_compiler
+    from crlrepro.learning.train import cxx_compiler
 
     x, y = data(samples)
     reference = ReferenceLoop(x, y)
@@ -115,7 +115,7 @@ def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
 
     from torch.utils.flop_counter import FlopCounterMode
 
-    from crlrepro.train import cxx_compiler
+    from crlrepro.learning.train import cxx_compiler
 
     _sys.path.insert(0, str(Path(__file__).parent))
     from limit import machine_peak
@@ -154,7 +154,7 @@ def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
         # The ceiling a step could reach if everything but its matrix products took no time: their own rate.
         from torch.profiler import ProfilerActivity, profile
 
-        from crlrepro.train import MATMUL_OPS
+        from crlrepro.learning.train import MATMUL_OPS
 
         with profile(activities=[ProfilerActivity.CPU]) as profiler:
             run("eager", 20)
@@ -173,12 +173,12 @@ def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
                         flops / matmul_s / peak, target="context: the measured reason for a share below 0.45"))
         rows.append(row("trainer", f"{name} two-tower step: compile time in this process (s) and the steps that pay "
                         "for it (the ratio column)", compile_s, None, compile_s / saving if saving > 0 else float("inf"),
-                        "context: crlrepro.train.COMPILE_MIN_STEPS"))
+                        "context: crlrepro.learning.train.COMPILE_MIN_STEPS"))
     return rows
 
 
 def _ssl_step(model, optimizer, batch):
-    from crlrepro.losses import info_nce_in_batch
+    from crlrepro.learning.losses import info_nce_in_batch
 
     first, second = batch
     z = model(torch.cat([first, second]))
@@ -190,7 +190,7 @@ def _ssl_step(model, optimizer, batch):
 
 def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     """Paper 3's training step, channels-last (the library's layout) vs plain NCHW, same weights."""
-    from crlrepro.supervised_view import ContrastiveModel
+    from crlrepro.experiments.supervised_view import ContrastiveModel
 
     torch.manual_seed(0)
     fast = ContrastiveModel("small_cnn", 1, 64)
@@ -212,7 +212,7 @@ def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     ratio = statistics.median(f / p for p, f in pairs)
     rows = [row("trainer", "paper 3 encoder training step (images/s), NCHW layout as baseline",
                 statistics.median(f for _, f in pairs), statistics.median(p for p, _ in pairs), ratio, "> 1x (the cut)", ratio > 1)]
-    from crlrepro.train import cxx_compiler
+    from crlrepro.learning.train import cxx_compiler
 
     if cxx_compiler() is None:
         return rows
@@ -249,7 +249,7 @@ ALLOCATOR_WORKLOADS = {
 def _allocator_workload(name: str):
     """A function doing one unit of the named workload (built once, warmed up by the caller)."""
     if name == "ssl":
-        from crlrepro.supervised_view import ContrastiveModel
+        from crlrepro.experiments.supervised_view import ContrastiveModel
 
         torch.manual_seed(0)
         model = ContrastiveModel("small_cnn", 1, 64)
@@ -273,7 +273,7 @@ def _allocator_workload(name: str):
 
         return step
     if name == "quadrature":
-        from crlrepro.tsybakov import gap_cdf
+        from crlrepro.theory.tsybakov import gap_cdf
 
         # paper 1's mixture (config.yaml, consistency.gmm): its root solves are where A4's time goes
         gmm = LatentClassGMM([0.25] * 4, [-3.0, -1.0, 1.0, 3.0], [1.0] * 4, [-1.0, 3.0, -3.0, 1.0], [1.0] * 4)

@@ -1,11 +1,11 @@
 """MkDocs hooks: the pages' generated parts, read from the code and the published results at build time, so the
 site cannot drift from either.
 
-* ``<!-- claims-table:<paper> -->``: for each experiment of that paper, its registered rows (crlrepro.registry:
+* ``<!-- claims-table:<paper> -->``: for each experiment of that paper, its registered rows (crlrepro.claims.registry:
   statement, kind, role, the config keys its comparability depends on, the values the summary leaves out) and, for
   every published scale (docs/results/<scale>/), that scale's figure and claims table.
 * ``<!-- results:<scale> -->...<!-- /results -->``: the scale's headline and per-paper counts from its published
-  summary.csv (crlrepro.publish.readme_blocks, the same text as the README's block).
+  summary.csv (crlrepro.workflow.publish.readme_blocks, the same text as the README's block).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from crlrepro.publish import published_scales, readme_blocks
-from crlrepro.registry import experiments_of
+from crlrepro.workflow.publish import published_scales, readme_blocks
+from crlrepro.claims.registry import experiments_of
 
 DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"

@@ -3,7 +3,7 @@
 Each mutation is what a user's ``--configfile`` would hold (the nested keys down to the one changed, merged over
 config.yaml as Snakemake merges it), and its outcome is what ``crlrepro check-config`` and a run's start would say:
 refused before any job (:class:`ConfigError` from reading or validating, or a problem of
-:func:`crlrepro.config.preflight_problems`), or accepted. The mutations follow the value's type, so a key added to
+:func:`crlrepro.workflow.config.preflight_problems`), or accepted. The mutations follow the value's type, so a key added to
 config.yaml joins the campaign by itself:
 
 - an integer: text ("ten"), a fraction, -1, 0, 10^12, null, a list;
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from crlrepro.config import _key  # a dotted key as every config message names it
+from crlrepro.workflow.config import _key  # a dotted key as every config message names it
 
 ROOT_MEMORY = 24 * 2**30  # the machine a campaign is judged on: this project's 2-core, 24 GiB machine
 
@@ -115,7 +115,7 @@ _DEFAULTS: dict = {}
 
 
 def _defaults(root) -> dict:
-    from crlrepro.config import read_config_file
+    from crlrepro.workflow.config import read_config_file
 
     if root not in _DEFAULTS:
         _DEFAULTS[root] = read_config_file(root / "config.yaml")
@@ -124,10 +124,10 @@ def _defaults(root) -> dict:
 
 def outcome(mutation: Mutation, root, memory_bytes: int = ROOT_MEMORY) -> str | None:
     """None where ``mutation`` is accepted; else the message that refuses it before any job, as a run's start and
-    ``crlrepro check-config`` give it (:func:`crlrepro.config.start_refusal`)."""
+    ``crlrepro check-config`` give it (:func:`crlrepro.workflow.config.start_refusal`)."""
     from snakemake.utils import update_config
 
-    from crlrepro.config import start_refusal
+    from crlrepro.workflow.config import start_refusal
 
     config = copy.deepcopy(_defaults(root))
     update_config(config, copy.deepcopy(mutation.file))

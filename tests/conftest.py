@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crlrepro.gmm import LatentClassGMM
+from crlrepro.theory.gmm import LatentClassGMM
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

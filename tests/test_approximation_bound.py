@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.oracles import L2_DEFINITIONS, l2_distances_to_bayes_score
-from crlrepro.spectral import approximation_bound_table, eigenvalue_decay, l2_minima_table, pmi_spectrum
+from crlrepro.theory.oracles import L2_DEFINITIONS, l2_distances_to_bayes_score
+from crlrepro.theory.spectral import approximation_bound_table, eigenvalue_decay, l2_minima_table, pmi_spectrum
 
 
 @pytest.mark.parametrize("model, values, expected", [

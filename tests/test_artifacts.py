@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 import torch
 
-from crlrepro import artifacts
-from crlrepro.artifacts import (ArtifactError, load_torch, read_json, read_table, save_torch, sidecar_path,
+from crlrepro.runtime import artifacts
+from crlrepro.runtime.artifacts import (ArtifactError, load_torch, read_json, read_table, save_torch, sidecar_path,
                                 write_artifact_json, write_table)
 
 
@@ -37,7 +37,7 @@ def test_table_and_provenance(tmp_path):
 def test_save_torch_is_atomic_and_byte_reproducible(tmp_path):
     import torch
 
-    from crlrepro.artifacts import save_torch
+    from crlrepro.runtime.artifacts import save_torch
 
     payload = {"weights": torch.arange(6.0).reshape(2, 3), "note": "x"}
     save_torch(payload, tmp_path / "a.pt")
@@ -110,8 +110,8 @@ def test_a_pickle_that_would_run_code_is_refused_not_executed(tmp_path):
         load_torch(path)
     assert not marker.exists()
     # the same file through each loader the pipeline uses
-    from crlrepro.images import load_views
-    from crlrepro.networks import load_two_tower
+    from crlrepro.learning.images import load_views
+    from crlrepro.learning.networks import load_two_tower
 
     for loader in (load_two_tower, load_views):
         with pytest.raises(ArtifactError, match="refused"):
@@ -120,7 +120,7 @@ def test_a_pickle_that_would_run_code_is_refused_not_executed(tmp_path):
 
 
 def test_a_reader_of_several_artifacts_refuses_any_set_but_the_expected_one(monkeypatch):
-    from crlrepro.artifacts import require_exact_set
+    from crlrepro.runtime.artifacts import require_exact_set
 
     monkeypatch.delenv("CRLREPRO_CONFIGFILES", raising=False)
     grid = [[1.0, 3.0, 2], [1.0, 3.0, 4], [2.0, 3.0, 4]]

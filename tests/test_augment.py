@@ -1,4 +1,4 @@
-"""crlrepro.augment: SimCLR's augmentations batched in plain torch, checked against torchvision's own
+"""crlrepro.learning.augment: SimCLR's augmentations batched in plain torch, checked against torchvision's own
 functions (transforms.v2.functional and RandomResizedCrop.get_params) for fixed parameters, and for
 their random parameters' distributions, determinism and per-image independence."""
 
@@ -11,8 +11,8 @@ import torch
 from torchvision.transforms import InterpolationMode, RandomResizedCrop
 from torchvision.transforms.v2 import functional as TF
 
-from crlrepro import augment as A
-from crlrepro.augment import AugmentationSpec, augment_batch, sample_crop_boxes, simclr_spec
+from crlrepro.learning import augment as A
+from crlrepro.learning.augment import AugmentationSpec, augment_batch, sample_crop_boxes, simclr_spec
 
 TOL = 1e-5  # float32 rounding: the two implementations order the same arithmetic differently
 OFF = dict(jitter_p=0.0, grayscale_p=0.0, blur_p=0.0)  # every step after the geometry switched off
@@ -358,7 +358,7 @@ def test_runs_on_cuda_with_a_cuda_generator():
 # --- the specs ------------------------------------------------------------------------------------
 
 def test_named_specs():
-    from crlrepro.images import AUGMENTATIONS
+    from crlrepro.learning.images import AUGMENTATIONS
 
     assert A.SPEC_NAMES == AUGMENTATIONS
     base = simclr_spec("base", 3, True)

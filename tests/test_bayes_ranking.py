@@ -1,15 +1,15 @@
-"""The Bayes retrieval AUC E* by piecewise quadrature (crlrepro.bayes_ranking) against independent checks:
-Monte Carlo, the second-order trapezoid rule of crlrepro.oracles, a literal sorted-ranks computation of A(x)
+"""The Bayes retrieval AUC E* by piecewise quadrature (crlrepro.theory.bayes_ranking) against independent checks:
+Monte Carlo, the second-order trapezoid rule of crlrepro.theory.oracles, a literal sorted-ranks computation of A(x)
 and closed forms."""
 
 import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from crlrepro.bayes_ranking import bayes_auc_piecewise, conditional_auc, monotone_auc, ranking_breakpoints
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import bayes_auc
-from crlrepro.quadrature import SUPPORT_HALF_WIDTH
+from crlrepro.theory.bayes_ranking import bayes_auc_piecewise, conditional_auc, monotone_auc, ranking_breakpoints
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.oracles import bayes_auc
+from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
 
 PAPER = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
 # Paper 1's non-monotone mixture: the Bayes ranking of y is not monotone in y for most x.

@@ -47,7 +47,7 @@ def test_reads_the_benchmark_files(tmp_path):
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     (bench / "ssl_train" / "full_seed0.tsv").write_text(header + "12.5\t0:00:12\t790.1\t3601\t763\t775\t0\t73\t86.9\t11.9\n")
     (bench / "oracle.tsv").write_text(header + "19.0\t0:00:19\t-\t-\t-\t-\t-\t-\t-\t18.0\n")
-    jobs = pipeline.rule_times(tmp_path).set_index("rule")
+    jobs = common.rule_times(tmp_path).set_index("rule")
     assert jobs.loc["ssl_train", "job"] == "full_seed0" and jobs.loc["ssl_train", "max_rss_mib"] == pytest.approx(790.1)
     assert jobs.loc["oracle", "seconds"] == 19.0 and pd.isna(jobs.loc["oracle", "max_rss_mib"])
     assert pipeline.cpu_per_thread(jobs).to_dict() == pytest.approx({"ssl_train": 11.9 / 12.5, "oracle": 18.0 / 19.0})

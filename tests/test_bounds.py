@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from scipy.special import logsumexp
 
-from crlrepro.bounds import calibration_bound, log_mean_exp, oce_identity_table, oce_log_mean_exp, oce_objective
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.metrics import auc_criterion, recall_at_k
-from crlrepro.oracles import bayes_auc, retrieval_auc
+from crlrepro.theory.bounds import calibration_bound, log_mean_exp, oce_identity_table, oce_log_mean_exp, oce_objective
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.metrics import auc_criterion, recall_at_k
+from crlrepro.theory.oracles import bayes_auc, retrieval_auc
 
 
 @settings(max_examples=200, deadline=None)
@@ -100,8 +100,8 @@ def test_bayes_auc_quadrature_matches_monte_carlo_and_dominates_other_scores(gmm
 
 # -- paper 2, Sec. 3: the approximation bound's constant -------------------------------------------------------
 
-from crlrepro.bounds import approximation_bound_constant, density_ratio_bound, score_sup_norm  # noqa: E402
-from crlrepro.oracles import excess_contrastive_risk, l2_distance_to_bayes_score  # noqa: E402
+from crlrepro.theory.bounds import approximation_bound_constant, density_ratio_bound, score_sup_norm  # noqa: E402
+from crlrepro.theory.oracles import excess_contrastive_risk, l2_distance_to_bayes_score  # noqa: E402
 
 
 def test_density_ratio_bound_is_the_sup_of_r(paper_gmm, skewed_gmm):

@@ -1,14 +1,14 @@
-"""Score families for paper 2's accelerated calibration inequality (crlrepro.calibration): spectral truncations and
+"""Score families for paper 2's accelerated calibration inequality (crlrepro.experiments.calibration): spectral truncations and
 perturbed Bayes scores approach the Bayes score, and each family's exponent is fitted like C2's."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.calibration import (PERTURBATIONS, calibration_table, family_exponents, perturbed_bayes_score,
+from crlrepro.experiments.calibration import (PERTURBATIONS, calibration_table, family_exponents, perturbed_bayes_score,
                                   score_family_table)
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import excess_contrastive_risk
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.oracles import excess_contrastive_risk
 
 # paper 1's mixture: the Bayes ranking is not monotone in y, so a perturbation costs retrieval regret
 FOUR = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]),
@@ -73,7 +73,7 @@ def test_family_inputs_are_checked_before_any_work():
 
 
 def test_truncations_inside_a_degenerate_singular_space_are_flagged_and_not_fitted(families):
-    from crlrepro.spectral import pmi_spectrum
+    from crlrepro.theory.spectral import pmi_spectrum
 
     # this symmetric mixture's PMI operator has exact pairs σ_2 = σ_3 and σ_7 = σ_8: s_2 and s_7 keep an arbitrary half
     system = pmi_spectrum(FOUR, 120)

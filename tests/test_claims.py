@@ -7,13 +7,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from crlrepro.claims_paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
-from crlrepro.claims_paper2 import a1_claims, a2_claims, a3_claims, a4_claims
-from crlrepro.tsybakov import admissible_exponent
-from crlrepro.claims_paper3 import ssl_claims
-from crlrepro.reference import paper_values
-from crlrepro.registry import EXPERIMENTS
-from crlrepro.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
+from crlrepro.claims.paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
+from crlrepro.claims.paper2 import a1_claims, a2_claims, a3_claims, a4_claims
+from crlrepro.theory.tsybakov import admissible_exponent
+from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.registry import EXPERIMENTS
+from crlrepro.claims.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
 
 SEEDS = range(5)
 PASS, FAIL = {REPRODUCED, VERIFIED}, {CONTRADICTED, FAILED}
@@ -786,7 +786,7 @@ def test_c2_sqrt_law_tells_half_from_linear():
 
 
 def test_value_intervals_are_bonferroni_widened_over_the_experiments_value_claims():
-    from crlrepro.verdicts import seed_interval
+    from crlrepro.claims.verdicts import seed_interval
 
     table = a2_table(True)
     rows = {r.claim_id: r for r in a2_claims(table, paper_values("A2"), paper_setting("A2"))}

@@ -5,8 +5,8 @@ import copy
 import pytest
 import yaml
 
-from crlrepro.artifacts import config_hash
-from crlrepro.config import ConfigError, config_value, load_config, validate_config
+from crlrepro.runtime.artifacts import config_hash
+from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
 
 from conftest import REPO, SCHEMA
 
@@ -160,7 +160,7 @@ def test_config_hash_is_stable_and_sensitive():
 
 
 def test_a_key_written_twice_in_a_yaml_file_is_an_error(tmp_path):
-    from crlrepro.config import read_yaml
+    from crlrepro.workflow.config import read_yaml
 
     path = tmp_path / "twice.yaml"
     path.write_text("tau: 0.5\ngmm:\n  weights: [0.5, 0.5]\ntau: 0.4\n")
@@ -174,7 +174,7 @@ def test_a_key_written_twice_in_a_yaml_file_is_an_error(tmp_path):
 
 
 def test_data_on_disk_is_checked_when_a_run_starts_not_when_a_plan_is_previewed(tmp_path):
-    from crlrepro.config import data_problems
+    from crlrepro.workflow.config import data_problems
 
     config = set_key(default_config(), "supervised_view.data", {"name": "cifar10", "root": str(tmp_path / "none")})
     validate_config(copy.deepcopy(config), SCHEMA, check_data=False)  # the plan can be previewed
@@ -186,7 +186,7 @@ def test_data_on_disk_is_checked_when_a_run_starts_not_when_a_plan_is_previewed(
 
 
 def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
-    from crlrepro.config import resource_problems
+    from crlrepro.workflow.config import resource_problems
 
     config = validate_config(default_config(), SCHEMA)
     assert resource_problems(config, 24 * 2**30) == []
@@ -219,7 +219,7 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     the default's (or 10^9 where the default is 0 or unset) of each size key is refused, naming the key, while the
     shipped configs pass. The campaign's four: lcgm.spectrum.samples 10^6 (7.3 TiB), tsybakov.bootstrap 10^9
     (156 GiB), lcgm.test_samples 10^9 and supervised_view.bias_views 10^8."""
-    from crlrepro.config import COSTS, NOT_SIZES, integer_keys, resource_problems
+    from crlrepro.workflow.config import COSTS, NOT_SIZES, integer_keys, resource_problems
 
     schema = yaml.safe_load(SCHEMA.read_text())
     keys = integer_keys(schema)
@@ -255,8 +255,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
-    from crlrepro.config import data_problems
-    from crlrepro.datasets import training_class_counts
+    from crlrepro.workflow.config import data_problems
+    from crlrepro.learning.datasets import training_class_counts
 
     config = validate_config(default_config(), SCHEMA)
     digits = config["supervised_view"]["data"]
@@ -282,7 +282,7 @@ def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
 def test_the_results_folder_is_the_whole_value_and_stays_inside_results(tmp_path):
     """`$` in the schema's pattern also matches before a final newline under re.search: the whole value must match.
     A link in the scale's folder (or the folder itself) that leads outside results/ would put outputs elsewhere."""
-    from crlrepro.config import results_location_problems
+    from crlrepro.workflow.config import results_location_problems
 
     for bad in ("results/nl\n", "results/../elsewhere", "results/smoke/", "/tmp/results"):
         with pytest.raises(ConfigError, match="results: .*does not match"):
@@ -321,7 +321,7 @@ def test_the_yaml_number_hint_is_shown_only_for_numbers_yaml_left_as_text(value,
     ("tau:\n\t0.5\n", r"bad\.yaml, line 2, column 1: not valid YAML"),
 ])
 def test_a_config_file_that_is_not_a_mapping_of_plain_data_is_named_with_its_line(tmp_path, text, message):
-    from crlrepro.config import read_config_file
+    from crlrepro.workflow.config import read_config_file
 
     marker = tmp_path / "ran"
     path = tmp_path / "bad.yaml"
@@ -336,7 +336,7 @@ def test_a_config_file_that_is_not_a_mapping_of_plain_data_is_named_with_its_lin
 def test_check_config_names_the_file_and_line_and_accepts_a_valid_scale(tmp_path, monkeypatch, capsys):
     """Snakemake reads --configfile before the workflow's code runs and says only "not valid JSON or YAML":
     `crlrepro check-config` names the file and the line."""
-    from crlrepro.cli import main
+    from crlrepro.workflow.cli import main
 
     monkeypatch.chdir(REPO)
     assert main(["check-config", "configs/smoke.yaml"]) == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from config_campaign import Mutation, mutations, outcome
-from crlrepro.config import read_config_file
+from crlrepro.workflow.config import read_config_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 import torch
 
-from crlrepro.bounds import calibration_bound
-from crlrepro.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
-from crlrepro.config import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
-from crlrepro.generalization import (
+from crlrepro.theory.bounds import calibration_bound
+from crlrepro.experiments.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
+from crlrepro.workflow.config import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.experiments.generalization import (
     budget_summary,
     draw_negative_sample,
     empirical_contrastive_loss,
@@ -26,10 +26,10 @@ from crlrepro.generalization import (
     train_on_sample,
     train_on_samples,
 )
-from crlrepro.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
-from crlrepro.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
-from crlrepro.claims_paper1 import c2_claims, c3_claims, c4_claims
-from crlrepro.train import TrainSettings, train
+from crlrepro.learning.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
+from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
+from crlrepro.claims.paper1 import c2_claims, c3_claims, c4_claims
+from crlrepro.learning.train import TrainSettings, train
 
 
 def loop_objective(score, x, y, negatives, regime, tau):
@@ -89,8 +89,8 @@ def test_bounded_scores_stay_within_the_bound_and_survive_saving(tmp_path):
 
 
 def test_a_trained_fixed_score_is_the_models_score_from_one_float64_copy(monkeypatch):
-    from crlrepro import networks
-    from crlrepro.generalization import two_tower_score
+    from crlrepro.learning import networks
+    from crlrepro.experiments.generalization import two_tower_score
 
     torch.manual_seed(0)
     model = TwoTower(1, 1, 4, hidden=16, layers=3, score_bound=2.0)
@@ -397,8 +397,8 @@ def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
 
 # -- C3 at the theorem's mechanism: fixed scores ------------------------------------------------------------
 
-from crlrepro.quadrature import trapezoid_mixture  # noqa: E402
-from crlrepro.generalization import (  # noqa: E402
+from crlrepro.theory.quadrature import trapezoid_mixture  # noqa: E402
+from crlrepro.experiments.generalization import (  # noqa: E402
     FixedScore,
     deviation_rates,
     fixed_score_family,

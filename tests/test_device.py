@@ -5,7 +5,7 @@ import pytest
 import torch
 from threadpoolctl import threadpool_info
 
-from crlrepro.device import configure_threads, select_device
+from crlrepro.runtime.device import configure_threads, select_device
 
 
 def test_select_device():
@@ -37,7 +37,7 @@ def test_configure_threads_limits_torch_and_blas():
 _FAULTS_OF_A_LOOP = """
 import resource, sys
 import numpy as np
-from crlrepro.device import retain_freed_memory
+from crlrepro.runtime.device import retain_freed_memory
 applied = retain_freed_memory() if sys.argv[1] == "retain" else None
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -70,7 +70,7 @@ def test_retain_freed_memory_stops_the_page_faults_of_reallocated_temporaries(al
 
 
 def test_retain_freed_memory_is_a_no_op_off_linux(monkeypatch):
-    import crlrepro.device as device
+    import crlrepro.runtime.device as device
 
     monkeypatch.setattr(device.sys, "platform", "darwin")
     assert device.retain_freed_memory() is False
@@ -83,7 +83,7 @@ import os
 import time
 from types import SimpleNamespace
 
-from crlrepro.device import GpuSlots, assign_gpus, physical_gpus
+from crlrepro.runtime.device import GpuSlots, assign_gpus, physical_gpus
 
 
 def test_physical_gpus_reads_the_pool_without_cuda():
@@ -163,7 +163,7 @@ def test_assign_gpus_sets_cuda_visible_devices_before_cuda(tmp_path):
 
 
 def test_script_run_takes_a_gpu_for_a_rule_that_declares_one(tmp_path, monkeypatch):
-    from crlrepro.pipeline import ScriptRun
+    from crlrepro.workflow.pipeline import ScriptRun
 
     # A private copy of the environment: the CUDA_VISIBLE_DEVICES set here must not outlive the test.
     environ = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID")}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crlrepro.registry import EXPERIMENTS
+from crlrepro.claims.registry import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = ("", "getting-started/", "configs/", "cluster/", "recovery/", "report/", "claims/", "paper1/", "paper2/", "paper3/",

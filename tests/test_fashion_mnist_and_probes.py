@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from crlrepro.datasets import FASHION_MNIST_DEBIAN, FASHION_MNIST_FILES, missing_data_message
-from crlrepro.images import load_dataset, load_fashion_mnist
-from crlrepro.supervised_view import (
+from crlrepro.learning.datasets import FASHION_MNIST_DEBIAN, FASHION_MNIST_FILES, missing_data_message
+from crlrepro.learning.images import load_dataset, load_fashion_mnist
+from crlrepro.experiments.supervised_view import (
     ContrastiveModel,
     baseline_table,
     contrastive_loss,
@@ -22,7 +22,7 @@ from crlrepro.supervised_view import (
     prototype_bias,
     tail_classes,
 )
-from crlrepro.train import TrainSettings, train
+from crlrepro.learning.train import TrainSettings, train
 
 
 def idx_bytes(array: np.ndarray) -> bytes:
@@ -123,7 +123,7 @@ def test_few_label_probe_headroom_and_draws():
 
 
 def test_tail_classes_are_the_smallest_half_of_each_seeds_long_tailed_set():
-    from crlrepro.datasets import long_tailed_class_sizes
+    from crlrepro.learning.datasets import long_tailed_class_sizes
 
     for seed in range(4):
         sizes = long_tailed_class_sizes(10, 30, 10.0, seed)  # 102 51 34 26 21 | 17 15 13 11 10, ranks by the seed
@@ -145,8 +145,8 @@ def test_unnormalised_bias_scales_with_the_features():
 
 
 def test_contrastive_loss_dispatches_to_each_variant_and_refuses_mismatches():
-    from crlrepro.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
-    from crlrepro.supervised_view import balanced_contrastive_loss
+    from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
+    from crlrepro.experiments.supervised_view import balanced_contrastive_loss
 
     z1, z2 = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.randn(6, 4, generator=torch.Generator().manual_seed(1))
     assert torch.equal(contrastive_loss(z1, z2, "balanced", 5.0, 0.5, "dot"), balanced_contrastive_loss(z1, z2, 5.0, 0.5, "dot"))
@@ -195,7 +195,7 @@ def test_sgd_and_lars_train_and_unknown_optimisers_are_named(optimizer):
 
 
 def test_lars_scales_each_matrix_step_by_its_trust_ratio():
-    from crlrepro.train import LARS
+    from crlrepro.learning.train import LARS
 
     weight = torch.nn.Parameter(torch.tensor([[3.0, 4.0]]))  # ‖w‖ = 5
     bias = torch.nn.Parameter(torch.tensor([1.0]))
@@ -239,7 +239,7 @@ def loop_supervised_prototype_loss(z1, z2, labels, lam):
 
 @pytest.mark.parametrize("lam", [1.0, 0.5, 2.0])
 def test_supervised_prototype_objective_matches_the_formula(lam):
-    from crlrepro.supervised_view import supervised_prototype_loss
+    from crlrepro.experiments.supervised_view import supervised_prototype_loss
 
     gen = torch.Generator().manual_seed(3)
     z1, z2 = torch.randn(9, 4, generator=gen, dtype=torch.float64), torch.randn(9, 4, generator=gen, dtype=torch.float64)
@@ -258,8 +258,8 @@ def test_supervised_prototype_objective_matches_the_formula(lam):
 
 
 def test_the_supervised_reference_trains_on_labels_only_when_given_them():
-    from crlrepro.augment import simclr_spec
-    from crlrepro.supervised_view import train_contrastive
+    from crlrepro.learning.augment import simclr_spec
+    from crlrepro.experiments.supervised_view import train_contrastive
 
     images, labels = torch.rand(40, 1, 8, 8, generator=torch.Generator().manual_seed(0)), torch.arange(40) % 4
     settings = TrainSettings(epochs=1, batch_size=20, learning_rate=1e-3, weight_decay=0.0, seed=0)

@@ -90,3 +90,10 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
     assert mutate.tests_for(mutants[10], coverage, scopes) == ["test_target.py::test_decorated"]  # the lambda too
     assert mutate.tests_for(mutants[1], coverage, scopes) is None  # module level: every test
     assert mutate.tests_for(mutants[15], coverage, scopes) == []  # no test calls it: nothing can kill it
+
+
+def test_the_version_is_stated_once_in_pyproject():
+    import crlrepro
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert crlrepro.__version__ == project["version"]

@@ -7,10 +7,10 @@ asymmetric mixture, so that nothing is tuned to the paper's GMM."""
 import numpy as np
 import pytest
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import L2_DEFINITIONS, l2_distance_to_bayes_score, l2_distances_to_bayes_score
-from crlrepro.quadrature import PopulationGrid, trapezoid_mixture
-from crlrepro.spectral import operator_svd, rank_d_l2_fit, rank_d_l2_minimum, significant_digits, truncated_score
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.oracles import L2_DEFINITIONS, l2_distance_to_bayes_score, l2_distances_to_bayes_score
+from crlrepro.theory.quadrature import PopulationGrid, trapezoid_mixture
+from crlrepro.theory.spectral import operator_svd, rank_d_l2_fit, rank_d_l2_minimum, significant_digits, truncated_score
 
 NODES = 160
 EY_DEFINITIONS = ("plain", "x_shift_removed", "both_shifts_removed")

@@ -4,10 +4,10 @@ import pytest
 import torch
 from scipy.stats import multivariate_normal
 
-from crlrepro.lcgm import LatentClassModel
-from crlrepro.losses import info_nce_in_batch
-from crlrepro.metrics import elbow_by_relative_gain, in_batch_contrastive_loss, linear_probe_r2
-from crlrepro.tsybakov import calibration_exponent, fit_noise_exponent
+from crlrepro.theory.lcgm import LatentClassModel
+from crlrepro.learning.losses import info_nce_in_batch
+from crlrepro.learning.metrics import elbow_by_relative_gain, in_batch_contrastive_loss, linear_probe_r2
+from crlrepro.theory.tsybakov import calibration_exponent, fit_noise_exponent
 
 LCGM = dict(classes=5, dim_x=4, dim_y=3, noise_x=0.4, noise_y=1.5, separation=2.5, mean_seed=1)
 
@@ -88,7 +88,7 @@ def test_calibration_exponent():
 
 
 def test_loglog_slope_single_and_stacked():
-    from crlrepro.metrics import loglog_slope
+    from crlrepro.theory.numerics import loglog_slope
 
     x = np.geomspace(1e-3, 10.0, 9)
     assert loglog_slope(x, 3.0 * x**-0.7) == pytest.approx(-0.7, rel=1e-12)
@@ -98,7 +98,7 @@ def test_loglog_slope_single_and_stacked():
 
 
 def test_plateau_approach_rate_is_the_exponent_of_the_gap():
-    from crlrepro.metrics import plateau_approach_rate
+    from crlrepro.learning.metrics import plateau_approach_rate
 
     m = np.array([1, 4, 16, 64])
     assert plateau_approach_rate(m, 0.9 - 0.3 * m**-0.5, 0.9) == pytest.approx(0.5, rel=1e-12)
@@ -110,7 +110,7 @@ def test_plateau_approach_rate_is_the_exponent_of_the_gap():
 
 
 def test_sensitivity_elbows_take_each_swept_point_alone():
-    from crlrepro.evaluation import sensitivity_elbows
+    from crlrepro.experiments.evaluation import sensitivity_elbows
     rows = []
     for noise, knee in ((1.0, 8), (4.0, 6)):  # alignment saturates at D = knee
         for d in (4, 6, 7, 8, 9, 12):
@@ -124,7 +124,7 @@ def test_sensitivity_elbows_take_each_swept_point_alone():
 
 
 def test_the_sensitivity_grids_centre_reuses_a3s_models_and_trains_only_what_a3_does_not():
-    from crlrepro.config import lcgm_sensitivity_dims, lcgm_sensitivity_reused
+    from crlrepro.workflow.config import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 
     lcgm = {"classes": 8, "noise_y": 2.0, "separation": 3.0, "dims": [2, 4, 8, 16],
             "sensitivity": {"noise_y": [1.0, 2.0, 4.0], "separation": [3.0, 5.0], "elbow_dims": [4, 6]}}

@@ -10,10 +10,10 @@ import yaml
 from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.lcgm import (LatentClassModel, _held_out_marginals, deterministic_anchor_pmi, rank_k_evidence,
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.lcgm import (LatentClassModel, _held_out_marginals, deterministic_anchor_pmi, rank_k_evidence,
                            sampled_kernel_spectrum, sampled_pmi_spectrum)
-from crlrepro.spectral import pmi_spectrum
+from crlrepro.theory.spectral import pmi_spectrum
 
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[1] / "config.yaml").read_text())["lcgm"]
 # A second model nothing was tuned on: fewer classes, lower dimension, another mean seed.

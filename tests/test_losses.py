@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from crlrepro.losses import info_nce_in_batch, info_nce_independent, info_nce_shared, log_mean_exp_loss
+from crlrepro.learning.losses import info_nce_in_batch, info_nce_independent, info_nce_shared, log_mean_exp_loss
 
 
 def literal(positive, negatives, tau):
@@ -100,8 +100,11 @@ def test_in_batch_info_nce_on_a_stack_of_members_is_each_members_own_loss_and_gr
         f, g = fx[k].detach().clone().requires_grad_(), gy[k].detach().clone().requires_grad_()
         alone = info_nce_in_batch(f, g, 0.3)
         alone.backward()
-        # bit for bit: an ensemble's member trains exactly as it would alone
-        assert torch.equal(alone, stacked[k]) and torch.equal(f.grad, fx.grad[k]) and torch.equal(g.grad, gy.grad[k])
+        # An ensemble's member trains as it would alone, to float32 rounding: bit for bit on some CPUs (Intel's
+        # kernels here), not on others (an AMD EPYC's batched and single matmuls round gy's gradient differently).
+        torch.testing.assert_close(alone, stacked[k], rtol=1e-6, atol=0)
+        torch.testing.assert_close(f.grad, fx.grad[k], rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(g.grad, gy.grad[k], rtol=1e-5, atol=1e-7)
         scores = (fx[k] @ gy[k].T).detach().double()
         reference = log_mean_exp_loss(scores.diagonal(), scores, 0.3, mask=~torch.eye(40, dtype=torch.bool))
         assert stacked[k].item() == pytest.approx(float(reference), rel=1e-5)

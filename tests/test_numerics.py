@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from crlrepro.numerics import log_sum_exp
+from crlrepro.theory.numerics import log_sum_exp
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, 2, -1, (0, 2)])
@@ -38,7 +38,7 @@ def test_gmm_pmi_is_the_literal_log_sum_exp_even_where_the_factorised_sum_underf
     factorised sum underflows to 0 and must be recomputed, and NaN inputs staying NaN."""
     from scipy.special import logsumexp
 
-    from crlrepro.gmm import LatentClassGMM
+    from crlrepro.theory.gmm import LatentClassGMM
 
     gmm = LatentClassGMM([0.25] * 4, [-3.0, -1.0, 1.0, 3.0], [1.0] * 4, [-1.0, 3.0, -3.0, 1.0], [1.0] * 4)
     x = np.array([-400.0, -80.0, -3.0, 0.0, 2.5, 90.0, 420.0])

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from crlrepro import oracles
-from crlrepro.oracles import (
+from crlrepro.theory import oracles
+from crlrepro.theory.oracles import (
     excess_contrastive_risk,
     l2_distance_to_bayes_score,
     mutual_information,
@@ -90,7 +90,7 @@ def test_l2_distance_removes_exactly_the_x_only_shift(skewed_gmm):
 
 
 def test_l2_distance_of_the_truncation_is_bounded_by_its_tail(paper_gmm):
-    from crlrepro.spectral import pmi_spectrum, truncated_score
+    from crlrepro.theory.spectral import pmi_spectrum, truncated_score
 
     grid, tau = paper_gmm.grid(300), 0.5
     system = pmi_spectrum(paper_gmm, 300)

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from crlrepro.reference import paper_values
-from crlrepro.summary import SUMMARY_COLUMNS
-from crlrepro.verdicts import VERDICTS
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.summary import SUMMARY_COLUMNS
+from crlrepro.claims.verdicts import VERDICTS
 
 from conftest import REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, snakemake
 
@@ -200,8 +200,8 @@ def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of
     """`snakemake publish` writes docs/results/smoke/ from the finished smoke run: every registry file, byte for byte,
     and a provenance file with the runs that built the results (the smoke run's own, recorded by onsuccess); a
     second call has nothing to do, and `snakemake` (all) never plans it."""
-    from crlrepro import publish
-    from crlrepro.registry import published_files
+    from crlrepro.workflow import publish
+    from crlrepro.claims.registry import published_files
 
     assert "publish" not in planned_jobs(smoke_run, *SMOKE)
     snakemake(smoke_run, "publish", "--cores", "1", *SMOKE)
@@ -234,7 +234,7 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     stat = (smoke_run / model).stat()
     (smoke_run / model).write_bytes(bytes(data))
     os.utime(smoke_run / model, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # corruption that keeps the mtime
-    verify = subprocess.run([sys.executable, "-m", "crlrepro.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
+    verify = subprocess.run([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
                             text=True, timeout=300)
     assert verify.returncode == 1, verify.stdout + verify.stderr
     assert f"{model}: its content does not match the SHA-256" in verify.stdout
@@ -252,7 +252,7 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     after = artifacts(smoke_run)
     assert after == smoke_artifacts, sorted(k for k in set(after) | set(smoke_artifacts) if after.get(k) != smoke_artifacts.get(k))
     assert planned_jobs(smoke_run, *SMOKE) == set()
-    verify = subprocess.run([sys.executable, "-m", "crlrepro.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
+    verify = subprocess.run([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
                             text=True, timeout=300)
     assert verify.returncode == 0 and "all verified" in verify.stdout, verify.stdout
 
@@ -304,7 +304,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation", "claims_c3", "figure_scaling", "summary", "report_captions"}
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
-    edit(smoke_run / "src" / "crlrepro" / "config.py")
+    edit(smoke_run / "src" / "crlrepro" / "workflow" / "config.py")
     assert planned_jobs(smoke_run, *SMOKE) == set()
 
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
@@ -314,13 +314,13 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
 
     # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
     # checksum must change).
-    edit(smoke_run / "src" / "crlrepro" / "plots.py")
+    edit(smoke_run / "src" / "crlrepro" / "workflow" / "plots.py")
     assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
                                                "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl",
                                                "report_captions"}
     snakemake(smoke_run, "--cores", "2", *SMOKE)
     # Editing the population oracles reruns every evaluation that uses them, and no training.
-    edit(smoke_run / "src" / "crlrepro" / "oracles.py")
+    edit(smoke_run / "src" / "crlrepro" / "theory" / "oracles.py")
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
@@ -355,7 +355,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert "lcgm_sensitivity_train_ny1" in planned_jobs(smoke_run, *SMOKE, str(dims))  # the centre's row, a rule of its own
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     snakemake(smoke_run, "--cores", "2", *SMOKE)
-    edit(smoke_run / "src" / "crlrepro" / "train.py")
+    edit(smoke_run / "src" / "crlrepro" / "learning" / "train.py")
     planned = planned_jobs(smoke_run, *SMOKE)
     assert {"gmm_mlp_train", "lcgm_train"} <= planned
     assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov", "claims_a1", "claims_a4", "oracle", "oce_identity"}
@@ -403,13 +403,13 @@ BAD_CONFIGS = {
 
 
 def _refusal(content: dict) -> str:
-    """What a run's checks say of ``content`` over config.yaml, in this process (crlrepro.config.start_refusal, on this
+    """What a run's checks say of ``content`` over config.yaml, in this process (crlrepro.workflow.config.start_refusal, on this
     machine's memory): the message, or '' when it passes."""
     import copy
 
     from snakemake.utils import update_config
 
-    from crlrepro.config import read_config_file, start_refusal
+    from crlrepro.workflow.config import read_config_file, start_refusal
 
     config = read_config_file(REPO / "config.yaml")
     update_config(config, copy.deepcopy(content))
@@ -685,11 +685,11 @@ def test_report_renders_in_headless_chromium(smoke_run, tmp_path):
 _IMPORT_PROBE = "import importlib, sys; importlib.import_module(sys.argv[1]); print(' '.join(m for m in sys.argv[2:] if m in sys.modules))"
 
 
-@pytest.mark.parametrize("module", ["crlrepro.tsybakov", "crlrepro.spectral", "crlrepro.calibration", "crlrepro.oracles",
-                                    "crlrepro.bounds", "crlrepro.generalization", "crlrepro.lcgm", "crlrepro.verdicts"])
+@pytest.mark.parametrize("module", ["crlrepro.theory.tsybakov", "crlrepro.theory.spectral", "crlrepro.experiments.calibration", "crlrepro.theory.oracles",
+                                    "crlrepro.theory.bounds", "crlrepro.experiments.generalization", "crlrepro.theory.lcgm", "crlrepro.claims.verdicts"])
 def test_analysis_modules_import_neither_torch_nor_an_unused_optimiser(module):
     heavy = ["torch", "scipy.optimize", "sklearn", "matplotlib"]
-    if module == "crlrepro.verdicts":
+    if module == "crlrepro.claims.verdicts":
         heavy.remove("scipy.optimize")  # scipy.stats, which the verdicts need, imports it itself
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
     result = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, module, *heavy], capture_output=True, text=True,

@@ -1,10 +1,10 @@
-"""The import closure of a workflow script (crlrepro.pipeline.imported_library_files), the inputs that make editing a
+"""The import closure of a workflow script (crlrepro.workflow.pipeline.imported_library_files), the inputs that make editing a
 library module rerun exactly the rules whose scripts use it: modules of subpackages, the packages' __init__ files
 on the way, relative imports, and names that are attributes rather than modules."""
 
 from pathlib import Path
 
-from crlrepro.pipeline import imported_library_files
+from crlrepro.workflow.pipeline import imported_library_files
 
 
 def write(path: Path, text: str = "") -> Path:

@@ -1,4 +1,4 @@
-"""Published results (crlrepro.publish): what is copied, how it is checked on the way in and on the way out, the
+"""Published results (crlrepro.workflow.publish): what is copied, how it is checked on the way in and on the way out, the
 README's result blocks, and that the README's blocks match the published summaries of this checkout."""
 
 import json
@@ -8,11 +8,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from crlrepro import publish
-from crlrepro.artifacts import ArtifactError, save_figure, write_table
-from crlrepro.cli import main
-from crlrepro.registry import experiment
-from crlrepro.summary import SUMMARY_COLUMNS, summary_markdown
+from crlrepro.workflow import publish
+from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table
+from crlrepro.workflow.cli import main
+from crlrepro.claims.registry import experiment
+from crlrepro.claims.summary import SUMMARY_COLUMNS, summary_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = ["summary.md", "summary.csv", "claims/A4.csv", "figures/tsybakov.png"]

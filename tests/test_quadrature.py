@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from crlrepro.quadrature import trapezoid_mixture
+from crlrepro.theory.quadrature import trapezoid_mixture
 
 
 @pytest.mark.parametrize("nodes", [100, 400])

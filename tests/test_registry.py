@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from crlrepro import registry
-from crlrepro.config import ConfigError, config_value, load_config, validate_config
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import KINDS
+from crlrepro.claims import registry
+from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import KINDS
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import excess_contrastive_risk
-from crlrepro.quadrature import QuadratureRule, trapezoid_mixture
-from crlrepro.reference import paper_values
-from crlrepro.spectral import convergence_table, operator_svd, pmi_spectrum, truncated_score, truncation_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.oracles import excess_contrastive_risk
+from crlrepro.theory.quadrature import QuadratureRule, trapezoid_mixture
+from crlrepro.claims.reference import paper_values
+from crlrepro.theory.spectral import convergence_table, operator_svd, pmi_spectrum, truncated_score, truncation_table
 
 STANDARD_NORMAL = trapezoid_mixture([1.0], [0.0], [1.0], 400)
 

@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-from crlrepro.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
+from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
 
 
 def _normalised_views(z1, z2):

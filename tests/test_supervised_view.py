@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from crlrepro.images import (
+from crlrepro.learning.images import (
     augmentation,
     class_subset,
     load_cifar10,
@@ -16,10 +16,10 @@ from crlrepro.images import (
     training_subset,
     view_bank,
 )
-from crlrepro.claims_paper3 import ssl_claims
-from crlrepro.datasets import pareto_class_sizes
-from crlrepro.verdicts import claims_frame
-from crlrepro.supervised_view import (
+from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.learning.datasets import pareto_class_sizes
+from crlrepro.claims.verdicts import claims_frame
+from crlrepro.experiments.supervised_view import (
     ContrastiveModel,
     balanced_contrastive_loss,
     knn_top1,
@@ -100,7 +100,7 @@ def test_subsets_have_equal_size_and_the_profile():
     assert uniform.labels.bincount().tolist() == [30] * 10
     counts = tail.labels.bincount()
     assert sorted(counts.tolist(), reverse=True) == pareto_class_sizes(10, 300, 10.0).tolist()
-    from crlrepro.datasets import class_ranks
+    from crlrepro.learning.datasets import class_ranks
 
     assert counts.tolist() == pareto_class_sizes(10, 300, 10.0)[class_ranks(10, 0)].tolist()
     other = training_subset(train, "long_tailed", 30, 10.0, seed=1).labels.bincount()
@@ -157,7 +157,7 @@ def test_cifar10_missing_root_names_the_path(tmp_path):
 def test_augmentations_make_valid_distinct_deterministic_views(name):
     train, _ = load_digits_split(0.25, 0)
     images = train.images[:6]
-    from crlrepro.augment import simclr_spec
+    from crlrepro.learning.augment import simclr_spec
 
     transform = augmentation(name, 8, 1, flip=False)
     assert transform(images[0]).shape == (1, 8, 8)
@@ -239,7 +239,7 @@ def test_channels_last_encoder_is_the_same_function(encoder, channels, size):
 def test_global_average_pool_is_autograds_pool_with_the_inputs_layout(layout):
     """The encoder's pool: the values and gradients of adaptive_avg_pool2d(x, 1).flatten(1) to the bit, with
     the gradient in x's own layout (autograd's is NCHW, which made the ReLU before it ~10x slower)."""
-    from crlrepro.supervised_view import GlobalAveragePool
+    from crlrepro.experiments.supervised_view import GlobalAveragePool
 
     torch.manual_seed(0)
     x = torch.randn(5, 7, 3, 2).contiguous(memory_format=layout).requires_grad_()

@@ -11,12 +11,12 @@ from dataclasses import replace
 import pytest
 import torch
 
-from crlrepro.approximation import train_gmm_two_tower
-from crlrepro.artifacts import ArtifactError, load_torch, sidecar_path
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.losses import info_nce_in_batch
-from crlrepro.networks import TwoTower, TwoTowerEnsemble
-from crlrepro.train import NonFiniteLossError, TrainSettings, train
+from crlrepro.experiments.approximation import train_gmm_two_tower
+from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.losses import info_nce_in_batch
+from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
+from crlrepro.learning.train import NonFiniteLossError, TrainSettings, train
 
 GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
 SETTINGS = TrainSettings(epochs=3, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=0, name="test")
@@ -111,10 +111,10 @@ TRAINING_SCRIPT = textwrap.dedent(
     """
     import logging, sys, time, torch
     logging.basicConfig(level=logging.INFO)
-    from crlrepro.approximation import train_gmm_two_tower
-    from crlrepro.gmm import LatentClassGMM
-    from crlrepro.train import TrainSettings
-    import crlrepro.train as train_module
+    from crlrepro.experiments.approximation import train_gmm_two_tower
+    from crlrepro.theory.gmm import LatentClassGMM
+    from crlrepro.learning.train import TrainSettings
+    import crlrepro.learning.train as train_module
 
     slow = len(sys.argv) > 3
     if slow:  # pause after every epoch so that the test can kill the process mid-training
@@ -125,7 +125,7 @@ TRAINING_SCRIPT = textwrap.dedent(
     gmm = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
     settings = TrainSettings(epochs=6, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=3, name="resume")
     model, history = train_gmm_two_tower(gmm, 2, 3, 0.5, 4096, settings, hidden=32, checkpoint=sys.argv[1])
-    from crlrepro.networks import save_two_tower
+    from crlrepro.learning.networks import save_two_tower
     save_two_tower(model, sys.argv[2], history=history)
     """
 )
@@ -317,12 +317,12 @@ def test_lars_is_refused_for_an_ensemble_whose_norms_it_would_mix():
               replace(ENSEMBLE_SETTINGS, optimizer="lars"), members=[0, 1])
 
 
-# --- the compile switch (crlrepro.train.use_compiler) ------------------------------------------------------------------
+# --- the compile switch (crlrepro.learning.train.use_compiler) ------------------------------------------------------------------
 
 def test_the_compile_switch_decides_by_mode_length_and_compiler(monkeypatch, caplog):
-    from crlrepro import train as trainer
+    from crlrepro.learning import train as trainer
 
-    caplog.set_level("INFO", logger="crlrepro.train")
+    caplog.set_level("INFO", logger="crlrepro.learning.train")
     monkeypatch.setattr(trainer, "cxx_compiler", lambda: "/usr/bin/g++")
     assert trainer.use_compiler(True, 1) and trainer.use_compiler("on", 1)
     assert not trainer.use_compiler(False, 10**9) and not trainer.use_compiler("off", 10**9)
@@ -342,7 +342,7 @@ def test_the_compile_switch_decides_by_mode_length_and_compiler(monkeypatch, cap
     assert trainer.use_compiler("auto", 10**9, device="cuda")
 
 
-@pytest.mark.skipif(__import__("crlrepro.train", fromlist=["cxx_compiler"]).cxx_compiler() is None,
+@pytest.mark.skipif(__import__("crlrepro.learning.train", fromlist=["cxx_compiler"]).cxx_compiler() is None,
                     reason="no C++ compiler for torch.compile on the CPU")
 def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_the_bit():
     compiled = replace(SETTINGS, compile=True, epochs=2)

@@ -1,4 +1,4 @@
-"""The exact CDF of the density-ratio gap (crlrepro.tsybakov.gap_cdf and friends) against independent checks: a
+"""The exact CDF of the density-ratio gap (crlrepro.theory.tsybakov.gap_cdf and friends) against independent checks: a
 factorised quadrature on paper 2's mixture, Monte Carlo on it and on paper 1's asymmetric mixture, and the
 elementary properties of a CDF and of its log-log slope."""
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from crlrepro import tsybakov
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.metrics import loglog_slope
-from crlrepro.tsybakov import (density_ratio_gaps, gap_cdf, gap_cdf_local_slope, gap_density, window_slope,
+from crlrepro.theory import tsybakov
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.numerics import loglog_slope
+from crlrepro.theory.tsybakov import (density_ratio_gaps, gap_cdf, gap_cdf_local_slope, gap_density, window_slope,
                                windows_matching)
 
 PAPER = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.2, -1.2]), np.ones(2), np.array([1.2, -1.2]), np.ones(2))

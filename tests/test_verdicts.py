@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from crlrepro.verdicts import (
+from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS, CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, POWER, REPRODUCED, SEED_PLAN_LIMIT, VERIFIED,
     Decision, Paired, any_of_claims, check_claims_table, claim, claims_frame, decide_bound, decide_directions, decide_identity,
     decide_rate, decide_value, detectable_difference, direction_claims, holm, paired_by_seed, paired_t_power,
@@ -314,7 +314,7 @@ def test_any_of_claims_ignores_an_empty_comparison_when_reporting_the_largest():
 
 
 def test_family_level_is_bonferroni():
-    from crlrepro.verdicts import family_level
+    from crlrepro.claims.verdicts import family_level
 
     assert family_level(1) == pytest.approx(0.95) and family_level(4) == pytest.approx(1 - 0.05 / 4)
     assert family_level(0) == pytest.approx(0.95)

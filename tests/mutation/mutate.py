@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation testing with the standard library and pytest only: how many small bugs do the tests catch?
 
-    python tests/mutation/mutate.py --module src/crlrepro/summary.py --tests tests/test_summary.py \
+    python tests/mutation/mutate.py --module src/crlrepro/claims/summary.py --tests tests/test_summary.py \
         [--module ...] [--tests ...] [--jobs 2] [--equivalent tests/mutation/equivalent.txt] \
         [--report results/mutation/report.md] [--timeout 30] [--only 20-40,relative_verdict] [--min-score 90]
 
@@ -51,7 +51,7 @@ FS_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "o
 @dataclass
 class Module:
     path: str   # relative to the working directory, as in the ids
-    name: str   # dotted import name (src/crlrepro/verdicts.py -> crlrepro.verdicts)
+    name: str   # dotted import name (src/crlrepro/claims/verdicts.py -> crlrepro.claims.verdicts)
     src: bytes  # read once at start: every mutant is made from this, in memory
 
 

@@ -12,8 +12,8 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 
 from snakemake.exceptions import WorkflowError
 
-from crlrepro import registry
-from crlrepro.config import (
+from crlrepro.claims import registry
+from crlrepro.workflow.config import (
     SSL_EXPERIMENTS,
     ConfigError,
     config_value,
@@ -28,9 +28,9 @@ from crlrepro.config import (
     sweep_trained_points,
     validate_config,
 )
-from crlrepro.artifacts import CONFIGFILES_ENV
-from crlrepro.pipeline import imported_library_files
-from crlrepro.publish import RUNS_LOG, record_run
+from crlrepro.runtime.artifacts import CONFIGFILES_ENV
+from crlrepro.workflow.pipeline import imported_library_files
+from crlrepro.workflow.publish import RUNS_LOG, record_run
 
 RUN_CLOCK = {}
 
@@ -52,7 +52,7 @@ onstart:
 
 
 onsuccess:
-    # Each successful run's wall time, for the provenance of published results (crlrepro.publish.read_runs).
+    # Each successful run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs).
     if "started" in RUN_CLOCK:
         record_run(Path(RESULTS) / RUNS_LOG, RUN_CLOCK["started"], time.time(), cores=workflow.resource_settings.cores,
                    jobs=len(workflow.dag), local=workflow.local_exec)
@@ -76,7 +76,7 @@ def workdir_relative(path):
 
 
 # The run's own --configfile files (the Snakefile's config.yaml is read anyway), for the rebuild commands that
-# errors advise (crlrepro.artifacts.rebuild_command): followed literally, they rebuild this same scale.
+# errors advise (crlrepro.runtime.artifacts.rebuild_command): followed literally, they rebuild this same scale.
 os.environ[CONFIGFILES_ENV] = os.pathsep.join(
     workdir_relative(path)
     for path in workflow.configfiles
@@ -92,7 +92,7 @@ def library(script):
 
 
 CONDA_ENV = "../../envs/crlrepro.yaml"
-PAPER_VALUES = workdir_relative(SRC / "crlrepro" / "paper_values.yaml")
+PAPER_VALUES = workdir_relative(SRC / "crlrepro" / "claims" / "paper_values.yaml")
 
 
 # Report captions: each figure's description (workflow/report/<template>.rst) and the experiments
@@ -108,7 +108,7 @@ def caption(name):
 
 def figure_style(name):
     """Style of the figure called ``name``: figures.style, with figures.overrides[name] over it; keys
-    left out take crlrepro.plots.FigureStyle's defaults. Only figure rules read it, each its own, so
+    left out take crlrepro.workflow.plots.FigureStyle's defaults. Only figure rules read it, each its own, so
     restyling one figure reruns that figure's rule and nothing else."""
     figures = config["figures"]
     return {**figures["style"], **figures["overrides"].get(name, {})}

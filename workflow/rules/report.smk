@@ -1,4 +1,4 @@
-# Claims and the summary: per claim (kinds and claims in crlrepro.registry), the paper's value, ours,
+# Claims and the summary: per claim (kinds and claims in crlrepro.claims.registry), the paper's value, ours,
 # its interval, power, verdict and reason.
 
 
@@ -239,7 +239,7 @@ rule report_captions:
 
 
 # `snakemake publish --cores 1 [--configfile ...]`: this scale's summary, claims tables and figures, checked, with a
-# provenance file, into docs/results/<scale>/ (crlrepro.publish), where the README and the docs read them. Not part of
+# provenance file, into docs/results/<scale>/ (crlrepro.workflow.publish), where the README and the docs read them. Not part of
 # `all`: publishing is a decision, taken on finished results.
 PUBLISHED = workdir_relative(Path(workflow.basedir) / "docs" / "results" / config["scale"])
 

@@ -84,7 +84,7 @@ rule calibration_run:
         tau=config["tau"],
         seeds=config["seeds"],
         calibration=calibration_training(),
-        training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay")},
+        training={k: config["training"][k] for k in ("hidden", "layers", "weight_decay", "compile")},
         device=config["device"],
     script:
         "../scripts/calibration_run.py"

@@ -3,10 +3,10 @@ the bound's constant under the density-ratio bound α and ‖s_D‖∞ ≤ B; an
 
 import pandas as pd
 
-from crlrepro.artifacts import read_table
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.spectral import approximation_bound_table, eigenvalue_decay, pmi_spectrum
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.spectral import approximation_bound_table, eigenvalue_decay, pmi_spectrum
 
 run = ScriptRun(snakemake)
 p = run.params

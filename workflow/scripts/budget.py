@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from crlrepro.artifacts import read_table
-from crlrepro.generalization import budget_summary, sweep_rows
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.experiments.generalization import budget_summary, sweep_rows
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)

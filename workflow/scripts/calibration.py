@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from crlrepro.artifacts import read_table, write_artifact_json
-from crlrepro.calibration import calibration_table, fit_calibration_exponent
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import read_table, write_artifact_json
+from crlrepro.experiments.calibration import calibration_table, fit_calibration_exponent
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p, c = run.params, run.params["calibration"]

@@ -2,9 +2,9 @@
 fine rule, the regret's error from a rule with half the nodes, and each family's exponent at its end nearest the
 Bayes score."""
 
-from crlrepro.calibration import calibration_table, family_exponents, score_family_table
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
+from crlrepro.experiments.calibration import calibration_table, family_exponents, score_family_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p, f = run.params, run.params["families"]

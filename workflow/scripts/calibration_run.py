@@ -1,10 +1,10 @@
 """C2, one D: for every seed, train a two-tower model and measure L(s) − L* and E(s) at every epoch, one table each.
 Each seed's training is seeded by that seed alone, so it is the same to the bit as in a job of its own."""
 
-from crlrepro.calibration import calibration_trajectory
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.train import TrainSettings
+from crlrepro.experiments.calibration import calibration_trajectory
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.learning.train import TrainSettings
 
 dim = int(snakemake.wildcards.D)
 run = ScriptRun(snakemake, device=snakemake.params.device)

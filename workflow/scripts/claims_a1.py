@@ -1,10 +1,10 @@
 """A1 claims: tail sums and truncation excess risks against paper 2, Table 1, columns 1-2."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.claims_paper2 import a1_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.claims.paper2 import a1_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),

@@ -1,11 +1,11 @@
 """A2 claims: MLP excess risk and L2 distance against paper 2, Table 1, columns 3-4; their decrease in D; the
 approximation bound of Sec. 3; the L2 column against the rank-D minimum of each candidate definition."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.claims_paper2 import a2_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.claims.paper2 import a2_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),

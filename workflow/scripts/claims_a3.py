@@ -1,11 +1,11 @@
 """A3 claims: probe R² at D = K (two-sided), the ordering R²_f > R²_g, the elbow at D = K, and the operator's rank K
 in its own spectrum."""
 
-from crlrepro.artifacts import read_json, read_table
-from crlrepro.claims_paper2 import a3_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_json, read_table
+from crlrepro.claims.paper2 import a3_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 elbow = read_json(snakemake.input.elbow)

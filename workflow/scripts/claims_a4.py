@@ -1,11 +1,11 @@
 """A4 claims: the paper's μ̂ against the exact slope over fit windows, its admissibility at small t, and the
 Monte-Carlo CDF against the exact one."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.claims_paper2 import a4_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.claims.paper2 import a4_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 exact = run.params["exact"]

@@ -2,11 +2,11 @@
 (one-sided: the theorem is an upper bound), and the downstream AUC / recall@1 directions in m and n, and
 SCRL's faster approach to the Bayes AUC E* (the oracle's) in m."""
 
-from crlrepro.artifacts import read_json, read_table
-from crlrepro.claims_paper1 import c3_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_json, read_table
+from crlrepro.claims.paper1 import c3_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 claims = c3_claims(read_table(snakemake.input.deviation_slopes), read_table(snakemake.input.slopes),

@@ -1,9 +1,9 @@
 """C5 claims (identity): the OCE rewrite of Lemma 4.2 holds at every (m, τ)."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.claims_paper1 import c5_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.claims.paper1 import c5_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0])

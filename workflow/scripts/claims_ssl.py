@@ -1,10 +1,10 @@
 """Paper 3 claims (S1–S4): the effects as direction claims, the paper's ImageNet values as reference."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.claims_paper3 import ssl_claims
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
-from crlrepro.verdicts import claims_frame
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import claims_frame
 
 run = ScriptRun(snakemake)
 for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):

@@ -1,11 +1,11 @@
 """C3 at Thm 4.5's mechanism: each score's deviation and the family's supremum per m (SCRL, SSCRL, in-batch)
 and per n, with bootstrap intervals, and their log-log slopes beside the theorem's (in-batch: beside SCRL's
-law, derived in crlrepro.generalization)."""
+law, derived in crlrepro.experiments.generalization)."""
 
-from crlrepro.artifacts import read_table
-from crlrepro.generalization import IN_BATCH_SLOPE_M, deviation_rates
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.experiments.generalization import IN_BATCH_SLOPE_M, deviation_rates
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
 
 run = ScriptRun(snakemake)
 p = run.params["deviation"]

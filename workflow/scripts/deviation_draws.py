@@ -2,9 +2,9 @@
 integrated) at every m, of the in-batch inner term (batches of m + 1 pairs) at every m and of the outer term
 (n anchors, negatives integrated) at every n."""
 
-from crlrepro.generalization import fixed_score_deviations
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
+from crlrepro.experiments.generalization import fixed_score_deviations
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.deviation["seed"], device=snakemake.params.device)
 p = run.params

@@ -1,8 +1,8 @@
 """C4 figure: excess risk and AUC per split of the fixed budget, with the fitted model and m*."""
 
-from crlrepro.artifacts import read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_budget
+from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_budget
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,9 +1,9 @@
 """C2 figure: checkpoints and score-family members (L − L*, E* − E), the bound of Thm 3.4, the fitted exponent and
 paper 2's accelerated exponent for this mixture's own μ."""
 
-from crlrepro.artifacts import read_json, read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_calibration
+from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_calibration
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,10 +1,10 @@
 """A2 figure: MLP vs spectral truncation, excess risk and L2 distance vs D; the L2 column under each definition
 against its rank-D floor; the Sec. 3 bound's ratios and constant; the spectrum's decay."""
 
-from crlrepro.artifacts import read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_gmm_mlp
-from crlrepro.reference import matches_setting, paper_values
+from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_gmm_mlp
+from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,9 +1,9 @@
 """A1 figure: eigenvalue decay and truncation quality, with the paper's values when comparable."""
 
-from crlrepro.artifacts import read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_gmm_spectrum
-from crlrepro.reference import matches_setting, paper_values
+from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_gmm_spectrum
+from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,9 +1,9 @@
 """A3 figure: probe R² and held-out excess risk vs D, with K and the elbow; the operator's own spectrum; R² and the
 elbow across the (noise, separation) grid."""
 
-from crlrepro.artifacts import read_json, read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_lcgm
+from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_lcgm
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

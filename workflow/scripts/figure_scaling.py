@@ -1,9 +1,9 @@
 """C3 figure: the fixed-score mechanism (inner term vs m, outer vs n), the trained gap vs m and n, and AUC / recall@1
 (with the Bayes E* of the oracle and chance)."""
 
-from crlrepro.artifacts import read_json, read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_scaling
+from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_scaling
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

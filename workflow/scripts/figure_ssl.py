@@ -1,8 +1,8 @@
 """Paper 3 figures, one per experiment (S1–S4)."""
 
-from crlrepro.artifacts import read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_ssl
+from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_ssl
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,10 +1,10 @@
 """A4 figure: the exact density-ratio margin CDF with the Monte Carlo beside it, its local slope, and the slope over
 every scanned fit window."""
 
-from crlrepro.artifacts import read_table, save_figure
-from crlrepro.pipeline import ScriptRun
-from crlrepro.plots import FigureStyle, plot_tsybakov
-from crlrepro.reference import matches_setting, paper_values
+from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.plots import FigureStyle, plot_tsybakov
+from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

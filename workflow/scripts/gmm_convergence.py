@@ -1,8 +1,8 @@
 """A1: the truncation table at every quadrature size and support width, with correct digits against the finest."""
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.spectral import convergence_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.spectral import convergence_table
 
 run = ScriptRun(snakemake)
 p = run.params

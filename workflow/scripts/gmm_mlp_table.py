@@ -2,11 +2,11 @@
 
 import pandas as pd
 
-from crlrepro.evaluation import evaluate_gmm_two_tower
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.networks import load_two_tower
-from crlrepro.pipeline import ScriptRun
-from crlrepro.spectral import truncation_metrics
+from crlrepro.experiments.evaluation import evaluate_gmm_two_tower
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.networks import load_two_tower
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.spectral import truncation_metrics
 
 run = ScriptRun(snakemake)
 p = run.params

@@ -4,12 +4,12 @@ each resumes from its own checkpoint after a kill."""
 
 from pathlib import Path
 
-from crlrepro.approximation import train_gmm_two_tower
-from crlrepro.artifacts import config_hash
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.networks import save_two_tower
-from crlrepro.pipeline import ScriptRun
-from crlrepro.train import TrainSettings
+from crlrepro.experiments.approximation import train_gmm_two_tower
+from crlrepro.runtime.artifacts import config_hash
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.learning.networks import save_two_tower
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.learning.train import TrainSettings
 
 dim = int(snakemake.wildcards.D)
 run = ScriptRun(snakemake, device=snakemake.params.device)

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.spectral import pmi_spectrum, truncation_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.spectral import pmi_spectrum, truncation_table
 
 run = ScriptRun(snakemake)
 p = run.params

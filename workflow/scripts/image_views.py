@@ -1,8 +1,8 @@
 """Paper 3: the bank of augmented views of one augmentation pipeline (train and test images)."""
 
-from crlrepro.artifacts import save_torch
-from crlrepro.images import build_views
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import save_torch
+from crlrepro.learning.images import build_views
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.seed)
 p = run.params

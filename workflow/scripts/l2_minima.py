@@ -1,9 +1,9 @@
 """A2: the smallest L2 distance to τ·PMI any rank-D score attains, under each candidate definition of the
 distance (the paper does not define it), and the zero score's distance as D = 0."""
 
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.spectral import l2_minima_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.spectral import l2_minima_table
 
 run = ScriptRun(snakemake)
 p = run.params

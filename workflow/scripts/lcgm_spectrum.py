@@ -3,9 +3,9 @@ rule, the noise_x sweep and the exact-rank-K reference."""
 
 import json
 
-from crlrepro.artifacts import write_artifact_json
-from crlrepro.lcgm import LatentClassModel, rank_k_evidence
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import write_artifact_json
+from crlrepro.theory.lcgm import LatentClassModel, rank_k_evidence
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.spectrum["seed"])
 p = run.params["spectrum"]

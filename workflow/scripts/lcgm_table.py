@@ -2,11 +2,11 @@
 
 import pandas as pd
 
-from crlrepro.evaluation import evaluate_lcgm_two_tower, lcgm_elbow
-from crlrepro.artifacts import write_artifact_json
-from crlrepro.lcgm import LatentClassModel
-from crlrepro.networks import load_two_tower
-from crlrepro.pipeline import ScriptRun
+from crlrepro.experiments.evaluation import evaluate_lcgm_two_tower, lcgm_elbow
+from crlrepro.runtime.artifacts import write_artifact_json
+from crlrepro.theory.lcgm import LatentClassModel
+from crlrepro.learning.networks import load_two_tower
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 lcgm_config = run.params["lcgm"]

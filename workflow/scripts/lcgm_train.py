@@ -4,12 +4,12 @@ lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train_ny<i> is 
 
 from pathlib import Path
 
-from crlrepro.approximation import train_lcgm_two_tower
-from crlrepro.artifacts import config_hash
-from crlrepro.lcgm import LatentClassModel
-from crlrepro.networks import save_two_tower
-from crlrepro.pipeline import ScriptRun
-from crlrepro.train import TrainSettings
+from crlrepro.experiments.approximation import train_lcgm_two_tower
+from crlrepro.runtime.artifacts import config_hash
+from crlrepro.theory.lcgm import LatentClassModel
+from crlrepro.learning.networks import save_two_tower
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.learning.train import TrainSettings
 
 p = snakemake.params
 lcgm = dict(p.lcgm)

@@ -4,9 +4,9 @@ train as one batched ensemble)."""
 
 import pandas as pd
 
-from crlrepro.generalization import run_negative_sampling
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
+from crlrepro.experiments.generalization import run_negative_sampling
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
 
 wildcards = snakemake.wildcards
 run = ScriptRun(snakemake, device=snakemake.params.device)

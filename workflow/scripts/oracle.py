@@ -3,11 +3,11 @@ ranking's kinks), their convergence study, an independent Monte-Carlo check, and
 the AUC of scores monotone in y (x·y, −x·y, the best per-x direction).
 E* of paper 2's GMM joins the convergence study, as a check of the rule on a second mixture."""
 
-from crlrepro.artifacts import write_artifact_json
-from crlrepro.bayes_ranking import monotone_auc
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.oracles import monte_carlo_oracles, oracle_table
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import write_artifact_json
+from crlrepro.theory.bayes_ranking import monotone_auc
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.oracles import monte_carlo_oracles, oracle_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.oracle["seed"])
 p, o = run.params, run.params["oracle"]

@@ -1,10 +1,10 @@
 """Publish this scale: its summary, claims tables and figures, checked, with a provenance file, into
-docs/results/<scale>/ (crlrepro.publish.publish_scale)."""
+docs/results/<scale>/ (crlrepro.workflow.publish.publish_scale)."""
 
 from pathlib import Path
 
-from crlrepro.pipeline import ScriptRun
-from crlrepro.publish import publish_scale
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.publish import publish_scale
 
 run = ScriptRun(snakemake)
 destination = Path(snakemake.output.provenance).parent

@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from crlrepro.artifacts import read_table
-from crlrepro.generalization import scaling_slopes, sweep_rows
-from crlrepro.pipeline import ScriptRun
-from crlrepro.reference import paper_values
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.experiments.generalization import scaling_slopes, sweep_rows
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.reference import paper_values
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)

@@ -3,8 +3,8 @@ pixels, untrained encoders) as rows of their own (column ``model``)."""
 
 import pandas as pd
 
-from crlrepro.artifacts import read_table
-from crlrepro.pipeline import ScriptRun
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 baselines = read_table(snakemake.input.baselines)

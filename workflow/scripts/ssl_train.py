@@ -4,12 +4,12 @@ passes); save each seed's model, or its divergence (a NaN/inf loss)."""
 
 from pathlib import Path
 
-from crlrepro.artifacts import config_hash, load_torch, save_torch, sidecar_path
-from crlrepro.augment import simclr_spec
-from crlrepro.images import ImageSplit, load_views, training_subset
-from crlrepro.pipeline import ScriptRun
-from crlrepro.supervised_view import train_contrastive
-from crlrepro.train import NonFiniteLossError, TrainSettings
+from crlrepro.runtime.artifacts import config_hash, load_torch, save_torch, sidecar_path
+from crlrepro.learning.augment import simclr_spec
+from crlrepro.learning.images import ImageSplit, load_views, training_subset
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.experiments.supervised_view import train_contrastive
+from crlrepro.learning.train import NonFiniteLossError, TrainSettings
 
 w = snakemake.wildcards
 run = ScriptRun(snakemake, device=snakemake.params.device)

@@ -1,12 +1,12 @@
 """results/summary.{csv,md,html}: every experiment's claims, in the registry's order, grouped by paper."""
 
-from crlrepro.artifacts import read_table, write_text
-from crlrepro.pipeline import ScriptRun
-from crlrepro.summary import collect_summary, summary_html, summary_markdown
+from crlrepro.runtime.artifacts import read_table, write_text
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.claims.summary import collect_summary, summary_html, summary_markdown
 
 run = ScriptRun(snakemake)
 table = collect_summary([read_table(path) for path in snakemake.input.claims])
 run.write_table(table, snakemake.output.csv)
-table = read_table(snakemake.output.csv)  # the Markdown and HTML are what the CSV says (crlrepro.publish checks the md)
+table = read_table(snakemake.output.csv)  # the Markdown and HTML are what the CSV says (crlrepro.workflow.publish checks the md)
 write_text(summary_markdown(table), snakemake.output.md)
 write_text(summary_html(table), snakemake.output.html)

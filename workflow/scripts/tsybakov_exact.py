@@ -4,10 +4,10 @@ Monte-Carlo CDF of rule tsybakov checked against it."""
 import numpy as np
 import pandas as pd
 
-from crlrepro.artifacts import read_table
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.tsybakov import exact_gap_curve, gap_cdf, monte_carlo_agreement, window_slope, windows_matching
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.tsybakov import exact_gap_curve, gap_cdf, monte_carlo_agreement, window_slope, windows_matching
 
 run = ScriptRun(snakemake)
 c = run.params["tsybakov"]

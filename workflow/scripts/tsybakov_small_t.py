@@ -1,9 +1,9 @@
 """Paper 1's mixture: its own Tsybakov exponent at small t (exact F), for C2's accelerated calibration rows."""
 
-from crlrepro.artifacts import write_artifact_json
-from crlrepro.gmm import LatentClassGMM
-from crlrepro.pipeline import ScriptRun
-from crlrepro.tsybakov import small_t_exponent
+from crlrepro.runtime.artifacts import write_artifact_json
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.tsybakov import small_t_exponent
 
 run = ScriptRun(snakemake)
 t = run.params["t_small"]

@@ -1,0 +1,1 @@
+"""Learning with torch: the contrastive losses, encoders, the trainer, metrics on samples, augmentations and image data."""

@@ -1,0 +1,164 @@
+"""Contrastive losses in their log-mean-exp form (paper 1, eq. (2); paper 2, Sec. 2).
+
+For an anchor x_i with positive score s_i⁺ = s(x_i, y_i) and m negative scores s_ij = s(x_i, y'_ij),
+
+    ℓ_i = τ log (1/m) Σ_j exp((s_ij − s_i⁺) / τ),          loss = (1/n) Σ_i ℓ_i,
+
+the empirical counterpart of L(s) = E[τ log E_{y'} exp((s(x,y') − s(x,y))/τ)] (crlrepro.theory.oracles).
+It is computed with log-sum-exp, so it is finite for any finite scores and any τ > 0. How the
+negatives are drawn is the only difference between the two regimes of paper 1 (Sec. 4):
+
+* SCRL, independent negatives: each anchor has its own m fresh negatives y'_i1..y'_im;
+* SSCRL, shared negatives: one pool y'_1..y'_m serves every anchor; with in-batch negatives
+  (CLIP, SimCLR) the pool of anchor i is the other n − 1 positives of the batch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def _check_tau(tau: float) -> float:
+    tau = float(tau)
+    if not math.isfinite(tau) or tau <= 0:
+        raise ValueError(f"temperature tau must be a finite number > 0, got {tau!r}")
+    return tau
+
+
+def log_mean_exp_loss(positive: torch.Tensor, negatives: torch.Tensor, tau: float, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """(1/n) Σ_i τ log (1/m_i) Σ_j exp((s_ij − s_i⁺)/τ) for scores ``positive`` (n,) and ``negatives``
+    (n, m); ``mask`` (n, m), if given, marks which negatives count (m_i of them in row i). Stacks
+    ([..., n] and [..., n, m], e.g. the members of an ensemble) give one loss each, shape [...]."""
+    tau = _check_tau(tau)
+    if negatives.ndim < 2 or positive.shape != negatives.shape[:-1]:
+        raise ValueError(f"expected positive (n,) and negatives (n, m); got {tuple(positive.shape)} and {tuple(negatives.shape)}")
+    logits = (negatives - positive[..., None]) / tau
+    if mask is None:
+        log_count = torch.full_like(positive, math.log(negatives.shape[-1]))
+    else:
+        logits = logits.masked_fill(~mask, float("-inf"))
+        log_count = mask.sum(dim=-1).to(positive.dtype).log()
+    return tau * (torch.logsumexp(logits, dim=-1) - log_count).mean(dim=-1)
+
+
+def info_nce_independent(fx: torch.Tensor, gy: torch.Tensor, gy_neg: torch.Tensor, tau: float) -> torch.Tensor:
+    """SCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), each anchor's own negatives g(y'_ij) (n, m, D)
+    (or stacks of them with the same leading dimensions: one loss each)."""
+    positive = (fx * gy).sum(dim=-1)
+    negatives = torch.einsum("...nd,...nmd->...nm", fx, gy_neg)
+    return log_mean_exp_loss(positive, negatives, tau)
+
+
+def info_nce_shared(fx: torch.Tensor, gy: torch.Tensor, gy_pool: torch.Tensor, tau: float) -> torch.Tensor:
+    """SSCRL: anchors f(x_i) (n, D), positives g(y_i) (n, D), one pool of negatives g(y'_j) (m, D) (or stacks of
+    them with the same leading dimensions: one loss each)."""
+    positive = (fx * gy).sum(dim=-1)
+    return log_mean_exp_loss(positive, fx @ gy_pool.transpose(-2, -1), tau)
+
+
+class _InBatchLogMeanExp(torch.autograd.Function):
+    """(1/n) Σ_i τ log (1/(n−1)) Σ_{j≠i} exp((S_ij − S_ii)/τ) for a score matrix S (or a stack of them, [..., n, n],
+    one value each), with its exact gradient (1/n)(P − I), P the row-softmax of S/τ off the diagonal. Saving P once
+    makes the hot path of training about 1.6× faster than autograd through log-sum-exp and a mask."""
+
+    @staticmethod
+    def forward(ctx, scores: torch.Tensor, tau: float):
+        n = scores.shape[-1]
+        logits = scores / tau
+        logits.diagonal(dim1=-2, dim2=-1).fill_(-math.inf)
+        softmax = torch.softmax(logits, dim=-1)  # one fused, max-shifted kernel
+        # log Σ_j e^{l_ij} = max_j l_ij − log max_j P_ij (the largest entry is e^0 / Σ): no second exp pass.
+        log_normaliser = logits.amax(dim=-1) - softmax.amax(dim=-1).log()
+        ctx.save_for_backward(softmax)
+        return tau * (log_normaliser.mean(dim=-1) - math.log(n - 1)) - scores.diagonal(dim1=-2, dim2=-1).mean(dim=-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_output):
+        (softmax,) = ctx.saved_tensors
+        scale = grad_output[..., None, None] / softmax.shape[-1]
+        grad = softmax * scale
+        grad.diagonal(dim1=-2, dim2=-1).sub_(scale[..., 0])
+        return grad, None
+
+
+def info_nce_in_batch(fx: torch.Tensor, gy: torch.Tensor, tau: float) -> torch.Tensor:
+    """SSCRL with in-batch negatives: the pool of anchor i is {g(y_j) : j ≠ i}, m = n − 1. Same value
+    as ``log_mean_exp_loss(S.diagonal(), S, tau, mask=off-diagonal)`` with S = f(X) g(Y)ᵀ. For stacks
+    fx [..., n, D], gy [..., n, D] (members of an ensemble) one loss per matrix, shape [...]."""
+    tau = _check_tau(tau)
+    n = fx.shape[-2]
+    if n < 2:
+        raise ValueError(f"in-batch negatives need a batch of at least 2, got {n}")
+    return _InBatchLogMeanExp.apply(fx @ gy.transpose(-2, -1), tau)
+
+
+# --- Contrastive losses that paper 3 (Lee, TMLR 2025) compares its balanced loss with -------------------------------
+#
+# Both act on the 2n views Z = [z1; z2] of a SimCLR batch (z1[i], z2[i] two views of image i), L2-normalised, with
+# cosine similarities s_ik = ⟨z̄_i, z̄_k⟩ and the positive of anchor i its other view p(i) = i ± n. Unlike the
+# log-mean-exp losses above they are in nats (no factor τ = 1/α in front), as SimCLR's cross-entropy is.
+
+
+def _check_positive_finite(name: str, value: float) -> float:
+    value = float(value)
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def _two_view_logits(z1: torch.Tensor, z2: torch.Tensor, alpha: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """α s_ik for all pairs of the 2n normalised views [z1; z2] (2n, 2n), the index of each anchor's positive p(i)
+    (2n,), and the boolean identity mask (2n, 2n) marking the self-similarities s_ii."""
+    if z1.ndim != 2 or z1.shape != z2.shape or z1.shape[1] < 1:
+        raise ValueError(f"z1 and z2 must both have shape (n, d) with d >= 1; got {tuple(z1.shape)} and {tuple(z2.shape)}")
+    n = z1.shape[0]
+    z = torch.nn.functional.normalize(torch.cat([z1, z2]), dim=1)
+    logits = alpha * (z @ z.T)
+    index = torch.arange(2 * n, device=z.device)
+    positive = (index + n) % (2 * n)
+    return logits, positive, index[:, None] == index[None, :]
+
+
+def generalized_nt_xent_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, weight: float = 1.0) -> torch.Tensor:
+    """The generalised contrastive loss of Chen, Luo & Li (NeurIPS 2021, "Intriguing properties of contrastive
+    losses") with SimCLR's NT-Xent: for the 2n normalised views Z = [z1; z2], s_ik their cosine similarity, anchor i
+    with positive p(i) (i ↔ i + n), α > 0 the inverse temperature and ``weight`` = w > 0,
+
+        ℓ_i = −α s_{i,p(i)} + w · log Σ_{k≠i} exp(α s_ik),          loss = (1/2n) Σ_{i=1}^{2n} ℓ_i,
+
+    the sum over the 2n − 1 other views, the positive included. w = 1 is exactly SimCLR's NT-Xent, the
+    cross-entropy of the softmax over the 2n − 1 other views with target p(i). The weight w on the log-sum-exp
+    (repulsion) term is what the λ/ν exponent of paper 3's balanced loss (crlrepro.experiments.supervised_view) also weighs:
+    α × that loss is −α s(z, z⁺) + (λ/ν) log Σ exp(α s), with cross-view negatives only (n terms) rather than the
+    2n − 1 other views here. n = 1 is allowed (the denominator holds the positive only). The result has the
+    inputs' dtype; log-sum-exp keeps it finite for any α (e.g. 1e4) and identical views."""
+    alpha = _check_positive_finite("alpha", alpha)
+    weight = _check_positive_finite("weight", weight)
+    logits, positive, self_mask = _two_view_logits(z1, z2, alpha)
+    attraction = logits.gather(1, positive[:, None]).squeeze(1)
+    repulsion = torch.logsumexp(logits.masked_fill(self_mask, float("-inf")), dim=1)
+    return (-attraction + weight * repulsion).mean()
+
+
+def decoupled_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float) -> torch.Tensor:
+    """Decoupled contrastive learning (Yeh et al., ECCV 2022, "Decoupled contrastive learning"), without its
+    optional von Mises–Fisher weighting: for the 2n normalised views Z = [z1; z2], s_ik their cosine similarity,
+    anchor i with positive p(i) (i ↔ i + n) and α > 0 the inverse temperature,
+
+        ℓ_i = −α s_{i,p(i)} + log Σ_{k∉{i, p(i)}} exp(α s_ik),          loss = (1/2n) Σ_{i=1}^{2n} ℓ_i,
+
+    NT-Xent with the positive removed from the denominator (the 2n − 2 negatives only), so it is strictly smaller
+    than ``generalized_nt_xent_loss(z1, z2, alpha)`` (by the mean of log(1 + exp(α s_{i,p(i)}) / Σ_neg)). Needs
+    n ≥ 2 (otherwise there is no negative). The result has the inputs' dtype; log-sum-exp keeps it finite for any
+    α (e.g. 1e4) and identical views."""
+    alpha = _check_positive_finite("alpha", alpha)
+    logits, positive, self_mask = _two_view_logits(z1, z2, alpha)
+    if z1.shape[0] < 2:
+        raise ValueError(f"decoupled contrastive loss needs n >= 2 images (2n - 2 >= 2 negatives per anchor), got n={z1.shape[0]}")
+    attraction = logits.gather(1, positive[:, None]).squeeze(1)
+    positive_mask = torch.nn.functional.one_hot(positive, logits.shape[0]).bool()
+    repulsion = torch.logsumexp(logits.masked_fill(self_mask | positive_mask, float("-inf")), dim=1)
+    return (-attraction + repulsion).mean()

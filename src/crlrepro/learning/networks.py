@@ -1,0 +1,208 @@
+"""Encoders: the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4)."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class TwoTower(nn.Module):
+    """Anchor encoder f: R^{d_x} → R^D and target encoder g: R^{d_y} → R^D, each a ``layers``-layer
+    ReLU MLP of width ``hidden`` (linear layers with ReLU between them), with score s(x, y) = f(x)ᵀ g(y).
+
+    With ``score_bound`` B the embeddings are normalised to norm √B, so s(x, y) = B·cos(f, g) and
+    |s| ≤ B: the bounded inner-product class of paper 1 (Assumption 4.1), needed where the empirical
+    objective is unbounded below otherwise (e.g. one negative per anchor, or a small shared pool).
+
+    The towers are independent; only their storage is shared: the weights of layers 2..L, which
+    have the same shape in both towers, are stacked as [2, in, out] so that a training step runs both
+    towers as one batched matmul per layer (half the kernel launches of two nn.Sequential)."""
+
+    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3,
+                 score_bound: float | None = None):
+        super().__init__()
+        if layers < 1:
+            raise ValueError(f"an MLP needs at least one layer, got {layers}")
+        if score_bound is not None and not (math.isfinite(score_bound) and score_bound > 0):
+            raise ValueError(f"score_bound must be a finite number > 0 (or None), got {score_bound!r}")
+        self.architecture = {"dim_x": dim_x, "dim_y": dim_y, "dim": dim, "hidden": hidden, "layers": layers}
+        if score_bound is not None:
+            self.architecture["score_bound"] = float(score_bound)
+        self.score_bound = score_bound
+        widths = [hidden] * (layers - 1) + [dim]
+        self.input_x = nn.Linear(dim_x, widths[0])
+        self.input_y = nn.Linear(dim_y, widths[0])
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for fan_in, fan_out in zip(widths[:-1], widths[1:]):
+            bound = 1.0 / fan_in**0.5  # nn.Linear's default initialisation, per tower
+            self.weights.append(nn.Parameter(torch.empty(2, fan_in, fan_out).uniform_(-bound, bound)))
+            self.biases.append(nn.Parameter(torch.empty(2, 1, fan_out).uniform_(-bound, bound)))
+
+    def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.addmm(bias[k], torch.relu(h), weight[k])
+        return self._bounded(h)
+
+    def _bounded(self, h: torch.Tensor) -> torch.Tensor:
+        if self.score_bound is None:
+            return h
+        return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
+
+    def f(self, x: torch.Tensor) -> torch.Tensor:
+        """The anchor encoder f(x)."""
+        return self._tower(self.input_x(x), 0)
+
+    def g(self, y: torch.Tensor) -> torch.Tensor:
+        """The target encoder g(y)."""
+        return self._tower(self.input_y(y), 1)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        """(f(x), g(y)); both towers in one batched pass when x and y have as many rows."""
+        if x.shape[0] != y.shape[0] or not len(self.weights):
+            return self.f(x), self.g(y)
+        h = torch.stack([self.input_x(x), self.input_y(y)])
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.baddbmm(bias, torch.relu(h), weight)
+        return self._bounded(h[0]), self._bounded(h[1])
+
+    def score_matrix(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """s(x_a, y_b) = f(x_a)ᵀ g(y_b) for all pairs, shape (len(x), len(y))."""
+        return self.f(x) @ self.g(y).T
+
+
+class TwoTowerEnsemble(nn.Module):
+    """M two-tower models of one architecture (:class:`TwoTower`) trained as one: every parameter stacked along
+    a leading member dimension, so that a step runs each layer of all members and both towers as one batched
+    matmul ([2M, in, out]) and one optimiser step updates them all. Members stay independent: inputs are
+    [M, n, d], outputs [M, n, D], member k's output depends on member k's parameters and inputs alone.
+
+    Built from the members themselves (each initialised as it would be alone, e.g. under its own seed);
+    :meth:`member` returns member k as a plain :class:`TwoTower` (for evaluation and saving)."""
+
+    def __init__(self, members):
+        super().__init__()
+        members = list(members)
+        if not members or any(m.architecture != members[0].architecture for m in members):
+            raise ValueError("an ensemble needs at least one member, all of one architecture")
+        self.architecture = dict(members[0].architecture)
+        self.score_bound = members[0].score_bound
+        self.members = len(members)
+        stack = lambda tensors: nn.Parameter(torch.stack([t.detach().clone() for t in tensors]))  # noqa: E731
+        # the input layers as [M, d, h] (nn.Linear keeps [h, d]) and biases [M, 1, h]
+        self.input_x_weight = stack([m.input_x.weight.T for m in members])
+        self.input_x_bias = stack([m.input_x.bias[None] for m in members])
+        self.input_y_weight = stack([m.input_y.weight.T for m in members])
+        self.input_y_bias = stack([m.input_y.bias[None] for m in members])
+        # layers 2..L as [M, 2, in, out] (towers stacked inside each member, as in TwoTower)
+        self.weights = nn.ParameterList(stack([m.weights[i] for m in members]) for i in range(len(members[0].weights)))
+        self.biases = nn.ParameterList(stack([m.biases[i] for m in members]) for i in range(len(members[0].biases)))
+
+    def _bounded(self, h: torch.Tensor) -> torch.Tensor:
+        if self.score_bound is None:
+            return h
+        return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
+
+    def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.baddbmm(bias[:, k], torch.relu(h), weight[:, k])
+        return self._bounded(h)
+
+    def f(self, x: torch.Tensor) -> torch.Tensor:
+        """Every member's anchor encoder: x [M, n, d_x] -> [M, n, D]."""
+        return self._tower(torch.baddbmm(self.input_x_bias, x, self.input_x_weight), 0)
+
+    def g(self, y: torch.Tensor) -> torch.Tensor:
+        """Every member's target encoder: y [M, n, d_y] -> [M, n, D]."""
+        return self._tower(torch.baddbmm(self.input_y_bias, y, self.input_y_weight), 1)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        """(f(x), g(y)) for all members; both towers in one batched pass when x and y have as many rows."""
+        if x.shape[1] != y.shape[1] or not len(self.weights):
+            return self.f(x), self.g(y)
+        m = self.members
+        h = torch.stack([torch.baddbmm(self.input_x_bias, x, self.input_x_weight),
+                         torch.baddbmm(self.input_y_bias, y, self.input_y_weight)], dim=1)  # [M, 2, n, h]
+        h = h.reshape(2 * m, *h.shape[2:])
+        for weight, bias in zip(self.weights, self.biases):
+            h = torch.baddbmm(bias.reshape(2 * m, *bias.shape[2:]), torch.relu(h), weight.reshape(2 * m, *weight.shape[2:]))
+        h = self._bounded(h).reshape(m, 2, *h.shape[1:])
+        return h[:, 0], h[:, 1]
+
+    def member(self, k: int) -> TwoTower:
+        """Member k as a plain TwoTower on the CPU (a copy, in eval mode)."""
+        model = TwoTower(**{key: v for key, v in self.architecture.items() if key != "score_bound"},
+                         score_bound=self.score_bound)
+        state = {"input_x.weight": self.input_x_weight[k].T, "input_x.bias": self.input_x_bias[k, 0],
+                 "input_y.weight": self.input_y_weight[k].T, "input_y.bias": self.input_y_bias[k, 0]}
+        state |= {f"weights.{i}": w[k] for i, w in enumerate(self.weights)}
+        state |= {f"biases.{i}": b[k] for i, b in enumerate(self.biases)}
+        model.load_state_dict({key: v.detach().cpu().contiguous() for key, v in state.items()})
+        return model.eval()
+
+
+def _as_rows(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    return a[:, None] if a.ndim == 1 else a
+
+
+def numpy_score(model: TwoTower):
+    """The model's score as a function of NumPy arrays, evaluated in float64 on the CPU (a copy),
+    for the quadrature oracles: s(x, y) -> (len(x), len(y)). 1-D inputs are read as one feature."""
+    frozen = _double_copy(model)
+
+    @torch.no_grad()
+    def score(x, y):
+        return frozen.score_matrix(torch.from_numpy(_as_rows(x)), torch.from_numpy(_as_rows(y))).numpy()
+
+    return score
+
+
+def _double_copy(module: nn.Module) -> nn.Module:
+    return copy.deepcopy(module).to(device="cpu", dtype=torch.float64).eval()
+
+
+def numpy_towers(model: TwoTower, batch_size: int = 8192) -> dict:
+    """The model's towers as functions of NumPy arrays, {"f": x -> f(x), "g": y -> g(y)}, each (len, D) float64
+    on the CPU from one float64 copy of the model (made here, once: callers that embed many times build these
+    once instead of calling :func:`embed`, which copies the model at every call), ``batch_size`` rows at a time."""
+    frozen = _double_copy(model)
+
+    def features(encoder):
+        @torch.no_grad()
+        def apply(inputs) -> np.ndarray:
+            rows = torch.from_numpy(_as_rows(inputs))
+            return torch.cat([encoder(rows[i : i + batch_size]) for i in range(0, len(rows), batch_size)]).numpy()
+
+        return apply
+
+    return {"f": features(frozen.f), "g": features(frozen.g)}
+
+
+def embed(model: TwoTower, tower: str, inputs: np.ndarray, batch_size: int = 8192) -> np.ndarray:
+    """Features of ``inputs`` under the model's ``tower`` ("f" or "g"), as float64 NumPy, on the CPU."""
+    if tower not in ("f", "g"):
+        raise ValueError(f"tower must be 'f' or 'g', got {tower!r}")
+    return numpy_towers(model, batch_size)[tower](inputs)
+
+
+def save_two_tower(model: TwoTower, path, **extra) -> None:
+    """Save a trained two-tower model with what is needed to rebuild it (atomically)."""
+    from crlrepro.runtime.artifacts import save_torch
+
+    save_torch({"state_dict": model.state_dict(), "architecture": model.architecture, **extra}, path, extra.get("provenance"))
+
+
+def load_two_tower(path) -> tuple[TwoTower, dict]:
+    """The model saved by :func:`save_two_tower` (on the CPU, eval mode) and the extra fields,
+    verified against its sidecar and read without unpickling code (:func:`crlrepro.runtime.artifacts.load_torch`)."""
+    from crlrepro.runtime.artifacts import load_torch
+
+    payload = load_torch(path)
+    model = TwoTower(**payload.pop("architecture"))
+    model.load_state_dict(payload.pop("state_dict"))
+    return model.eval(), payload

@@ -1,0 +1,435 @@
+"""The one trainer of the project: minibatch AdamW (or SGD, LARS) over tensors held on the device.
+
+Every training experiment (two-tower GMM and LCGM models here, image encoders later) calls
+:func:`train` with a model, a ``batch_loss(model, batch, rng)`` and its data tensors. It is
+
+* AdamW with a cosine learning-rate decay to zero over the run (per step);
+* fast: the data sit on the device and each batch is one indexing op (no DataLoader, no collate);
+* deterministic on the CPU: epoch e shuffles with a generator seeded from (seed, e), so an
+  interrupted and resumed run takes exactly the same steps as an uninterrupted one;
+* resumable: after every epoch a checkpoint (model, optimiser, history) is written atomically;
+  a rerun continues after the last completed epoch if the checkpoint's fingerprint matches. The
+  checkpoint is removed when the run completes: it exists to resume an interrupted run, and a run
+  started again after it finished (e.g. its rule reruns because the code changed) must train afresh,
+  not return the finished state;
+* loud: a NaN/inf loss raises :class:`NonFiniteLossError` naming the experiment, seed and step;
+* observable: a tqdm bar with loss and samples/s on stderr (the rule's log under Snakemake);
+* compiled where it pays: with ``compile`` on (or ``auto`` and a long enough run on a machine with a C++
+  compiler, :func:`use_compiler`), each step's forward and backward pass is one torch.compile'd graph
+  (inductor: fused elementwise work around the matrix products), the same function to rounding;
+* measurable: with the environment variable ``CRLREPRO_TRAINING_STATS`` naming a folder, each run writes
+  there one JSON record of its work and time (:func:`write_training_stats`: the floating-point work of
+  one optimiser step counted by torch's FLOP counter, the steps, the seconds in the loop and what the
+  process had spent before its first step); ``benchmarks/limit.py`` sets it and reads the records.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+from tqdm import tqdm
+
+from crlrepro.runtime.artifacts import ArtifactError, load_torch, save_torch, sidecar_path
+from crlrepro.runtime.device import JOB_ENV
+
+log = logging.getLogger(__name__)
+
+
+class NonFiniteLossError(FloatingPointError):
+    """The loss became NaN or infinite."""
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    weight_decay: float
+    seed: int
+    name: str = "training"  # the experiment, for progress and error messages
+    device: str = "cpu"
+    # Steps in an epoch; None: one pass, n // batch_size. Given, every epoch takes that many batches from
+    # fresh permutations of the data chained together (training sets of different sizes then get the
+    # same number of optimiser steps).
+    steps_per_epoch: int | None = None
+    optimizer: str = "adamw"  # adamw | sgd (momentum 0.9) | lars (SimCLR's: SGD with layer-wise trust ratios)
+    # torch.compile the step's forward and backward: "auto", True (also "on") or False ("off"); see use_compiler. A
+    # compiled step computes the same function as the eager one up to floating-point rounding, and is itself
+    # deterministic on the CPU.
+    compile: str | bool = False
+
+
+COMPILE_MODES = ("auto", True, False, "on", "off")  # YAML 1.1 reads a bare on/off as true/false
+# ``auto`` compiles a run of at least this many optimiser steps, where the compile pays even with inductor's cache
+# empty. Measured for the two-tower step at batch 512 on 1 thread (benchmarks/trainer.py --only compiled): the
+# compile takes ~19 s in a fresh process with an empty cache and ~2.5 s with it warm (it persists across jobs), and
+# saves 0.5-1.5 ms per step (1.05-1.3x, the machine's noise): a cold compile pays after 13k-38k steps.
+COMPILE_MIN_STEPS = 20_000
+
+
+def cxx_compiler() -> str | None:
+    """The C++ compiler inductor would use on the CPU (its configured one, else c++/g++/clang++ on PATH), or None."""
+    import shutil
+
+    try:
+        from torch._inductor import config as inductor_config
+
+        configured = inductor_config.cpp.cxx
+        candidates = [c for c in (configured if isinstance(configured, tuple) else (configured,)) if c]
+    except Exception:  # noqa: BLE001 - an inductor without that setting: look on PATH
+        candidates = []
+    for name in [*candidates, "c++", "g++", "clang++"]:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def use_compiler(mode: str | bool, steps: int, device: str = "cpu", name: str = "training") -> bool:
+    """Whether a run of ``steps`` optimiser steps compiles its step: ``off`` never; ``on`` always (an error where
+    the CPU has no C++ compiler for inductor); ``auto`` where the run is long enough to pay for the compile
+    (``COMPILE_MIN_STEPS``) and, on the CPU, a C++ compiler is present. The decision is logged with its reason."""
+    if isinstance(mode, (int, float)) and not isinstance(mode, bool) or mode not in COMPILE_MODES:
+        raise ValueError(f"{name}: compile must be auto, true (on) or false (off); got {mode!r}")
+    mode = {True: "on", False: "off"}.get(mode, mode)
+    if mode == "off":
+        return False
+    compiler = cxx_compiler() if str(device).startswith("cpu") else "cuda"
+    if mode == "on":
+        if compiler is None:
+            raise RuntimeError(f"{name}: compile: true, but no C++ compiler (c++, g++, clang++) is on PATH for "
+                               "torch.compile on the CPU; install one, or set compile: auto or false")
+        log.info("%s: compiling the training step (compile: true)", name)
+        return True
+    if compiler is None:
+        log.info("%s: not compiling the training step: no C++ compiler on PATH (compile: auto)", name)
+        return False
+    if steps < COMPILE_MIN_STEPS:
+        log.info("%s: not compiling the training step: %d steps, fewer than the %d that pay for the compile "
+                 "(compile: auto)", name, steps, COMPILE_MIN_STEPS)
+        return False
+    log.info("%s: compiling the training step: %d steps (compile: auto, %s)", name, steps, compiler)
+    return True
+
+
+def seed_everything(seed: int) -> None:
+    """Seed torch's global generator (model initialisation). The CPU kernels used here are
+    deterministic as they are (the tests compare reruns byte for byte), so the slower
+    ``torch.use_deterministic_algorithms`` mode is not switched on."""
+    torch.manual_seed(seed)
+
+
+def epoch_generator(seed: int, epoch: int, device: str = "cpu") -> torch.Generator:
+    """The generator of one epoch: shuffling and any sampling inside ``batch_loss``."""
+    return torch.Generator(device=device).manual_seed(seed * 1_000_003 + epoch)
+
+
+def cosine_learning_rate(base: float, step: int, total_steps: int) -> float:
+    """η_t = η_0 · ½ (1 + cos(π t / T)): from η_0 at t = 0 to 0 at t = T."""
+    return base * 0.5 * (1.0 + math.cos(math.pi * min(step / max(total_steps, 1), 1.0)))
+
+
+def _adamw(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.AdamW:
+    """AdamW, with the fused kernel where this torch build has one for the device (same update rule,
+    one kernel for all parameters instead of a loop of small ones)."""
+    kwargs = {"lr": settings.learning_rate, "weight_decay": settings.weight_decay}
+    try:
+        return torch.optim.AdamW(model.parameters(), fused=True, **kwargs)
+    except (RuntimeError, TypeError, ValueError):
+        return torch.optim.AdamW(model.parameters(), **kwargs)
+
+
+class LARS(torch.optim.Optimizer):
+    """LARS as SimCLR uses it (You et al. 2017; Chen et al. 2020): SGD with momentum m whose step for a
+    weight matrix w is scaled by the trust ratio η‖w‖ / ‖g + λw‖,
+
+        u ← m·u + r·(g + λw),   r = η‖w‖/‖g + λw‖ (1 where either norm is 0),   w ← w − lr·u,
+
+    with biases and normalisation parameters (1-D tensors) excluded from both the weight decay λ and
+    the trust ratio, as SimCLR does."""
+
+    def __init__(self, params, lr: float, weight_decay: float = 0.0, momentum: float = 0.9, trust: float = 1e-3):
+        super().__init__(params, {"lr": lr, "weight_decay": weight_decay, "momentum": momentum, "trust": trust})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                update = p.grad
+                if p.ndim > 1:
+                    update = update.add(p, alpha=group["weight_decay"])
+                    w_norm, u_norm = p.norm(), update.norm()
+                    ratio = torch.where((w_norm > 0) & (u_norm > 0), group["trust"] * w_norm / u_norm, torch.ones_like(w_norm))
+                    update = update * ratio
+                buffer = self.state[p].setdefault("momentum", torch.zeros_like(p))
+                buffer.mul_(group["momentum"]).add_(update)
+                p.add_(buffer, alpha=-group["lr"])
+
+
+OPTIMIZERS = ("adamw", "sgd", "lars")
+
+
+def _optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.Optimizer:
+    """The optimiser named in the settings: AdamW (the default), SGD with momentum 0.9, or LARS."""
+    if settings.optimizer == "adamw":
+        return _adamw(model, settings)
+    if settings.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=settings.learning_rate, momentum=0.9, weight_decay=settings.weight_decay)
+    if settings.optimizer == "lars":
+        return LARS(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    raise ValueError(f"{settings.name}: unknown optimizer {settings.optimizer!r}; expected one of {', '.join(OPTIMIZERS)}")
+
+
+TRAINING_STATS_ENV = "CRLREPRO_TRAINING_STATS"  # a folder: one JSON record per training run (see the module doc)
+
+
+def process_age() -> float:
+    """Seconds since this process started (what a job has paid before the moment this is called)."""
+    import psutil  # snakemake's own dependency
+
+    return time.time() - psutil.Process().create_time()
+
+
+def write_training_stats(folder: str | Path, record: dict) -> Path:
+    """Write one training run's record as ``<folder>/<pid>-<n>.json`` (a new file per run, written whole)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    while (path := folder / f"{os.getpid()}-{n}.json").exists():
+        n += 1
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True))
+    tmp.replace(path)
+    return path
+
+
+def _counted(step: Callable[[], float]) -> tuple[float, int]:
+    """Run one step under torch's FLOP counter: (its loss, the floating-point operations of its matmuls and
+    convolutions, forward and backward; elementwise work and the optimiser's update are not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        value = step()
+    return value, int(counter.get_total_flops())
+
+
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::convolution",
+              "aten::mkldnn_convolution", "aten::convolution_backward", "aten::_convolution")
+
+
+def _profiled(step: Callable[[], float]) -> tuple[float, float]:
+    """Run one step under torch's profiler: (its loss, the share of its operators' own CPU time spent in
+    matrix products and convolutions). The rest is elementwise work, reductions, the optimiser's update
+    and dispatch: what keeps a step from the matmul peak."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as profiler:
+        value = step()
+    events = profiler.key_averages()
+    total = sum(e.self_cpu_time_total for e in events)
+    matmul = sum(e.self_cpu_time_total for e in events if e.key in MATMUL_OPS)
+    return value, (matmul / total if total > 0 else float("nan"))
+
+
+BatchLoss = Callable[[torch.nn.Module, Sequence[torch.Tensor], torch.Generator], torch.Tensor]
+# A fixed training set, or a function epoch -> the epoch's training set (fresh samples every epoch from a generative
+# model; it must be a pure function of the epoch, so that a resumed run sees the same data).
+Data = Sequence[torch.Tensor] | Callable[[int], Sequence[torch.Tensor]]
+
+
+def _set_aside(path: Path, why: str) -> None:
+    """Move a checkpoint that cannot be used (and its sidecar) out of the way, keeping it to inspect."""
+    for file in (path, sidecar_path(path)):
+        if file.exists():
+            file.replace(file.with_name(file.name + ".set-aside"))
+    log.warning("checkpoint %s %s: set aside as %s.set-aside; training starts afresh", path, why, path.name)
+
+
+def _load_checkpoint(path: Path | None, fingerprint: str):
+    """The resumable state in ``path``, or None (no checkpoint, or one set aside: damaged, not
+    verifiable, or from other settings)."""
+    if path is None or not path.exists():
+        return None
+    try:
+        state = load_torch(path)
+    except ArtifactError as error:
+        _set_aside(path, f"cannot be used ({error})")
+        return None
+    if not isinstance(state, dict) or state.get("fingerprint") != fingerprint:
+        _set_aside(path, "belongs to other settings")
+        return None
+    # Rebuilt with this module's key strings, so that a resumed run's history pickles to the same
+    # bytes as an uninterrupted one's (pickle shares identical string objects, not equal ones).
+    rebuild = lambda history: [{"epoch": int(h["epoch"]), "loss": float(h["loss"])} for h in history]  # noqa: E731
+    history = state["history"]
+    state["history"] = [rebuild(h) for h in history] if history and isinstance(history[0], list) else rebuild(history)
+    return state
+
+
+def train(
+    model: torch.nn.Module,
+    batch_loss: BatchLoss,
+    data: Data,
+    settings: TrainSettings,
+    checkpoint: str | Path | None = None,
+    fingerprint: str = "",
+    on_epoch: Callable[[int, torch.nn.Module], None] | None = None,
+    members: Sequence[int] | None = None,
+) -> list[dict] | list[list[dict]]:
+    """Train ``model`` in place; return the per-epoch history [{"epoch", "loss"}, ...].
+
+    ``data`` are tensors with the same first dimension, or a function epoch -> such tensors (a fresh
+    training set every epoch, the same size each time); each step draws ``batch_size`` rows of all
+    of them (the last incomplete batch of an epoch is dropped, so in-batch negatives always number
+    batch_size − 1). ``fingerprint`` identifies everything that shapes the run besides
+    ``settings`` (e.g. a hash of the experiment's parameters): a checkpoint made under another one is
+    not resumed. ``on_epoch(epoch, model)`` runs after each epoch, and with epoch 0 on the initial
+    model when a run starts afresh (e.g. to evaluate checkpoints along the training).
+
+    A batched ensemble (e.g. :class:`crlrepro.learning.networks.TwoTowerEnsemble`) is trained with ``members``, the
+    members' seeds (``settings.seed`` is then not used): every data tensor carries a leading member dimension
+    [M, n, ...], member k's batches come from its own seed's shuffles (the very rows it would get trained
+    alone), ``batch_loss`` gets the [M, batch, ...] batch and a list of the members' generators and returns
+    one loss per member [M], and one optimiser step updates all members (the sum of their losses: each
+    member's gradient is its own loss's). The history is then one list per member; a checkpoint holds all
+    members, so a killed run resumes every member from its last epoch.
+    """
+    device = settings.device
+    seeds = [int(settings.seed)] if members is None else [int(s) for s in members]
+    ensemble = members is not None
+    if ensemble and not seeds:
+        raise ValueError(f"{settings.name}: an ensemble needs at least one member seed")
+    if ensemble and settings.optimizer == "lars":  # AdamW and SGD act elementwise, so per member; LARS does not
+        raise ValueError(f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
+                         "members; train them with adamw or sgd, or one by one")
+    lead = 1 if ensemble else 0  # the sample axis of the data tensors
+    fixed = None if callable(data) else [t.to(device) for t in data]
+
+    def epoch_data(epoch: int) -> list[torch.Tensor]:
+        tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
+        if any(t.shape[lead] != n for t in tensors) or (ensemble and any(t.shape[0] != len(seeds) for t in tensors)):
+            raise ValueError(f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
+                             f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each")
+        return tensors
+
+    n = (fixed if fixed is not None else data(0))[0].shape[lead]
+    if fixed is not None:
+        epoch_data(0)  # unequal lengths fail before any work (a function's are checked at every epoch)
+    if settings.batch_size > n:
+        raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
+    model.to(device)
+    optimizer = _optimizer(model, settings)
+    steps_per_epoch = n // settings.batch_size if settings.steps_per_epoch is None else int(settings.steps_per_epoch)
+    if steps_per_epoch < 1:
+        raise ValueError(f"{settings.name}: steps_per_epoch must be >= 1, got {steps_per_epoch}")
+    passes = -(-steps_per_epoch * settings.batch_size // n)  # permutations chained per epoch (1 for one pass)
+    total_steps = settings.epochs * steps_per_epoch
+    checkpoint = Path(checkpoint) if checkpoint is not None else None
+    fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}" + (f"|members {seeds}" if ensemble else "")
+
+    histories: list[list[dict]] = [[] for _ in seeds]
+    start = 0
+    state = _load_checkpoint(checkpoint, fingerprint)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        histories, start = (state["history"] if ensemble else [state["history"]]), state["epoch"]
+        log.info("%s: resuming from %s after epoch %d", settings.name, checkpoint, start)
+    rows = torch.arange(len(seeds), device=device)[:, None]  # an ensemble's batch: member k's rows of member k's data
+    step_loss = batch_loss
+    compiled = use_compiler(settings.compile, (settings.epochs - start) * steps_per_epoch, device, settings.name)
+    if compiled:
+        # One graph for the forward pass and (through AOTAutograd) the backward; the optimiser's fused update stays
+        # eager. dynamic=False: every step has the same shapes, and each shape gets code of its own.
+        step_loss = torch.compile(batch_loss, dynamic=False)
+
+    bar = tqdm(
+        total=settings.epochs * steps_per_epoch * settings.batch_size,
+        initial=start * steps_per_epoch * settings.batch_size,
+        unit="sample", unit_scale=True, desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
+        file=sys.stderr, mininterval=2.0, dynamic_ncols=False, ncols=100,
+    )
+    if on_epoch is not None and start == 0:
+        on_epoch(0, model)
+    stats_folder = os.environ.get(TRAINING_STATS_ENV)
+    stats = {"job": os.environ.get(JOB_ENV, ""), "name": settings.name, "seed": settings.seed, "members": len(seeds), "device": str(device),
+             "threads": torch.get_num_threads(), "batch_size": settings.batch_size, "compiled": compiled, "steps": 0, "flops_per_step": None,
+             "matmul_time_share": None, "timed_steps": 0, "timed_steps_s": 0.0, "before_first_step_s": process_age(), "loop_s": 0.0} \
+        if stats_folder else None
+    loop_start = time.perf_counter()
+    model.train()
+    for epoch in range(start, settings.epochs):
+        tensors = epoch_data(epoch)
+        rngs = [epoch_generator(seed, epoch, device) for seed in seeds]
+        orders = [torch.cat([torch.randperm(n, generator=rng, device=device) for _ in range(passes)]) for rng in rngs]
+        totals = [0.0] * len(seeds)
+        for step in range(steps_per_epoch):
+            # Cosine decay to zero over the whole run, set by hand: the rate is a function of the
+            # global step alone, so a resumed run needs no scheduler state.
+            rate = cosine_learning_rate(settings.learning_rate, epoch * steps_per_epoch + step, total_steps)
+            for group in optimizer.param_groups:
+                group["lr"] = rate
+            window = slice(step * settings.batch_size, (step + 1) * settings.batch_size)
+            if ensemble:
+                index = torch.stack([order[window] for order in orders])
+                batch, rng = [t[rows, index] for t in tensors], rngs
+            else:
+                batch, rng = [t[orders[0][window]] for t in tensors], rngs[0]
+
+            def optimiser_step() -> list[float]:
+                loss = step_loss(model, batch, rng)
+                values = loss.detach().tolist() if ensemble else [loss.item()]  # one read per step
+                for seed, value in zip(seeds, values):  # the finiteness check and the epoch mean
+                    if not math.isfinite(value):
+                        raise NonFiniteLossError(
+                            f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
+                            f"(global step {epoch * steps_per_epoch + step}), seed {seed}"
+                        )
+                optimizer.zero_grad(set_to_none=True)
+                (loss.sum() if ensemble else loss).backward()
+                optimizer.step()
+                return values
+
+            if stats is None:
+                values = optimiser_step()
+            elif stats["flops_per_step"] is None:  # every step has the same shapes: count the first
+                values, stats["flops_per_step"] = _counted(optimiser_step)
+            elif stats["matmul_time_share"] is None:  # and profile the second
+                values, stats["matmul_time_share"] = _profiled(optimiser_step)
+            else:  # the others are timed (the counted one runs slower)
+                tick = time.perf_counter()
+                values = optimiser_step()
+                stats["timed_steps"] += 1
+                stats["timed_steps_s"] += time.perf_counter() - tick
+            totals = [total + value for total, value in zip(totals, values)]
+            bar.update(settings.batch_size)
+            if step % 50 == 0:
+                bar.set_postfix(epoch=epoch, loss=f"{values[0]:.4f}", refresh=False)
+        for history, total in zip(histories, totals):
+            history.append({"epoch": epoch + 1, "loss": total / steps_per_epoch})
+        if on_epoch is not None:
+            on_epoch(epoch + 1, model)
+        if checkpoint is not None:
+            payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": histories if ensemble else histories[0],
+                       "model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            save_torch(payload, checkpoint)
+    bar.close()
+    if stats is not None:
+        stats.update(steps=(settings.epochs - start) * steps_per_epoch, loop_s=time.perf_counter() - loop_start)
+        write_training_stats(stats_folder, stats)
+    if checkpoint is not None:  # finished: nothing left to resume
+        checkpoint.unlink(missing_ok=True)
+        sidecar_path(checkpoint).unlink(missing_ok=True)
+    model.eval()
+    return histories if ensemble else histories[0]

@@ -1,0 +1,274 @@
+"""The one writer of artifacts: atomic files and their provenance sidecars.
+
+Every table is written to a temporary name in its own directory and renamed into place
+(``os.replace`` is atomic on POSIX), so a killed job never leaves a half-written file. Next to
+each table, ``<name>.provenance.json`` records what produced it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shlex
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+_PACKAGES = ("crlrepro", "numpy", "scipy", "pandas", "torch", "torchvision", "snakemake", "matplotlib", "seaborn")
+
+
+def config_hash(config: dict) -> str:
+    """A short content hash of a config (or any JSON-able block of it), stable across runs."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+@contextmanager
+def atomic_path(path: str | Path):
+    """Yield a temporary path beside ``path``; on success rename it onto ``path``, else delete it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; artifacts get the usual permissions
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(text: str, path: str | Path) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json(obj, path: str | Path) -> None:
+    write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n", path)
+
+
+def write_csv(table: pd.DataFrame, path: str | Path) -> None:
+    """CSV with floats in shortest round-trip form: the same numbers give the same bytes."""
+    with atomic_path(path) as tmp:
+        table.to_csv(tmp, index=False)
+
+
+def save_torch(payload, path: str | Path, prov: dict | None = None) -> None:
+    """``torch.save`` atomically and reproducibly (written through an open file, so the archive's
+    internal folder name is torch's constant default rather than the temporary file's random name:
+    the same payload gives the same bytes in every run), with a sidecar holding its checksum and
+    ``prov``. Only tensors and plain containers of numbers and text: :func:`load_torch` reads it
+    with ``weights_only=True``."""
+    import torch
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        torch.save(payload, handle)
+    _write_sidecar(path, prov or {})
+
+
+class ArtifactError(RuntimeError):
+    """An artifact that cannot be trusted: missing, unreadable, or not what its sidecar recorded.
+    The message names the file and how to rebuild it."""
+
+
+def sha256_of(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_sidecar(path: str | Path, prov: dict) -> None:
+    write_json({"artifact": Path(path).name, "sha256": sha256_of(path), **prov}, sidecar_path(path))
+
+
+CONFIGFILES_ENV = "CRLREPRO_CONFIGFILES"  # the run's --configfile paths (os.pathsep-separated), set by the workflow
+
+
+def rebuild_command(paths, configfiles=None) -> str:
+    """The command that rebuilds the artifacts ``paths`` and everything computed from them: Snakemake's
+    ``--forcerun`` of the files reruns the jobs that write them and every job downstream, whether the files are
+    damaged or already deleted (deleting an intermediate file alone is not enough: Snakemake leaves a missing
+    intermediate alone while the results computed from it are up to date). The run's config files come from the
+    workflow (:data:`CONFIGFILES_ENV`) unless ``configfiles`` are given, so the command rebuilds the same scale."""
+    if configfiles is None:
+        configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
+    words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", shlex.quote(f))),
+             "--forcerun", *(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
+    return " ".join(words)
+
+
+def _rebuild_hint(path: Path) -> str:
+    return f"rebuild it and what is computed from it: {rebuild_command(path)}"
+
+
+def verify(path: str | Path) -> Path:
+    """``path`` if its content matches the SHA-256 recorded in its provenance sidecar; otherwise
+    :class:`ArtifactError` naming the file and how to rebuild it."""
+    path = Path(path)
+    sidecar = sidecar_path(path)
+    try:
+        record = json.loads(sidecar.read_text())
+        recorded = record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{path}: its sidecar {sidecar} is missing, unreadable or has no checksum, so the "
+                            f"file cannot be verified; {_rebuild_hint(path)}") from None
+    try:
+        actual = sha256_of(path)
+    except OSError as error:
+        raise ArtifactError(f"{path}: cannot be read ({error.strerror}); {_rebuild_hint(path)}") from None
+    if actual != recorded:
+        raise ArtifactError(f"{path}: its content does not match the checksum recorded in {sidecar} (corrupted or "
+                            f"edited since it was written); {_rebuild_hint(path)}")
+    return path
+
+
+def require_exact_set(found, expected, what: str, paths) -> None:
+    """Stop a reader of several artifacts unless what it ``found`` (one item per artifact read) is exactly the
+    ``expected`` items the config asks for: a table built from fewer (or other) artifacts would look complete.
+    :class:`ArtifactError` lists the missing and unexpected items and the command that rebuilds ``paths``."""
+    found, expected = sorted(found), sorted(expected)
+    if found != expected:
+        missing = [item for item in expected if item not in found]
+        unexpected = [item for item in found if item not in expected]
+        duplicated = sorted({repr(item) for item in found if found.count(item) > 1})
+        raise ArtifactError(f"the {what} read are not the set the config asks for: missing {missing}, unexpected "
+                            f"{unexpected}{f', duplicated {duplicated}' if duplicated else ''}; rebuild them: "
+                            f"{rebuild_command(paths)}")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """A table written by :func:`write_table`, verified against its sidecar first."""
+    return pd.read_csv(verify(path))
+
+
+def write_artifact_json(obj, path: str | Path, prov: dict) -> None:
+    """A JSON result (plain data) and its provenance sidecar with the file's checksum."""
+    write_json(obj, path)
+    _write_sidecar(path, prov)
+
+
+def read_json(path: str | Path):
+    """A JSON result written by :func:`write_artifact_json`, verified against its sidecar first."""
+    return json.loads(verify(path).read_text())
+
+
+def load_torch(path: str | Path):
+    """An artifact written by :func:`save_torch`, verified against its sidecar, then read with
+    ``weights_only=True``: a file that would run code when unpickled is refused, not executed."""
+    import pickle
+
+    import torch
+
+    path = verify(path)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, OSError, EOFError, ValueError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ArtifactError(f"{path}: not a plain tensor archive, refused ({first}); it was not written by this "
+                            f"pipeline or is damaged: {_rebuild_hint(path)}") from None
+
+
+DRAWN_KEY = "crlrepro:drawn"  # the PNG text chunk that lists what a figure draws (figure_texts)
+
+
+def figure_texts(fig) -> dict:
+    """What a matplotlib figure draws, as text: each panel's title (``panels``, in order) and every title, axis
+    label, legend entry and annotation (``texts``). Saved into each PNG (:data:`DRAWN_KEY`) so that a caption can be
+    checked against the figure it describes (:func:`crlrepro.claims.summary.caption_problems`)."""
+    texts = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) is not None else []
+    for legend in fig.legends:
+        texts += [t.get_text() for t in legend.get_texts()]
+    panels = []
+    for ax in fig.axes:
+        panels.append(ax.get_title())
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts)]
+        if ax.get_legend() is not None:
+            texts += [ax.get_legend().get_title().get_text(), *(t.get_text() for t in ax.get_legend().get_texts())]
+    return {"panels": [p for p in panels if p], "texts": sorted({t for t in texts if t})}
+
+
+def read_figure_texts(path: str | Path) -> dict:
+    """The :func:`figure_texts` a PNG written by :func:`save_figure` carries; ArtifactError if it has none."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        drawn = image.text.get(DRAWN_KEY) if hasattr(image, "text") else None
+    if drawn is None:
+        raise ArtifactError(f"{path}: no {DRAWN_KEY} text in the PNG: not written by this pipeline's save_figure, or "
+                            f"older; {_rebuild_hint(path)}")
+    return json.loads(drawn)
+
+
+def save_figure(fig, paths, dpi: int = 200) -> None:
+    """Save a matplotlib figure to each path (format from the suffix; raster ones at ``dpi``),
+    atomically, without timestamps in the metadata so that reruns give identical files; a PNG also carries
+    what the figure draws (:func:`figure_texts`)."""
+    for path in paths:
+        path = Path(path)
+        fmt = path.suffix.lstrip(".")
+        metadata_ = ({"CreationDate": None} if fmt == "pdf"
+                     else {DRAWN_KEY: json.dumps(figure_texts(fig), sort_keys=True)} if fmt == "png" else {})
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata_)
+
+
+def package_versions() -> dict:
+    versions = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit(directory: str | Path = ".") -> str | None:
+    """HEAD of the repository holding ``directory`` (suffixed ``-dirty`` if modified), or None."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory, capture_output=True, text=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("-dirty" if dirty else "")
+
+
+def provenance(*, config: dict, params: dict, rule: str | None, seed=None, device: str = "cpu", threads: int = 1) -> dict:
+    """What produced an artifact: config and parameter hashes, seed, device, versions, commit."""
+    return {
+        "rule": rule,
+        "config_hash": config_hash(config),
+        "params_hash": config_hash(params),
+        "params": params,
+        "seed": seed,
+        "device": device,
+        "threads": threads,
+        "packages": package_versions(),
+        "git_commit": git_commit(Path(__file__).parent),
+    }
+
+
+def sidecar_path(path: str | Path) -> Path:
+    path = Path(path)
+    return path.with_name(path.stem + ".provenance.json")
+
+
+def write_table(table: pd.DataFrame, path: str | Path, prov: dict) -> None:
+    """Write a CSV table and its provenance sidecar with the table's checksum (both atomically)."""
+    write_csv(table, path)
+    _write_sidecar(path, prov)

@@ -1,0 +1,115 @@
+"""The ``crlrepro`` command: checks a user runs beside Snakemake.
+
+    crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
+    crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
+                                                             what a run checks when it starts (folder, data, sizes, GPU)
+    crlrepro update-readme [--check]                         README.md's result blocks and docs/scales.md's comparison
+                                                             of the scales, from docs/results/<scale>/
+
+Run from the checkout (the folder holding the Snakefile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _check_config(paths: list[str], cluster: bool = False) -> int:
+    """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before
+    its first job (:func:`crlrepro.workflow.config.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's
+    memory and GPU are not checked); else 1, printing each problem."""
+    from snakemake.utils import update_config
+
+    from crlrepro.workflow.config import ConfigError, read_config_file, start_refusal
+
+    root = Path.cwd()
+    try:
+        config = read_config_file(root / "config.yaml")
+        for path in paths:
+            update_config(config, read_config_file(path))
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 1
+    refusal = start_refusal(config, root, local=not cluster)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
+    print(f"valid: config.yaml{''.join(' + ' + p for p in paths)} (results in {config['results']}/)")
+    return 0
+
+
+def _verify(configfiles: list[str]) -> int:
+    from crlrepro.workflow.verify import verify_scale
+
+    try:
+        checked, problems = verify_scale(Path.cwd(), configfiles)
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(problem)
+    failed = len({p.path for p in problems})
+    print(f"{checked} outputs checked: {'all verified' if not problems else f'{failed} file(s) failed'}")
+    return 1 if problems else 0
+
+
+GENERATED_FROM_PUBLISHED = ("README.md", "docs/scales.md")  # files with blocks generated from docs/results/
+
+
+def _update_readme(check: bool) -> int:
+    """Regenerate the blocks generated from the published results: README.md's result blocks
+    (crlrepro.workflow.publish.readme_blocks) and docs/scales.md's comparison of the scales (crlrepro.workflow.publish.scales_block);
+    with ``check``, only report (exit 1) the files whose blocks differ."""
+    from crlrepro.runtime.artifacts import ArtifactError, write_text
+    from crlrepro.workflow.publish import readme_blocks, scales_block
+
+    stale = {}
+    for name in GENERATED_FROM_PUBLISHED:
+        path = Path.cwd() / name
+        if not path.is_file():
+            continue
+        try:
+            text, changed = readme_blocks(path.read_text())
+            text, scales_changed = scales_block(text)
+        except ArtifactError as error:
+            print(error, file=sys.stderr)
+            return 1
+        if changed or scales_changed:
+            stale[path] = (text, [*changed, *(["the scales' comparison"] if scales_changed else [])])
+    if not stale:
+        print(f"{', '.join(GENERATED_FROM_PUBLISHED)}: every generated block matches docs/results/")
+        return 0
+    if check:
+        for path, (_, what) in stale.items():
+            print(f"{path.name}: the blocks of {', '.join(what)} differ from docs/results/; run `crlrepro update-readme`",
+                  file=sys.stderr)
+        return 1
+    for path, (text, what) in stale.items():
+        write_text(text, path)
+        print(f"{path.relative_to(Path.cwd())}: rewrote the blocks of {', '.join(what)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    verify = commands.add_parser("verify", help="check every artifact of a scale against its sidecar and the workflow")
+    verify.add_argument("--configfile", action="append", default=[], help="the scale's config file(s), as given to snakemake")
+    check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line, "
+                                "and what a run checks before its first job")
+    check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")
+    check.add_argument("paths", nargs="+")
+    readme = commands.add_parser("update-readme", help="regenerate README.md's result blocks from docs/results/")
+    readme.add_argument("--check", action="store_true", help="only report the blocks that differ (exit 1)")
+    args = parser.parse_args(argv)
+    if not (Path.cwd() / "Snakefile").is_file():
+        parser.error("run it from the checkout (the folder holding the Snakefile)")
+    if args.command == "update-readme":
+        return _update_readme(args.check)
+    return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths, args.cluster)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

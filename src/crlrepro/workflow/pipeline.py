@@ -1,0 +1,156 @@
+"""Adapter between Snakemake's ``snakemake`` script object and the library.
+
+Workflow scripts stay thin::
+
+    run = ScriptRun(snakemake)          # stderr → the rule's log, threads from the rule
+    table = some_library_function(**run.params)
+    run.write_table(table, snakemake.output.table)
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from crlrepro.runtime import artifacts
+from crlrepro.runtime.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
+
+
+def die_with_parent() -> bool:
+    """Make this job end when the process that started it (Snakemake) ends, however it ends: after a ``kill -9`` of
+    Snakemake, a job left running would overlap the rerun's job writing the same files. Linux's parent-death signal
+    sends SIGTERM, which ends the job as an exception does (``SystemExit``), so atomic writes remove their temporary
+    files and nothing half-written is left. Returns whether it could be arranged (Linux only)."""
+    import ctypes
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return False
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        return False
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    if os.getppid() != parent:  # the parent ended between reading its pid and arming the signal
+        raise SystemExit(f"the process that started this job (pid {parent}) has ended; not starting")
+    return True
+
+
+def _exit_on_sigterm(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+class ScriptRun:
+    def __init__(self, snakemake, *, seed=None, device: str = "cpu"):
+        die_with_parent()  # a job never outlives the Snakemake that started it (a kill -9 leaves no orphan)
+        self.snakemake = snakemake
+        self.params = dict(snakemake.params.items())
+        self.seed = seed
+        if snakemake.log:
+            sys.stderr = open(snakemake.log[0], "w", buffering=1)
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+        self.log = logging.getLogger(snakemake.rule)
+        # Which job this process runs, for the trainer's optional records of work and time (crlrepro.learning.train).
+        wildcards = ",".join(f"{k}={v}" for k, v in snakemake.wildcards.items())
+        os.environ[JOB_ENV] = f"{snakemake.rule}/{wildcards}"
+        configure_threads(snakemake.threads)
+        retained = retain_freed_memory()  # large temporaries reused, not page-faulted anew at every step (same values)
+        # GPUs of its own for a local job that declares `gpu` resources, before CUDA starts.
+        self.gpu_slots = assign_gpus(int(snakemake.resources.get("gpu", 0) or 0), log=self.log)
+        self.device = select_device(device)
+        self.log.info("rule %s, wildcards %s, threads %d, device %s%s, freed memory %s, params %s", snakemake.rule,
+                      dict(snakemake.wildcards.items()), snakemake.threads, self.device,
+                      f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})"
+                      if self.device == "cuda" else "", "retained" if retained else "returned (allocator default)",
+                      self.params)
+
+    def provenance(self, seed=None) -> dict:
+        """The provenance of an artifact of this job; ``seed``: the artifact's own, where a job runs several."""
+        return artifacts.provenance(
+            config=self.snakemake.config,
+            params=self.params,
+            rule=self.snakemake.rule,
+            seed=self.seed if seed is None else seed,
+            device=self.device,
+            threads=self.snakemake.threads,
+        )
+
+    def write_table(self, table: pd.DataFrame, path, seed=None) -> None:
+        artifacts.write_table(table, path, self.provenance(seed))
+        self.log.info("wrote %s (%d rows)", path, len(table))
+
+
+def imported_library_files(script: str | Path, package_dir: str | Path) -> list[str]:
+    """The files of this package that ``script`` imports, directly or through other modules of the
+    package (its import closure, read from the source with ``ast``, nothing is executed). Declared as
+    a rule's inputs, they make editing a module rerun exactly the rules whose scripts use it.
+
+    Each file is parsed once per process (the Snakefile asks for every rule's closure, and every
+    job parses the Snakefile again)."""
+    package_dir = Path(package_dir)
+    found: set[Path] = set()
+    pending = [Path(script)]
+    while pending:
+        for path in _package_imports(pending.pop(), package_dir):
+            if path not in found:
+                found.add(path)
+                pending.append(path)
+    return sorted(str(p) for p in found)
+
+
+@functools.lru_cache(maxsize=None)
+def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
+    """The files of the package at ``package_dir`` that ``source`` imports directly: for ``import a.b.c`` and
+    ``from a.b import c`` (absolute, or relative to ``source``'s own package), every package's ``__init__.py`` on
+    the way (Python runs each) and the module itself, a file ``c.py`` or a package ``c/__init__.py``; a name that is
+    neither (an attribute, e.g. a function) ends the walk."""
+    package = package_dir.name
+    tree = ast.parse(source.read_text())
+    files: list[Path] = []
+
+    def add(path: Path) -> None:
+        if path not in files:
+            files.append(path)
+
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                base = node.module
+            elif node.level > 0:  # relative: from the source's package, one level up per extra dot
+                here = source.parent
+                for _ in range(node.level - 1):
+                    here = here.parent
+                try:
+                    parts = here.relative_to(package_dir.parent).parts
+                except ValueError:
+                    continue
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            else:
+                continue
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] != package:
+                continue
+            add(package_dir / "__init__.py")
+            for depth in range(2, len(parts) + 1):
+                here = package_dir.joinpath(*parts[1:depth])
+                if (here / "__init__.py").exists():
+                    add(here / "__init__.py")
+                elif here.with_suffix(".py").exists():
+                    add(here.with_suffix(".py"))
+                    break
+                else:
+                    break
+    return tuple(path for path in files if path.exists())

@@ -1,0 +1,318 @@
+"""Published results: a scale's summary, claims tables and figures, with a provenance file, copied from its results
+folder into ``docs/results/<scale>/`` (``snakemake publish``), so that the repository carries what the committed code
+computed and the README and the documentation quote numbers from files, never typed by hand.
+
+    docs/results/<scale>/summary.{md,csv}   the claim-by-claim summary
+    docs/results/<scale>/claims/<E>.csv     every experiment's claims table
+    docs/results/<scale>/figures/<f>.png    every figure
+    docs/results/<scale>/provenance.json    scale, commit, config (and its hash), packages, machine, the runs that
+                                            built the results folder (wall time each), and the SHA-256 of each file
+
+Every copied file is checked where it is read: a table against its provenance sidecar, the Markdown summary against
+the one its verified CSV gives, a figure for the drawn-text record the pipeline's save_figure writes. Readers of the
+published files (:func:`read_published`) check them against the SHA-256 in provenance.json.
+
+The README's result blocks (between ``<!-- results:<scale> -->`` and ``<!-- /results -->``) are generated from the
+published summary by :func:`readme_block`; ``crlrepro update-readme`` rewrites them, and a test fails when they differ.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from crlrepro.runtime import artifacts
+from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
+from crlrepro.claims.registry import PAPERS, experiment
+from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
+
+PUBLISHED_ROOT = Path("docs") / "results"
+PROVENANCE = "provenance.json"
+RUNS_LOG = "logs/runs.jsonl"
+_SCALE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+_BLOCK = re.compile(r"(<!-- results:([a-z][a-z0-9_-]{0,31}) -->\n)(.*?)(<!-- /results -->)", re.S)
+
+
+def check_scale(scale: str) -> str:
+    if not isinstance(scale, str) or not _SCALE.fullmatch(scale):
+        raise ValueError(f"scale {scale!r} is not a name for docs/results/<scale>/ (lower-case letters, digits, _ and -, "
+                         "starting with a letter, at most 32)")
+    return scale
+
+
+def _check_source(path: Path, relative: str) -> None:
+    """ArtifactError unless the result file can be published: tables match their sidecars, figures are this
+    pipeline's PNGs (their drawn-text record)."""
+    if relative.endswith(".png"):
+        artifacts.read_figure_texts(path)
+    elif relative.endswith(".csv"):
+        artifacts.verify(path)
+    elif relative != "summary.md":
+        raise ValueError(f"{relative}: not a file kind this step publishes (csv, png, summary.md)")
+
+
+def read_runs(path: Path) -> list[dict]:
+    """The runs recorded in ``logs/runs.jsonl`` (one JSON object per line: started, finished, wall_s, cores, jobs, local),
+    as data: a line that is not such an object is an error naming the line."""
+    if not path.exists():
+        return []
+    runs = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            run = json.loads(line)
+        except ValueError:
+            raise ArtifactError(f"{path}:{number}: not a JSON line (delete the file to start the record anew)") from None
+        if not (isinstance(run, dict) and isinstance(run.get("wall_s"), (int, float))):
+            raise ArtifactError(f"{path}:{number}: not a run record with a wall_s (delete the file to start the record "
+                                "anew)")
+        runs.append({k: run.get(k) for k in ("started", "finished", "wall_s", "cores", "jobs", "local")})
+    return runs
+
+
+def record_run(path: str | Path, started: float, finished: float, *, cores, jobs: int, local: bool) -> None:
+    """Append one run's record to ``path`` (logs/runs.jsonl): UTC start and end, wall seconds, cores, jobs run."""
+    from datetime import datetime, timezone
+
+    def stamp(t):
+        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+    record = {"started": stamp(started), "finished": stamp(finished), "wall_s": round(finished - started, 1),
+              "cores": cores, "jobs": int(jobs), "local": bool(local)}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def machine() -> dict:
+    cpu = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        import torch
+
+        gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    except ImportError:
+        gpu = None
+    return {"system": platform.system(), "machine": platform.machine(), "cpu": cpu or platform.processor() or None,
+            "cpu_count": os.cpu_count(), "gpu": gpu}
+
+
+def publish_scale(results: str | Path, destination: str | Path, files: list[str], *, scale: str, config: dict,
+                  repository: str | Path = ".") -> dict:
+    """Copy ``files`` (paths relative to ``results``) into ``destination`` after checking each (_check_source; the
+    Markdown summary must be the one summary_markdown gives for the verified summary.csv), each atomically, then
+    write provenance.json last. Files the previous provenance.json listed that are no longer published are removed
+    (nothing else in ``destination`` is touched). Returns the provenance."""
+    check_scale(scale)
+    results, destination = Path(results), Path(destination)
+    files = list(dict.fromkeys(files))
+    for relative in files:
+        if Path(relative).is_absolute() or ".." in Path(relative).parts:
+            raise ValueError(f"{relative}: published files are named relative to the results folder")
+        source = results / relative
+        if not source.is_file():
+            raise ArtifactError(f"{source}: missing; run `snakemake --cores all` for this scale first")
+        _check_source(source, relative)
+    if "summary.md" in files:
+        if "summary.csv" not in files:
+            raise ValueError("summary.md is published with the summary.csv it is checked against")
+        expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
+        if (results / "summary.md").read_text() != expected:
+            raise ArtifactError(f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
+                                f"code); rebuild it: snakemake --cores all --forcerun summary")
+    old = destination / PROVENANCE
+    previous = []
+    if old.is_file():
+        try:
+            previous = list(json.loads(old.read_text()).get("files", {}))
+        except (ValueError, AttributeError):
+            previous = []
+    checksums = {}
+    for relative in files:
+        target = destination / relative
+        with atomic_path(target) as tmp:
+            shutil.copyfile(results / relative, tmp)
+        checksums[relative] = sha256_of(target)
+    for relative in previous:
+        if relative not in checksums and not Path(relative).is_absolute() and ".." not in Path(relative).parts:
+            (destination / relative).unlink(missing_ok=True)
+    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository),
+              "config_hash": config_hash(config), "config": config, "packages": package_versions(), "machine": machine(),
+              "runs": read_runs(results / RUNS_LOG), "files": checksums}
+    artifacts.write_json(record, old)
+    return record
+
+
+def published_scales(root: str | Path = PUBLISHED_ROOT) -> list[str]:
+    """The scales with a provenance.json under ``root``, sorted."""
+    root = Path(root)
+    return sorted(p.parent.name for p in root.glob(f"*/{PROVENANCE}")) if root.is_dir() else []
+
+
+def read_published(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT) -> Path:
+    """The path of a published file after checking it against the SHA-256 its scale's provenance.json records."""
+    folder = Path(root) / check_scale(scale)
+    try:
+        recorded = json.loads((folder / PROVENANCE).read_text())["files"][relative]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{folder / relative}: not recorded in {folder / PROVENANCE}; publish the scale again: "
+                            f"snakemake publish --cores 1 (with that scale's --configfile)") from None
+    path = folder / relative
+    if not path.is_file() or sha256_of(path) != recorded:
+        raise ArtifactError(f"{path}: missing or changed since it was published; publish the scale again: "
+                            f"snakemake publish --cores 1 (with that scale's --configfile)")
+    return path
+
+
+def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
+    """A published CSV, checked against its scale's provenance.json first (:func:`read_published`)."""
+    return pd.read_csv(read_published(scale, relative, root))
+
+
+def readme_block(summary: pd.DataFrame, scale: str) -> str:
+    """The README's block for one published scale: its headline (claims only), the verdicts per paper, and how many
+    claims per paper are decided and why the others are not (summary.decided_table)."""
+    claims = claims_only(summary)
+    lines = [f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.", "",
+             "| paper | claims | decided | " + " | ".join(VERDICTS) + " | " + " | ".join(UNDECIDED) + " |",
+             "|---|---|---|" + "---|" * (len(VERDICTS) + len(UNDECIDED))]
+    decided = decided_table(summary).set_index("paper")
+    for paper in decided.index:
+        counts = claims.loc[claims["experiment"].map(lambda e: experiment(e).paper) == paper, "verdict"].value_counts()
+        row = decided.loc[paper]
+        lines.append(f"| {paper}: {PAPERS[paper].title} | {row['claims']} | {row['decided']} | "
+                     + " | ".join(str(int(counts.get(v, 0))) for v in VERDICTS) + " | "
+                     + " | ".join(str(int(row[name])) for name in UNDECIDED) + " |")
+    lines += ["", "Decided: reproduced, contradicted, verified or failed. The others: "
+              + "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items()) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def readme_blocks(readme: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, list[str]]:
+    """``readme`` with every results block regenerated from the published summaries, and the scales whose block
+    changed."""
+    changed = []
+
+    def fill(match):
+        scale = match.group(2)
+        block = readme_block(read_published_table(scale, "summary.csv", root), scale)
+        if block != match.group(3):
+            changed.append(scale)
+        return match.group(1) + block + match.group(4)
+
+    return _BLOCK.sub(fill, readme), changed
+
+
+# -- scales side by side -------------------------------------------------------------------------------------------
+
+_SCALES_BLOCK = re.compile(r"(<!-- scales -->\n)(.*?)(<!-- /scales -->)", re.S)
+_MISSING = object()
+
+
+def _config_value(config: dict, dotted: str):
+    value = config
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _short(value, width: int = 48) -> str:
+    text = "absent" if value is _MISSING else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _interval(low, high) -> str:
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    return f"[{float(low):.4g}, {float(high):.4g}]"
+
+
+def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
+    """Every row of the published summaries at each scale side by side: its verdict, measured value and interval per
+    scale, whether the verdicts agree, and, where they differ, which of the config keys the row depends on
+    (its registry spec's ``depends_on`` and ``unreported``) differ between the scales, read from each scale's
+    provenance.json. Each published file is checked against its provenance first (:func:`read_published`)."""
+    from crlrepro.claims.summary import claim_spec
+
+    scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
+    if not scales:
+        raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
+    tables = {s: read_published_table(s, "summary.csv", root).set_index("claim_id") for s in scales}
+    configs = {s: json.loads((Path(root) / s / PROVENANCE).read_text())["config"] for s in scales}
+    order = list(dict.fromkeys(c for s in scales for c in tables[s].index))
+    rows = []
+    for claim_id in order:
+        present = [s for s in scales if claim_id in tables[s].index]
+        first = tables[present[0]].loc[claim_id]
+        row = {"experiment": first["experiment"], "claim_id": claim_id, "claim": first["claim"], "role": first["role"]}
+        for s in scales:
+            r = tables[s].loc[claim_id] if s in present else None
+            row[f"verdict ({s})"] = "" if r is None else r["verdict"]
+            row[f"measured ({s})"] = "" if r is None or pd.isna(r["measured"]) else f"{float(r['measured']):.4g}"
+            row[f"interval ({s})"] = "" if r is None else _interval(r["ci_low"], r["ci_high"])
+        verdicts = {tables[s].loc[claim_id, "verdict"] for s in present}
+        row["agree"] = len(present) == len(scales) and len(verdicts) == 1
+        if row["agree"]:
+            row["what differs"] = ""
+        else:
+            spec = claim_spec(first["experiment"], claim_id)
+            keys = list(dict.fromkeys((*spec.depends_on, *spec.unreported)))
+            differing = [k for k in keys if len({_short(_config_value(configs[s], k), 10_000) for s in scales}) > 1]
+            missing = [s for s in scales if s not in present]
+            parts = [f"not in the {', '.join(missing)} summary"] if missing else []
+            if differing:
+                parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales)
+                                       for k in differing))
+            elif keys:
+                parts.append(f"the keys it depends on ({', '.join(keys)}) are equal: other settings (sample sizes, seeds, "
+                             "training length) or noise")
+            else:
+                parts.append("it names no config key: other settings (sample sizes, seeds, training length) or noise")
+            row["what differs"] = "; ".join(parts)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
+    """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role."""
+    out = []
+    for role in ("claim", "diagnostic"):
+        part = table[table["role"] == role]
+        out.append(f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} "
+                   f"of {len(part)}.")
+        out.append("")
+        columns = ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")),
+                   "what differs"]
+        out.append("| " + " | ".join(columns) + " |")
+        out.append("|" + "---|" * len(columns))
+        for r in part.itertuples(index=False):
+            values = dict(zip(part.columns, r))
+            out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, bool]:
+    """``text`` with its ``<!-- scales -->`` block regenerated from every published scale, and whether it changed."""
+    match = _SCALES_BLOCK.search(text)
+    if match is None:
+        return text, False
+    scales = published_scales(root)
+    block = scale_comparison_markdown(scale_comparison(scales, root), scales) + "\n"
+    return text[: match.start(2)] + block + text[match.end(2):], block != match.group(2)

@@ -1,0 +1,152 @@
+"""Verify a scale's results on disk: every output the workflow declares is present, up to date, and what its
+provenance sidecar says it is.
+
+A reader verifies an artifact when it reads it; this checks all of them at once, on a tree that looks finished,
+so that corruption which keeps a file's mtime, or a sidecar edited in any field, is found before anyone reads it:
+
+* the set of outputs comes from Snakemake's own plan (``snakemake --summary``), so a missing file, a file the
+  workflow would rewrite (code, parameters or inputs changed) and a file the workflow does not write (an extra
+  model beside the ones the config asks for) are each reported;
+* every table, JSON result and model (``.csv``, ``.json``, ``.pt``) must have its sidecar, and the sidecar must be
+  consistent with the file (name and SHA-256), with itself (``params_hash`` is the hash of ``params``), with the
+  rule Snakemake records as its producer, and with the parameters Snakemake recorded when it ran that job
+  (``.snakemake/metadata``), which are in turn the rule's parameters under the current config and code (else
+  Snakemake's plan reports the file as out of date).
+
+Each problem names the file and the command that rebuilds it and everything computed from it.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from crlrepro.runtime.artifacts import config_hash, rebuild_command, sha256_of, sidecar_path
+
+SIDECAR_SUFFIXES = (".csv", ".json", ".pt")  # written with a provenance sidecar (crlrepro.runtime.artifacts)
+UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
+SIDECAR_FIELDS = ("artifact", "sha256", "rule", "params", "params_hash")
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    problem: str
+    rebuild: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}\n    rebuild: {self.rebuild}"
+
+
+def planned_outputs(workdir: Path, configfiles: list[str]) -> pd.DataFrame:
+    """Snakemake's summary of every output of the workflow under ``configfiles``: output_file, rule, status."""
+    command = [sys.executable, "-m", "snakemake", "--summary", "--cores", "1", "--quiet", "all",
+               *(w for f in configfiles for w in ("--configfile", f))]
+    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"snakemake --summary failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
+    lines = proc.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("output_file\t")), None)
+    if start is None:
+        raise RuntimeError(f"snakemake --summary printed no table:\n{proc.stdout}")
+    return pd.read_csv(io.StringIO("\n".join(lines[start:])), sep="\t", dtype=str, keep_default_na=False)
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def recorded_params(workdir: Path, output: str) -> list[str] | None:
+    """The parameters Snakemake recorded for the job that wrote ``output`` (its metadata), canonical and sorted;
+    None where no record can be read (a run from before metadata was kept, or a parameter that is not a literal)."""
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        record = workdir / ".snakemake" / "metadata" / encode(output.encode()).decode()
+        if record.is_file():
+            break
+    else:
+        return None
+    try:
+        params = json.loads(record.read_text())["params"]
+        values = ast.literal_eval(params) if isinstance(params, str) else params
+        return sorted(_canonical(ast.literal_eval(v)) for v in values)
+    except (OSError, ValueError, SyntaxError, KeyError, TypeError):
+        return None
+
+
+def sidecar_problems(workdir: Path, output: str, rule: str) -> list[str]:
+    """What is wrong with the artifact ``output`` against its sidecar (empty when nothing is)."""
+    path = workdir / output
+    sidecar = sidecar_path(path)
+    try:
+        record = json.loads(sidecar.read_text())
+    except OSError:
+        return [f"its provenance sidecar {sidecar_path(output)} is missing"]
+    except ValueError:
+        return [f"its provenance sidecar {sidecar_path(output)} is not valid JSON"]
+    if not isinstance(record, dict) or any(field not in record for field in SIDECAR_FIELDS):
+        missing = [f for f in SIDECAR_FIELDS if not isinstance(record, dict) or f not in record]
+        return [f"its provenance sidecar lacks {', '.join(missing)}"]
+    problems = []
+    if record["artifact"] != path.name:
+        problems.append(f"its sidecar describes {record['artifact']!r}, not this file")
+    if record["sha256"] != sha256_of(path):
+        problems.append("its content does not match the SHA-256 its sidecar records (corrupted or edited)")
+    if record["rule"] != rule:
+        problems.append(f"its sidecar names rule {record['rule']!r}, but the workflow writes it with rule {rule!r}")
+    if record["params_hash"] != config_hash(record["params"]):
+        problems.append("its sidecar's params_hash is not the hash of the params it records (the sidecar was edited)")
+    recorded = recorded_params(workdir, output)
+    if recorded is not None and isinstance(record["params"], dict):
+        if sorted(_canonical(v) for v in record["params"].values()) != recorded:
+            problems.append("the params its sidecar records are not those Snakemake recorded when it ran the job")
+    return problems
+
+
+def verify_scale(workdir: str | Path = ".", configfiles: list[str] = ()) -> tuple[int, list[Problem]]:
+    """Check every output of the workflow under ``configfiles`` (run from ``workdir``): the number of outputs
+    checked and the problems found (see the module's description)."""
+    workdir = Path(workdir)
+    configfiles = list(configfiles)
+    plan = planned_outputs(workdir, configfiles)
+    problems = []
+    outputs = set(plan["output_file"])
+    for row in plan.itertuples():
+        output, path = row.output_file, workdir / row.output_file
+        rebuild = rebuild_command(output, configfiles)  # the same config files as this check
+        if not path.exists():
+            problems.append(Problem(output, "missing", rebuild))
+            continue
+        if row.status != "ok":
+            problems.append(Problem(output, f"out of date ({row.status}): snakemake would rewrite it", rebuild))
+        if path.suffix in SIDECAR_SUFFIXES:
+            problems += [Problem(output, problem, rebuild) for problem in sidecar_problems(workdir, output, row.rule)]
+    # Files in the scale's folders that the workflow does not write: a model beside the ones the config names is
+    # as wrong as a missing one (a reader given a folder could pick it up).
+    results = _results_folder(plan)
+    if results is not None:
+        folders = {Path(o).relative_to(results).parts[0] for o in outputs if len(Path(o).relative_to(results).parts) > 1}
+        expected = outputs | {str(sidecar_path(o)) for o in outputs}
+        for folder in sorted(folders - set(UNTRACKED)):
+            for file in sorted((workdir / results / folder).rglob("*")):
+                relative = str(file.relative_to(workdir))
+                if (file.is_file() or file.is_symlink()) and relative not in expected and not file.name.startswith(".snakemake"):
+                    problems.append(Problem(relative, "not an output of this workflow and config (left by another "
+                                            "version or put there by hand)", f"remove it: rm {relative}"))
+    return len(outputs), problems
+
+
+def _results_folder(plan: pd.DataFrame) -> Path | None:
+    """The scale's results folder: the longest common folder of its outputs."""
+    outputs = list(plan["output_file"])
+    if not outputs:
+        return None
+    return Path(os.path.commonpath([str(Path(o).parent) for o in outputs]))
