@@ -99,3 +99,11 @@ def test_every_page_renders_in_headless_chromium(site):
         server.shutdown()
     assert not errors, errors
     assert len(images["paper2/"]) >= 4 and len(images["paper3/"]) >= 4  # the published figures are shown
+
+
+def test_the_library_reference_lists_every_module():
+    page = (REPO / "docs" / "reference.md").read_text()
+    src = REPO / "src" / "crlrepro"
+    modules = {".".join(p.relative_to(src.parent).with_suffix("").parts) for p in src.rglob("*.py") if p.name != "__init__.py"}
+    listed = {line.removeprefix("::: ").strip() for line in page.splitlines() if line.startswith("::: ")}
+    assert listed == modules
