@@ -96,7 +96,7 @@ class StackedSmallCNN(nn.Module):
     """M of crlrepro.experiments.supervised_view's SmallCNN + projector, the convolutions grouped over the members."""
 
     def __init__(self, members: int, channels: int, width: int = 32, projection_dim: int = 64):
-        from crlrepro.experiments.supervised_view import GlobalAveragePool
+        from crlrepro.learning.networks import GlobalAveragePool
 
         super().__init__()
         layers, c = [], channels
@@ -119,7 +119,8 @@ class StackedSmallCNN(nn.Module):
 
 
 def cnn_rows(members: int, seconds: float, device: str, side: int = 8, batch: int = 256) -> list[dict]:
-    from crlrepro.experiments.supervised_view import ContrastiveModel, contrastive_loss
+    from crlrepro.learning.losses import contrastive_loss
+    from crlrepro.learning.networks import ContrastiveModel
 
     single = ContrastiveModel("small_cnn", 1, 64).to(device)
     opt = torch.optim.SGD(single.parameters(), lr=0.1, momentum=0.9)

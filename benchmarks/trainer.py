@@ -190,7 +190,7 @@ def _ssl_step(model, optimizer, batch):
 
 def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     """Paper 3's training step, channels-last (the library's layout) vs plain NCHW, same weights."""
-    from crlrepro.experiments.supervised_view import ContrastiveModel
+    from crlrepro.learning.networks import ContrastiveModel
 
     torch.manual_seed(0)
     fast = ContrastiveModel("small_cnn", 1, 64)
@@ -249,7 +249,7 @@ ALLOCATOR_WORKLOADS = {
 def _allocator_workload(name: str):
     """A function doing one unit of the named workload (built once, warmed up by the caller)."""
     if name == "ssl":
-        from crlrepro.experiments.supervised_view import ContrastiveModel
+        from crlrepro.learning.networks import ContrastiveModel
 
         torch.manual_seed(0)
         model = ContrastiveModel("small_cnn", 1, 64)

@@ -14,14 +14,9 @@ import torch
 
 from crlrepro.learning.datasets import FASHION_MNIST_DEBIAN, FASHION_MNIST_FILES, missing_data_message
 from crlrepro.learning.images import load_dataset, load_fashion_mnist
-from crlrepro.experiments.supervised_view import (
-    ContrastiveModel,
-    baseline_table,
-    contrastive_loss,
-    few_label_probe_top1,
-    prototype_bias,
-    tail_classes,
-)
+from crlrepro.learning.losses import contrastive_loss
+from crlrepro.learning.networks import ContrastiveModel
+from crlrepro.experiments.supervised_view import baseline_table, few_label_probe_top1, prototype_bias, tail_classes
 from crlrepro.learning.train import TrainSettings, train
 
 
@@ -146,7 +141,7 @@ def test_unnormalised_bias_scales_with_the_features():
 
 def test_contrastive_loss_dispatches_to_each_variant_and_refuses_mismatches():
     from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
-    from crlrepro.experiments.supervised_view import balanced_contrastive_loss
+    from crlrepro.learning.losses import balanced_contrastive_loss
 
     z1, z2 = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.randn(6, 4, generator=torch.Generator().manual_seed(1))
     assert torch.equal(contrastive_loss(z1, z2, "balanced", 5.0, 0.5, "dot"), balanced_contrastive_loss(z1, z2, 5.0, 0.5, "dot"))
@@ -239,7 +234,7 @@ def loop_supervised_prototype_loss(z1, z2, labels, lam):
 
 @pytest.mark.parametrize("lam", [1.0, 0.5, 2.0])
 def test_supervised_prototype_objective_matches_the_formula(lam):
-    from crlrepro.experiments.supervised_view import supervised_prototype_loss
+    from crlrepro.learning.losses import supervised_prototype_loss
 
     gen = torch.Generator().manual_seed(3)
     z1, z2 = torch.randn(9, 4, generator=gen, dtype=torch.float64), torch.randn(9, 4, generator=gen, dtype=torch.float64)

@@ -19,15 +19,9 @@ from crlrepro.learning.images import (
 from crlrepro.claims.paper3 import ssl_claims
 from crlrepro.learning.datasets import pareto_class_sizes
 from crlrepro.claims.verdicts import claims_frame
-from crlrepro.experiments.supervised_view import (
-    ContrastiveModel,
-    balanced_contrastive_loss,
-    knn_top1,
-    linear_probe_top1,
-    prototype_bias,
-    similarity_matrix,
-    two_view_batch,
-)
+from crlrepro.learning.losses import balanced_contrastive_loss, similarity_matrix
+from crlrepro.learning.networks import ContrastiveModel
+from crlrepro.experiments.supervised_view import knn_top1, linear_probe_top1, prototype_bias, two_view_batch
 
 
 def loop_balanced_loss(z1, z2, alpha, ratio, sim):
@@ -239,7 +233,7 @@ def test_channels_last_encoder_is_the_same_function(encoder, channels, size):
 def test_global_average_pool_is_autograds_pool_with_the_inputs_layout(layout):
     """The encoder's pool: the values and gradients of adaptive_avg_pool2d(x, 1).flatten(1) to the bit, with
     the gradient in x's own layout (autograd's is NCHW, which made the ReLU before it ~10x slower)."""
-    from crlrepro.experiments.supervised_view import GlobalAveragePool
+    from crlrepro.learning.networks import GlobalAveragePool
 
     torch.manual_seed(0)
     x = torch.randn(5, 7, 3, 2).contiguous(memory_format=layout).requires_grad_()

@@ -1,15 +1,9 @@
 """Paper 3 (Lee, TMLR 2025): self-supervised contrastive learning as an approximation of a supervised
-prototype objective. The balanced contrastive loss, the similarities of its ablation, the encoders,
-SimCLR-style training on banks of augmented views, and the prototype representation bias.
+prototype objective: SimCLR-style training on banks of augmented views or fresh augmentations, the
+evaluation of frozen features (probes), and the prototype representation bias.
 
-Balanced contrastive loss (paper 3, the bound combining Thms 4.4 and 4.6): for an anchor view
-z = f(t(x)), its positive z⁺ = f(t'(x)) and the second views z_{x'} = f(t'(x')) of the batch X̂,
-
-    ℓ(x) = (1/α) [ −log exp(α s(z, z⁺)) / ( Σ_{x'∈X̂} exp(α s(z, z_{x'})) )^{λ/ν} ]
-         = −s(z, z⁺) + (λ/ν)(1/α) log Σ_{x'∈X̂} exp(α s(z, z_{x'})),
-
-averaged over the batch and over both directions (view 1 → view 2 and view 2 → view 1). λ/ν = 1 is
-InfoNCE with cross-view negatives; λ/ν weighs repulsion against attraction.
+The balanced contrastive loss and the losses it is compared with live in :mod:`crlrepro.learning.losses`, the
+encoders in :mod:`crlrepro.learning.networks`.
 
 Prototype representation bias (paper 3, Sec. 4): the surrogate prototype of x is
 μ̃(x) = E_T f̄(T(x)) and the class prototype of y is μ̂_y = E_{T,X|y} f̄(T(X)); the bias is
@@ -26,138 +20,13 @@ beside it.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
 from torch import nn
 
-SIMILARITIES = ("cosine", "dot", "neg_euclidean")
-
-
-def similarity_matrix(a: torch.Tensor, b: torch.Tensor, kind: str) -> torch.Tensor:
-    """s(a_i, b_j) for all pairs: ``cosine`` (normalised), ``dot`` (unnormalised inner product) or
-    ``neg_euclidean`` (−‖a_i − b_j‖₂, unnormalised)."""
-    if kind == "cosine":
-        return nn.functional.normalize(a, dim=1) @ nn.functional.normalize(b, dim=1).T
-    if kind == "dot":
-        return a @ b.T
-    if kind == "neg_euclidean":
-        squared = (a * a).sum(1, keepdim=True) - 2.0 * a @ b.T + (b * b).sum(1)[None, :]
-        return -squared.clamp_min(1e-12).sqrt()
-    raise ValueError(f"unknown similarity {kind!r}; expected one of {', '.join(SIMILARITIES)}")
-
-
-def balanced_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, ratio: float, similarity: str = "cosine") -> torch.Tensor:
-    """The balanced contrastive loss (module docstring) of paired views z1[i], z2[i] (n, d), with
-    α > 0 the inverse temperature and ``ratio`` = λ/ν > 0; log-sum-exp throughout."""
-    if not (alpha > 0 and math.isfinite(alpha)):
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
-    if not (ratio > 0 and math.isfinite(ratio)):
-        raise ValueError(f"lambda/nu must be a finite number > 0, got {ratio}")
-    total = 0.0
-    for a, b in ((z1, z2), (z2, z1)):
-        s = similarity_matrix(a, b, similarity)
-        total = total + (-s.diagonal() + ratio / alpha * torch.logsumexp(alpha * s, dim=1)).mean()
-    return total / 2
-
-
-class _GlobalAveragePool(torch.autograd.Function):
-    """adaptive_avg_pool2d(x, 1) flattened, whose gradient keeps x's memory layout: autograd's own gives an
-    NCHW gradient for a channels-last x, and the ReLU before the pool then runs its backward on two layouts,
-    ~10x slower than on one (~3 % of a paper 3 training step). Same values and gradients to the bit; the
-    backward is itself differentiable (double backward, torch.func.grad)."""
-
-    @staticmethod
-    def forward(x):
-        return nn.functional.adaptive_avg_pool2d(x, 1).flatten(1)
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        (x,) = inputs
-        ctx.shape = x.shape
-        ctx.channels_last = x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last)
-
-    @staticmethod
-    def backward(ctx, grad):
-        h, w = ctx.shape[-2:]
-        # autograd's rule, ∂/∂x = g/(hw) at every position, with the division on the pooled values (the same
-        # numbers) and the result laid out as x
-        spread = grad.reshape(*ctx.shape[:-2], 1, 1).div(h * w).expand(ctx.shape)
-        return spread.contiguous(memory_format=torch.channels_last if ctx.channels_last else torch.contiguous_format)
-
-
-class GlobalAveragePool(nn.Module):
-    """(N, C, H, W) → (N, C): the mean over each channel's H × W positions (nn.AdaptiveAvgPool2d(1) and
-    nn.Flatten(), with a gradient in the input's layout; an autograd.Function, so not TorchScript-scriptable)."""
-
-    def forward(self, x):
-        return _GlobalAveragePool.apply(x)
-
-
-class SmallCNN(nn.Module):
-    """The default encoder: three 3×3 convolutions (32, 64, 128 channels; the last two with stride 2),
-    batch norm and ReLU, global average pooling: a 128-dimensional representation."""
-
-    def __init__(self, channels: int, width: int = 32):
-        super().__init__()
-        layers, c = [], channels
-        for out, stride in ((width, 1), (2 * width, 2), (4 * width, 2)):
-            layers += [nn.Conv2d(c, out, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(inplace=True)]
-            c = out
-        self.features = nn.Sequential(*layers, GlobalAveragePool())
-        self.dim = c
-
-    def forward(self, x):
-        return self.features(x)
-
-
-def cifar_resnet18(channels: int) -> nn.Module:
-    """torchvision's ResNet-18 with the CIFAR stem (3×3 stride-1 first convolution, no max-pool) and no
-    classifier: a 512-dimensional representation."""
-    from torchvision.models import resnet18
-
-    net = resnet18(num_classes=10)
-    net.conv1 = nn.Conv2d(channels, 64, 3, stride=1, padding=1, bias=False)
-    net.maxpool = nn.Identity()
-    net.fc = nn.Identity()
-    net.dim = 512
-    return net
-
-
-ENCODERS = ("small_cnn", "resnet18")
-
-
-def _to_channels_last(module: nn.Module, args: tuple) -> tuple:
-    return (args[0].contiguous(memory_format=torch.channels_last), *args[1:])
-
-
-class ContrastiveModel(nn.Module):
-    """Encoder f (features for evaluation) and a 3-layer MLP projector g (the loss is on g(f(x))) whose
-    hidden width is ``hidden``, by default the encoder's output width (as in the paper)."""
-
-    def __init__(self, encoder: str, channels: int, projection_dim: int = 64, hidden: int | None = None):
-        super().__init__()
-        if encoder == "small_cnn":
-            self.encoder = SmallCNN(channels)
-        elif encoder == "resnet18":
-            self.encoder = cifar_resnet18(channels)
-        else:
-            raise ValueError(f"unknown encoder {encoder!r}; expected one of {', '.join(ENCODERS)}")
-        d = self.encoder.dim
-        hidden = d if hidden is None else int(hidden)
-        # Convolutions run in channels-last layout (weights and, through the hook, every input): on the CPU
-        # oneDNN's NHWC kernels make a training step ~25 % faster than NCHW (benchmarks/trainer.py
-        # measures it); the values are the same convolution, the parameter names unchanged.
-        self.encoder.to(memory_format=torch.channels_last)
-        self.encoder.register_forward_pre_hook(_to_channels_last)
-        self.projector = nn.Sequential(nn.Linear(d, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
-                                       nn.Linear(hidden, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
-                                       nn.Linear(hidden, projection_dim))
-
-    def forward(self, x):
-        return self.projector(self.encoder(x))
-
+from crlrepro.learning.losses import contrastive_loss, supervised_prototype_loss
+from crlrepro.learning.networks import ContrastiveModel
 
 def two_view_batch(bank: torch.Tensor, rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Two distinct views per image of a bank batch (n, V, C, H, W), chosen with ``rng``."""
@@ -166,56 +35,6 @@ def two_view_batch(bank: torch.Tensor, rng: torch.Generator) -> tuple[torch.Tens
     second = (first + torch.randint(1, views, (n,), generator=rng, device=bank.device)) % views
     rows = torch.arange(n, device=bank.device)
     return bank[rows, first], bank[rows, second]
-
-
-def supervised_prototype_loss(z1: torch.Tensor, z2: torch.Tensor, labels: torch.Tensor, lam: float = 1.0) -> torch.Tensor:
-    """The supervised prototype objective paper 3 starts from (Sec. 3), with labels: for a view
-    z = f(t(x)) of an image of class y,
-
-        ℓ(x) = −s(z, μ_y) + λ max_{y'≠y} s(z, μ_{y'}),      μ_k = E_{T,X|k} f̄(T(X)),
-
-    s the cosine similarity, the prototypes μ_k estimated in the batch (the mean of the normalised
-    features of both views of the batch's images of class k; classes absent from the batch are left
-    out of the max), averaged over both views of every image. Its encoder is the reference the
-    self-supervised losses approximate: it sees the labels they do not."""
-    if not (lam > 0 and math.isfinite(lam)):
-        raise ValueError(f"lambda must be a finite number > 0, got {lam}")
-    z = nn.functional.normalize(torch.cat([z1, z2]), dim=1)
-    y = torch.cat([labels, labels]).long()
-    classes, index = torch.unique(y, return_inverse=True)
-    if len(classes) < 2:
-        raise ValueError(f"the supervised prototype objective needs at least 2 classes in a batch, got {len(classes)}")
-    members = nn.functional.one_hot(index, len(classes)).to(z.dtype)  # (2n, K)
-    prototypes = (members.T @ z) / members.sum(0)[:, None]  # μ_k, (K, d)
-    cosine = z @ nn.functional.normalize(prototypes, dim=1).T  # s(z_i, μ_k), (2n, K)
-    own = cosine.gather(1, index[:, None]).squeeze(1)
-    others = cosine.masked_fill(members.bool(), float("-inf")).amax(dim=1)
-    return (-own + lam * others).mean()
-
-
-LOSSES = ("balanced", "nt_xent", "dcl", "supervised_prototype")
-
-
-def contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, loss: str, alpha: float, ratio: float, similarity: str) -> torch.Tensor:
-    """The training loss of a paper-3 run: the balanced loss (λ/ν = ``ratio``, any similarity), or, with
-    the cosine similarity, the paper's variants: the generalised NT-Xent (weight ``ratio`` on its
-    log-sum-exp; 1 is SimCLR's NT-Xent) and the decoupled contrastive loss (``ratio`` must be 1);
-    :mod:`crlrepro.learning.losses` holds their equations."""
-    from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
-
-    if loss == "balanced":
-        return balanced_contrastive_loss(z1, z2, alpha, ratio, similarity)
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
-    if similarity != "cosine":
-        raise ValueError(f"the {loss} loss is defined with the cosine similarity, got {similarity!r}")
-    if loss == "nt_xent":
-        return generalized_nt_xent_loss(z1, z2, alpha, weight=ratio)
-    if loss == "supervised_prototype":
-        raise ValueError("the supervised prototype objective needs the labels: supervised_prototype_loss")
-    if ratio != 1.0:
-        raise ValueError(f"the decoupled contrastive loss has no λ/ν; its ratio must be 1, got {ratio}")
-    return decoupled_contrastive_loss(z1, z2, alpha)
 
 
 def contrastive_batch_loss(alpha: float, ratio: float, similarity: str, loss: str = "balanced", augment=None):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import torch
+from torch import nn
 
 
 def _check_tau(tau: float) -> float:
@@ -162,3 +163,92 @@ def decoupled_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float)
     positive_mask = torch.nn.functional.one_hot(positive, logits.shape[0]).bool()
     repulsion = torch.logsumexp(logits.masked_fill(self_mask | positive_mask, float("-inf")), dim=1)
     return (-attraction + repulsion).mean()
+
+# --- Paper 3's balanced contrastive loss and its supervised reference ---------------------------------------------
+#
+# Balanced contrastive loss (paper 3, the bound combining Thms 4.4 and 4.6): for an anchor view
+# z = f(t(x)), its positive z⁺ = f(t'(x)) and the second views z_{x'} = f(t'(x')) of the batch X̂,
+#
+#     ℓ(x) = (1/α) [ −log exp(α s(z, z⁺)) / ( Σ_{x'∈X̂} exp(α s(z, z_{x'})) )^{λ/ν} ]
+#          = −s(z, z⁺) + (λ/ν)(1/α) log Σ_{x'∈X̂} exp(α s(z, z_{x'})),
+#
+# averaged over the batch and over both directions (view 1 → view 2 and view 2 → view 1). λ/ν = 1 is
+# InfoNCE with cross-view negatives; λ/ν weighs repulsion against attraction.
+
+
+SIMILARITIES = ("cosine", "dot", "neg_euclidean")
+
+
+def similarity_matrix(a: torch.Tensor, b: torch.Tensor, kind: str) -> torch.Tensor:
+    """s(a_i, b_j) for all pairs: ``cosine`` (normalised), ``dot`` (unnormalised inner product) or
+    ``neg_euclidean`` (−‖a_i − b_j‖₂, unnormalised)."""
+    if kind == "cosine":
+        return nn.functional.normalize(a, dim=1) @ nn.functional.normalize(b, dim=1).T
+    if kind == "dot":
+        return a @ b.T
+    if kind == "neg_euclidean":
+        squared = (a * a).sum(1, keepdim=True) - 2.0 * a @ b.T + (b * b).sum(1)[None, :]
+        return -squared.clamp_min(1e-12).sqrt()
+    raise ValueError(f"unknown similarity {kind!r}; expected one of {', '.join(SIMILARITIES)}")
+
+
+def balanced_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, ratio: float, similarity: str = "cosine") -> torch.Tensor:
+    """The balanced contrastive loss (module docstring) of paired views z1[i], z2[i] (n, d), with
+    α > 0 the inverse temperature and ``ratio`` = λ/ν > 0; log-sum-exp throughout."""
+    if not (alpha > 0 and math.isfinite(alpha)):
+        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
+    if not (ratio > 0 and math.isfinite(ratio)):
+        raise ValueError(f"lambda/nu must be a finite number > 0, got {ratio}")
+    total = 0.0
+    for a, b in ((z1, z2), (z2, z1)):
+        s = similarity_matrix(a, b, similarity)
+        total = total + (-s.diagonal() + ratio / alpha * torch.logsumexp(alpha * s, dim=1)).mean()
+    return total / 2
+
+
+def supervised_prototype_loss(z1: torch.Tensor, z2: torch.Tensor, labels: torch.Tensor, lam: float = 1.0) -> torch.Tensor:
+    """The supervised prototype objective paper 3 starts from (Sec. 3), with labels: for a view
+    z = f(t(x)) of an image of class y,
+
+        ℓ(x) = −s(z, μ_y) + λ max_{y'≠y} s(z, μ_{y'}),      μ_k = E_{T,X|k} f̄(T(X)),
+
+    s the cosine similarity, the prototypes μ_k estimated in the batch (the mean of the normalised
+    features of both views of the batch's images of class k; classes absent from the batch are left
+    out of the max), averaged over both views of every image. Its encoder is the reference the
+    self-supervised losses approximate: it sees the labels they do not."""
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ValueError(f"lambda must be a finite number > 0, got {lam}")
+    z = nn.functional.normalize(torch.cat([z1, z2]), dim=1)
+    y = torch.cat([labels, labels]).long()
+    classes, index = torch.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"the supervised prototype objective needs at least 2 classes in a batch, got {len(classes)}")
+    members = nn.functional.one_hot(index, len(classes)).to(z.dtype)  # (2n, K)
+    prototypes = (members.T @ z) / members.sum(0)[:, None]  # μ_k, (K, d)
+    cosine = z @ nn.functional.normalize(prototypes, dim=1).T  # s(z_i, μ_k), (2n, K)
+    own = cosine.gather(1, index[:, None]).squeeze(1)
+    others = cosine.masked_fill(members.bool(), float("-inf")).amax(dim=1)
+    return (-own + lam * others).mean()
+
+
+LOSSES = ("balanced", "nt_xent", "dcl", "supervised_prototype")
+
+
+def contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, loss: str, alpha: float, ratio: float, similarity: str) -> torch.Tensor:
+    """The training loss of a paper-3 run: the balanced loss (λ/ν = ``ratio``, any similarity), or, with
+    the cosine similarity, the paper's variants: the generalised NT-Xent (weight ``ratio`` on its
+    log-sum-exp; 1 is SimCLR's NT-Xent) and the decoupled contrastive loss (``ratio`` must be 1);
+    their equations are above."""
+    if loss == "balanced":
+        return balanced_contrastive_loss(z1, z2, alpha, ratio, similarity)
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; expected one of {', '.join(LOSSES)}")
+    if similarity != "cosine":
+        raise ValueError(f"the {loss} loss is defined with the cosine similarity, got {similarity!r}")
+    if loss == "nt_xent":
+        return generalized_nt_xent_loss(z1, z2, alpha, weight=ratio)
+    if loss == "supervised_prototype":
+        raise ValueError("the supervised prototype objective needs the labels: supervised_prototype_loss")
+    if ratio != 1.0:
+        raise ValueError(f"the decoupled contrastive loss has no λ/ν; its ratio must be 1, got {ratio}")
+    return decoupled_contrastive_loss(z1, z2, alpha)

@@ -1,4 +1,5 @@
-"""Encoders: the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4)."""
+"""Encoders: the two-tower inner-product score s(x, y) = f(x)ᵀ g(y) (paper 2, Sec. 4), and paper 3's image
+encoders (a small CNN, a CIFAR ResNet-18) with the projector its losses compare."""
 
 from __future__ import annotations
 
@@ -206,3 +207,103 @@ def load_two_tower(path) -> tuple[TwoTower, dict]:
     model = TwoTower(**payload.pop("architecture"))
     model.load_state_dict(payload.pop("state_dict"))
     return model.eval(), payload
+
+
+# --- Paper 3's image encoders and projector ---------------------------------------------------------------------
+
+
+class _GlobalAveragePool(torch.autograd.Function):
+    """adaptive_avg_pool2d(x, 1) flattened, whose gradient keeps x's memory layout: autograd's own gives an
+    NCHW gradient for a channels-last x, and the ReLU before the pool then runs its backward on two layouts,
+    ~10x slower than on one (~3 % of a paper 3 training step). Same values and gradients to the bit; the
+    backward is itself differentiable (double backward, torch.func.grad)."""
+
+    @staticmethod
+    def forward(x):
+        return nn.functional.adaptive_avg_pool2d(x, 1).flatten(1)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.shape = x.shape
+        ctx.channels_last = x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last)
+
+    @staticmethod
+    def backward(ctx, grad):
+        h, w = ctx.shape[-2:]
+        # autograd's rule, ∂/∂x = g/(hw) at every position, with the division on the pooled values (the same
+        # numbers) and the result laid out as x
+        spread = grad.reshape(*ctx.shape[:-2], 1, 1).div(h * w).expand(ctx.shape)
+        return spread.contiguous(memory_format=torch.channels_last if ctx.channels_last else torch.contiguous_format)
+
+
+class GlobalAveragePool(nn.Module):
+    """(N, C, H, W) → (N, C): the mean over each channel's H × W positions (nn.AdaptiveAvgPool2d(1) and
+    nn.Flatten(), with a gradient in the input's layout; an autograd.Function, so not TorchScript-scriptable)."""
+
+    def forward(self, x):
+        return _GlobalAveragePool.apply(x)
+
+
+class SmallCNN(nn.Module):
+    """The default encoder: three 3×3 convolutions (32, 64, 128 channels; the last two with stride 2),
+    batch norm and ReLU, global average pooling: a 128-dimensional representation."""
+
+    def __init__(self, channels: int, width: int = 32):
+        super().__init__()
+        layers, c = [], channels
+        for out, stride in ((width, 1), (2 * width, 2), (4 * width, 2)):
+            layers += [nn.Conv2d(c, out, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(out), nn.ReLU(inplace=True)]
+            c = out
+        self.features = nn.Sequential(*layers, GlobalAveragePool())
+        self.dim = c
+
+    def forward(self, x):
+        return self.features(x)
+
+
+def cifar_resnet18(channels: int) -> nn.Module:
+    """torchvision's ResNet-18 with the CIFAR stem (3×3 stride-1 first convolution, no max-pool) and no
+    classifier: a 512-dimensional representation."""
+    from torchvision.models import resnet18
+
+    net = resnet18(num_classes=10)
+    net.conv1 = nn.Conv2d(channels, 64, 3, stride=1, padding=1, bias=False)
+    net.maxpool = nn.Identity()
+    net.fc = nn.Identity()
+    net.dim = 512
+    return net
+
+
+ENCODERS = ("small_cnn", "resnet18")
+
+
+def _to_channels_last(module: nn.Module, args: tuple) -> tuple:
+    return (args[0].contiguous(memory_format=torch.channels_last), *args[1:])
+
+
+class ContrastiveModel(nn.Module):
+    """Encoder f (features for evaluation) and a 3-layer MLP projector g (the loss is on g(f(x))) whose
+    hidden width is ``hidden``, by default the encoder's output width (as in the paper)."""
+
+    def __init__(self, encoder: str, channels: int, projection_dim: int = 64, hidden: int | None = None):
+        super().__init__()
+        if encoder == "small_cnn":
+            self.encoder = SmallCNN(channels)
+        elif encoder == "resnet18":
+            self.encoder = cifar_resnet18(channels)
+        else:
+            raise ValueError(f"unknown encoder {encoder!r}; expected one of {', '.join(ENCODERS)}")
+        d = self.encoder.dim
+        hidden = d if hidden is None else int(hidden)
+        # Convolutions run in channels-last layout (weights and, through the hook, every input): on the CPU
+        # oneDNN's NHWC kernels make a training step ~25 % faster than NCHW (benchmarks/trainer.py
+        # measures it); the values are the same convolution, the parameter names unchanged.
+        self.encoder.to(memory_format=torch.channels_last)
+        self.encoder.register_forward_pre_hook(_to_channels_last)
+        self.projector = nn.Sequential(nn.Linear(d, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
+                                       nn.Linear(hidden, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
+                                       nn.Linear(hidden, projection_dim))
+
+    def forward(self, x):
+        return self.projector(self.encoder(x))
