@@ -22,7 +22,7 @@ u = d/‖d‖ (as in bayes_ranking), r(x, y) = 1 + ‖d(x)‖ δ_u(y), so at τ 
 
     M_x(y') = Σ_pieces p(·|x)-mass of { y on the piece : δ(y) ∈ [v − τ, v + τ] },   v = δ(y'),
 
-the pieces being the monotone stretches of δ between its critical points (bayes_ranking._structure); F_x = 1 where
+the pieces being the monotone stretches of δ between its critical points (piecewise.structure); F_x = 1 where
 τ ≥ max δ − min δ. On each piece the ends of the set solve δ(a + s) − δ(a) = ±τ − (δ(a) − v) from an anchor a
 (y' itself on its own piece, else the preimage of v): the increment is evaluated as Σ_{k<j} (u_k − u_j)
 (q_k(y₁) q_j(y₀) − q_k(y₀) q_j(y₁)) through expm1 (_increment), so the offsets s, and with them the length of a
@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from crlrepro.theory.bayes_ranking import (_YView, _check_nodes, _direction, _invert, _legendre_tables, _mixture_density, _split_long,
-                                    _structure, _support, ranking_breakpoints)
+from crlrepro.theory.piecewise import (YView, check_nodes, direction, invert, legendre_tables, mixture_density,
+                                       ranking_breakpoints, split_long, structure, support)
 from crlrepro.theory.bounds import calibration_exponent  # noqa: F401 (re-exported: the exponent the condition buys)
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
@@ -207,7 +207,7 @@ def _graded_parts(group, position, singular, scale_left, scale_right, max_length
     segment if both ends are graded, at most max_length) is integrated in ξ = log(y − centre), in parts of
     _LOG_PART in ξ: functions of the kind sqrt, 1/sqrt, log of the distance to the centre are analytic in ξ,
     and the parts need only grow in number like log(length/ε). The rest is linear, in parts of at most
-    max_length. Only the segment's own ends keep their singular flags (for the end maps of _legendre_tables).
+    max_length. Only the segment's own ends keep their singular flags (for the end maps of legendre_tables).
     (In x, letting only the crossings of special values take their neighbour's distance as a scale halves the nodes
     but cost 2e-5 of F on paper 1's mixture at small t: every breakpoint keeps it.)"""
     same = group[1:] == group[:-1]
@@ -238,7 +238,7 @@ def _graded_parts(group, position, singular, scale_left, scale_right, max_length
         pieces.append((i[part.pop("owner")], part))
     i = np.nonzero((start_b > end_a) & ~whole_a & ~whole_b)[0]
     if i.size:
-        lo, hi, s_lo, s_hi, owner = _split_long(end_a[i], start_b[i], sa[i] & ~grade_a[i], sb[i] & ~grade_b[i], max_length)
+        lo, hi, s_lo, s_hi, owner = split_long(end_a[i], start_b[i], sa[i] & ~grade_a[i], sb[i] & ~grade_b[i], max_length)
         pieces.append((i[owner], {"var_lo": lo, "var_hi": hi, "sing_lo": s_lo, "sing_hi": s_hi,
                                   "centre": np.zeros(lo.size), "mode": np.zeros(lo.size)}))
     owner = np.concatenate([p[0] for p in pieces])
@@ -256,9 +256,9 @@ def _map_parts(parts, var):
 
 
 def _nodes(parts, nodes):
-    """Gauss–Legendre nodes and weights of the parts (end maps of bayes_ranking._legendre_tables), flattened:
+    """Gauss–Legendre nodes and weights of the parts (end maps of piecewise.legendre_tables), flattened:
     (group, point, weight, part index)."""
-    weights, phi, dphi, _ = _legendre_tables(nodes)
+    weights, phi, dphi, _ = legendre_tables(nodes)
     kind = parts["sing_lo"].astype(int) + 2 * parts["sing_hi"].astype(int)
     span = (parts["var_hi"] - parts["var_lo"])[:, None]
     var = parts["var_lo"][:, None] + span * phi[kind]
@@ -287,7 +287,7 @@ def _adaptive_sum(parts, nodes, groups, evaluate, rtol):
     exceed rtol (one per integrand) times its group's total (first pass) for any integrand is halved and redone, up
     to _MAX_HALVINGS times: this catches near-singularities the breakpoints do not name (an inflection of δ with δ' ≈ 0 next to a
     ranking breakpoint, where a pair of critical points is about to be born)."""
-    weights, phi, dphi, tail_map = _legendre_tables(nodes)
+    weights, phi, dphi, tail_map = legendre_tables(nodes)
     totals, scale = None, None
     for depth in range(_MAX_HALVINGS + 1):
         _, point, weight, index = _nodes(parts, nodes)
@@ -432,7 +432,7 @@ def _y_breakpoints(view, u, tau, bounds, values, count, lo_y, hi_y, v_a, v_b, vm
            & (vmin[:, None, None, :] < levels[..., None]) & (levels[..., None] < vmax[:, None, None, :]))
     hr, hc, hs, hj = np.nonzero(hit)
     group.append(hr)
-    point.append(_invert(view, u[:, hr], levels[hr, hc, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12))
+    point.append(invert(view, u[:, hr], levels[hr, hc, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12))
     singular.append(np.ones(hr.size, bool))
     left.append(np.full(hr.size, np.inf))
     right.append(np.full(hr.size, np.inf))
@@ -448,7 +448,7 @@ def _y_breakpoints(view, u, tau, bounds, values, count, lo_y, hi_y, v_a, v_b, vm
     hit = (nonempty[:, None, None, :] & (vmin[:, None, None, :] < levels[..., None])
            & (levels[..., None] < vmax[:, None, None, :]))
     hr, he, hs, hj = np.nonzero(hit)
-    at = _invert(view, u[:, hr], levels[hr, he, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12)
+    at = invert(view, u[:, hr], levels[hr, he, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12)
     with np.errstate(divide="ignore"):
         eps = np.abs(v_end[hr, he] - v_far[hr, he]) / np.abs(view.delta(u[:, hr], at)[1])
     eps = np.where(np.isfinite(eps), eps, np.inf)  # 0 (δ at its asymptote already at y_far): graded to rounding level
@@ -465,8 +465,8 @@ def _row_structure(gmm, view, x, tau) -> dict:
     """Everything the inner integrals of the rows x (with thresholds τ on δ_u) share: direction, pieces of δ_u,
     their value ranges and p(·|x)-masses, δ tabulated on the y support. Rows where τ ≥ the range of δ (F_x = 1) or
     ‖d‖ = 0 are left out (``active`` lists the others)."""
-    norm, u = _direction(gmm, x)
-    s = _structure(view, u)
+    norm, u = direction(gmm, x)
+    s = structure(view, u)
     spread = s["values"].max(axis=1) - s["values"].min(axis=1)
     active = np.nonzero((norm > 0) & (tau < spread))[0]
     u, tau = u[:, active], tau[active]
@@ -571,7 +571,7 @@ def _conditional_gap(gmm, view, x, tau, nodes, mass_nodes):
     parts["piece"] = _own_piece(st, parts["group"], _map_parts(parts, (parts["var_lo"] + parts["var_hi"]) / 2.0)[0])
 
     def evaluate(parts, index, y):
-        marginal = _mixture_density(y, gmm.weights, gmm.mean_y, gmm.std_y)
+        marginal = mixture_density(y, gmm.weights, gmm.mean_y, gmm.std_y)
         mass, dens = np.zeros(y.size), np.zeros(y.size)
         keep = np.nonzero(marginal > _NEGLIGIBLE_DENSITY)[0]
         m, d = _inner_masses(view, st, parts["group"][index[keep]], y[keep], parts["piece"][index[keep]], mass_nodes)
@@ -588,8 +588,8 @@ def _conditional_gap(gmm, view, x, tau, nodes, mass_nodes):
 
 def _reach(gmm, view, x, y_lo, y_hi) -> np.ndarray:
     """‖d(x)‖ R(x), R the range of δ_u on [y_lo, y_hi]: the largest gap |r(x, y) − r(x, y')| with y, y' there."""
-    norm, u = _direction(gmm, x)
-    s = _structure(view, u)
+    norm, u = direction(gmm, x)
+    s = structure(view, u)
     inner = (s["bounds"] > y_lo) & (s["bounds"] < y_hi)
     ends = view.delta(np.repeat(u, 2, axis=1), np.tile([y_lo, y_hi], x.size))[0].reshape(x.size, 2)
     top = np.maximum(np.where(inner, s["values"], -np.inf).max(axis=1), ends.max(axis=1))
@@ -619,19 +619,19 @@ def _x_landmarks(gmm, view) -> dict:
     local minima of ‖d(x)‖ with their scale ‖d‖_min / max|‖d‖'| (∞ where ‖d‖ = 0), the zeros of d_i − d_j, and on a
     scan holding all of these: g(x) = ‖d(x)‖ R_far(x) (R_far: the range of δ_u on [y_far_lo, y_far_hi], beyond
     which p(·|x) has no mass to speak of), d_i − d_j, and the special values (r at L, at the critical points, at U)."""
-    lo, hi = _support(gmm.mean_x, gmm.std_x)
+    lo, hi = support(gmm.mean_x, gmm.std_x)
     scan = lo + (hi - lo) * (np.arange(_X_SCAN) + 0.5 - 0.5 / np.pi) / _X_SCAN
-    norm = _direction(gmm, scan)[0]
+    norm = direction(gmm, scan)[0]
     dip = 1e-9 * norm.max()  # strict minima only: not the rounding-level ripples where ‖d‖ saturates in the tails
     i = np.nonzero((norm[1:-1] < norm[:-2] - dip) & (norm[1:-1] < norm[2:] - dip))[0] + 1
     a, b = scan[i - 1], scan[i + 1]
     golden = (np.sqrt(5.0) - 1.0) / 2.0
     for _ in range(90):
         left, right = b - golden * (b - a), a + golden * (b - a)
-        lower = _direction(gmm, left)[0] < _direction(gmm, right)[0]
+        lower = direction(gmm, left)[0] < direction(gmm, right)[0]
         a, b = np.where(lower, a, left), np.where(lower, right, b)
     minima = (a + b) / 2.0
-    depth = _direction(gmm, minima)[0]
+    depth = direction(gmm, minima)[0]
     lipschitz = np.max(np.abs(np.diff(norm) / np.diff(scan)))
     gaps = _pair_gaps(gmm, scan) > 0
     pair, cell = np.nonzero(gaps[:, 1:] != gaps[:, :-1])
@@ -644,13 +644,13 @@ def _x_landmarks(gmm, view) -> dict:
     points = np.unique(np.concatenate([scan, ranking, aside, minima, zeros]))
     y_far = (max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)),
              min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds)))
-    norm, u = _direction(gmm, points)
-    structure = _structure(view, u)
+    norm, u = direction(gmm, points)
+    critical = structure(view, u)
     return {"lo": lo, "hi": hi, "ranking": ranking, "minima": minima, "y_far": y_far, "pair_zeros": zeros, "zero_pair": pair,
             "flat": flat,
             "minima_scale": np.where(depth > 0, depth / max(lipschitz, 1e-300), np.inf),
             "scan": points, "reach": _reach(gmm, view, points, *y_far), "pair_gaps": _pair_gaps(gmm, points),
-            "special": structure["values"] * norm[:, None], "count": structure["count"]}
+            "special": critical["values"] * norm[:, None], "count": critical["count"]}
 
 
 def _reach_roots(gmm, view, marks, t):
@@ -734,8 +734,8 @@ def _special_crossings(gmm, view, marks, t):
         return which, np.zeros(0), np.zeros(0)
 
     def side(z, k):
-        norm, u = _direction(gmm, z)
-        values = _structure(view, u)["values"] * norm[:, None]
+        norm, u = direction(gmm, z)
+        values = structure(view, u)["values"] * norm[:, None]
         return np.abs(values[k, first[pair[k]]] - values[k, second[pair[k]]]) > t[which[k]]
 
     root = _bisect(side, scan[cell], scan[cell + 1], above[which, cell, pair], 60)
@@ -763,17 +763,17 @@ def _x_rule(gmm, view, marks, t, nodes):
     right = np.concatenate([np.tile(fixed_scale, n), reach[3], pairs[3], cross[2]])
     parts = _graded_parts(*_sorted_points(group, point, singular, left, right), _MAX_PART_SIGMAS * gmm.std_x.min())
     index, x, weight, _ = _nodes(parts, nodes)
-    density = _mixture_density(x, gmm.weights, gmm.mean_x, gmm.std_x)
+    density = mixture_density(x, gmm.weights, gmm.mean_x, gmm.std_x)
     keep = density > _NEGLIGIBLE_DENSITY
     return index[keep], x[keep], weight[keep] * density[keep]
 
 
 def _gap_cdf_and_density(gmm, t, nodes: int, mass_nodes: int):
     """(F(t), F'(t)) for checked thresholds t (module docstring: the exact CDF)."""
-    view = _YView(gmm)
+    view = YView(gmm)
     marks = _x_landmarks(gmm, view)
     index, x, weight = _x_rule(gmm, view, marks, t, nodes)
-    norm = _direction(gmm, x)[0]
+    norm = direction(gmm, x)[0]
     with np.errstate(divide="ignore"):
         tau = np.where(norm > 0, t[index] / np.where(norm > 0, norm, 1.0), np.inf)
     cdf_x, slope_x = np.ones(x.size), np.zeros(x.size)
@@ -787,7 +787,7 @@ def _gap_cdf_and_density(gmm, t, nodes: int, mass_nodes: int):
 
 
 def _check_quadrature(nodes, mass_nodes) -> tuple[int, int]:
-    nodes = _check_nodes(nodes)
+    nodes = check_nodes(nodes)
     m = int(mass_nodes) if np.ndim(mass_nodes) == 0 and float(mass_nodes).is_integer() else -1
     if m < 2:
         raise ValueError(f"mass_nodes must be an integer >= 2, got {mass_nodes!r}")
