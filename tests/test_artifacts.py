@@ -132,3 +132,27 @@ def test_a_reader_of_several_artifacts_refuses_any_set_but_the_expected_one(monk
             require_exact_set(found, grid, "models (noise_y, separation, D)", ["m/a.pt", "m/b.pt"])
         assert named in str(error.value)
         assert str(error.value).endswith("rebuild them: snakemake --cores all --forcerun m/a.pt m/b.pt")
+
+
+def test_git_commit_marks_a_modified_tree_dirty_except_under_ignored_paths(tmp_path):
+    import subprocess
+
+    from crlrepro.runtime.artifacts import git_commit
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "code.py").write_text("1\n")
+    (tmp_path / "docs" / "results" / "summary.csv").write_text("a\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "init")
+    head = git_commit(tmp_path)
+    assert head and not head.endswith("-dirty")
+    (tmp_path / "docs" / "results" / "summary.csv").write_text("b\n")  # a publication in progress
+    assert git_commit(tmp_path / "src") == head + "-dirty"
+    assert git_commit(tmp_path / "src", ignore=("docs/results",)) == head
+    (tmp_path / "src" / "code.py").write_text("2\n")  # the code itself changed
+    assert git_commit(tmp_path / "src", ignore=("docs/results",)) == head + "-dirty"

@@ -234,14 +234,17 @@ def package_versions() -> dict:
     return versions
 
 
-def git_commit(directory: str | Path = ".") -> str | None:
-    """HEAD of the repository holding ``directory`` (suffixed ``-dirty`` if modified), or None."""
+def git_commit(directory: str | Path = ".", ignore: tuple[str, ...] = ()) -> str | None:
+    """HEAD of the repository holding ``directory`` (suffixed ``-dirty`` if a tracked file is modified, changes under
+    the ``ignore`` paths, relative to the repository's top, not counting), or None."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True, check=True
         ).stdout.strip()
+        excluded = [f":(top,exclude){path}" for path in ignore]
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory, capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)", *excluded], cwd=directory,
+            capture_output=True, text=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None

@@ -150,7 +150,7 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     for relative in previous:
         if relative not in checksums and not Path(relative).is_absolute() and ".." not in Path(relative).parts:
             (destination / relative).unlink(missing_ok=True)
-    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository),
+    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository, ignore=(PUBLISHED_ROOT.as_posix(),)),
               "config_hash": config_hash(config), "config": config, "packages": package_versions(), "machine": machine(),
               "runs": read_runs(results / RUNS_LOG), "files": checksums}
     artifacts.write_json(record, old)
