@@ -54,8 +54,14 @@ onstart:
 onsuccess:
     # Each successful run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs).
     if "started" in RUN_CLOCK:
-        record_run(Path(RESULTS) / RUNS_LOG, RUN_CLOCK["started"], time.time(), cores=workflow.resource_settings.cores,
-                   jobs=len(workflow.dag), local=workflow.local_exec)
+        record_run(
+            Path(RESULTS) / RUNS_LOG,
+            RUN_CLOCK["started"],
+            time.time(),
+            cores=workflow.resource_settings.cores,
+            jobs=len(workflow.dag),
+            local=workflow.local_exec,
+        )
 
 
 # Each scale writes into its own folder (config key `results`), so running one never removes another's.
