@@ -17,7 +17,7 @@ from crlrepro.claims.registry import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = ("", "getting-started/", "configs/", "cluster/", "recovery/", "report/", "claims/", "paper1/", "paper2/", "paper3/",
-         "results/default/summary/", "reference/", "performance/", "benchmarks/", "performance-history/", "development/")
+         "results/default/summary/", "results/smoke/summary/", "reference/", "performance/", "benchmarks/", "performance-history/", "development/")
 
 
 def build(root: Path, site: Path) -> subprocess.CompletedProcess:

@@ -159,7 +159,7 @@ def test_update_readme_command_rewrites_and_checks(results, tmp_path, monkeypatc
 
 def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_differ(results, tmp_path):
     root = tmp_path / "docs/results"
-    config = {"gmm": {"means": [1, -1]}, "tsybakov": {"window": [1e-5, 1e-3]}}
+    config = {"gmm": {"means": [1, -1]}, "tsybakov": {"window": [1e-5, 1e-3]}, "seeds": [0, 1, 2]}
     publish.publish_scale(results, root / "demo", FILES, scale="demo", config=config)
     big = tmp_path / "big"
     summary = _summary()
@@ -169,13 +169,14 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     write_table(summary, big / "summary.csv", {"rule": "summary"})
     (big / "summary.md").write_text(summary_markdown(pd.read_csv(big / "summary.csv")))
     publish.publish_scale(big, root / "big", ["summary.md", "summary.csv"], scale="big",
-                          config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}})
+                          config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}, "seeds": [0]})
     table = publish.scale_comparison(["demo", "big"], root).set_index("claim_id")
     assert table.loc["A4.mu_hat", "verdict (demo)"] == "reproduced" and table.loc["A4.mu_hat", "verdict (big)"] == "contradicted"
     assert table.loc["A4.mu_hat", "measured (big)"] == "2" and table.loc["A4.mu_hat", "interval (demo)"] == "[0.9, 1.1]"
     # the key the row depends on that differs, with both values; the equal one is not named
     assert table.loc["A4.mu_hat", "what differs"] == 'gmm: {"means": [1, -1]} (demo) vs {"means": [2, -2]} (big)'
-    assert "names no config key" in table.loc["A4.rate_arithmetic", "what differs"]
+    assert table.loc["A4.rate_arithmetic", "what differs"] == ("it names no config key; seeds: [0, 1, 2] (demo) vs [0] (big); "
+                                                               "other settings (sample sizes, training length) or noise")
     assert table.loc["C3.auc_grows_with_m", "what differs"].startswith("not in the big summary")
     assert table.loc["C1.monte_carlo", "agree"] and table.loc["C1.monte_carlo", "what differs"] == ""
     assert not table.loc[["A4.mu_hat", "A4.rate_arithmetic", "C3.auc_grows_with_m"], "agree"].any()

@@ -232,6 +232,27 @@ def _config_value(config: dict, dotted: str):
     return value
 
 
+# Where each paper's seeds are configured: paper 3's under supervised_view, paper 1's C3/C4 under consistency and its
+# C2 under the top-level seeds, paper 2's under the top-level seeds.
+_SEED_SECTIONS = {1: ("seeds", "consistency."), 2: ("seeds",), 3: ("supervised_view.",)}
+
+
+def spec_paper(row) -> int:
+    return experiment(row["experiment"]).paper
+
+
+def _keys_named(config: dict, name: str, prefix: str = "") -> list[str]:
+    """Dotted paths of every key called ``name`` in a nested config."""
+    found = []
+    for key, value in config.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if key == name:
+            found.append(path)
+        elif isinstance(value, dict):
+            found += _keys_named(value, name, path)
+    return found
+
+
 def _short(value, width: int = 48) -> str:
     text = "absent" if value is _MISSING else json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -279,11 +300,18 @@ def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISH
             if differing:
                 parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales)
                                        for k in differing))
-            elif keys:
-                parts.append(f"the keys it depends on ({', '.join(keys)}) are equal: other settings (sample sizes, seeds, "
-                             "training length) or noise")
             else:
-                parts.append("it names no config key: other settings (sample sizes, seeds, training length) or noise")
+                parts.append(f"the keys it depends on ({', '.join(keys)}) are equal" if keys else "it names no config key")
+                # what usually decides power: the seeds (any key named `seeds`), and whether an interval exists at all
+                seeds = [k for k in _keys_named(configs[scales[0]], "seeds") if k.startswith(_SEED_SECTIONS[spec_paper(first)])
+                         and len({_short(_config_value(configs[s], k), 10_000) for s in scales}) > 1]
+                if seeds:
+                    parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})"
+                                                                for s in scales) for k in seeds))
+                no_interval = [s for s in present if not row[f"interval ({s})"]]
+                if no_interval and len(no_interval) < len(present):
+                    parts.append(f"no interval at {', '.join(no_interval)}")
+                parts.append("other settings (sample sizes, training length) or noise")
             row["what differs"] = "; ".join(parts)
         rows.append(row)
     return pd.DataFrame(rows)
