@@ -152,7 +152,7 @@ def test_git_commit_marks_a_modified_tree_dirty_except_under_ignored_paths(tmp_p
     head = git_commit(tmp_path)
     assert head and not head.endswith("-dirty")
     (tmp_path / "docs" / "results" / "summary.csv").write_text("b\n")  # a publication in progress
-    assert git_commit(tmp_path / "src") == head + "-dirty"
-    assert git_commit(tmp_path / "src", ignore=("docs/results",)) == head
+    assert git_commit(tmp_path / "src", ignore=()) == head + "-dirty"
+    assert git_commit(tmp_path / "src") == head  # published results are outputs, not code (artifacts.NOT_CODE)
     (tmp_path / "src" / "code.py").write_text("2\n")  # the code itself changed
     assert git_commit(tmp_path / "src", ignore=("docs/results",)) == head + "-dirty"

@@ -234,7 +234,12 @@ def package_versions() -> dict:
     return versions
 
 
-def git_commit(directory: str | Path = ".", ignore: tuple[str, ...] = ()) -> str | None:
+# Tracked paths that hold outputs, not code: the published results (crlrepro.workflow.publish writes them). A change
+# there leaves the code as committed, so it does not make a commit "-dirty" in any provenance.
+NOT_CODE = ("docs/results",)
+
+
+def git_commit(directory: str | Path = ".", ignore: tuple[str, ...] = NOT_CODE) -> str | None:
     """HEAD of the repository holding ``directory`` (suffixed ``-dirty`` if a tracked file is modified, changes under
     the ``ignore`` paths, relative to the repository's top, not counting), or None."""
     try:

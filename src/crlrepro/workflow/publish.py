@@ -32,7 +32,7 @@ from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, 
 from crlrepro.claims.registry import PAPERS, experiment
 from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
 
-PUBLISHED_ROOT = Path("docs") / "results"
+PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
 PROVENANCE = "provenance.json"
 RUNS_LOG = "logs/runs.jsonl"
 _SCALE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -150,7 +150,7 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     for relative in previous:
         if relative not in checksums and not Path(relative).is_absolute() and ".." not in Path(relative).parts:
             (destination / relative).unlink(missing_ok=True)
-    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository, ignore=(PUBLISHED_ROOT.as_posix(),)),
+    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository),
               "config_hash": config_hash(config), "config": config, "packages": package_versions(), "machine": machine(),
               "runs": read_runs(results / RUNS_LOG), "files": checksums}
     artifacts.write_json(record, old)
