@@ -10,6 +10,7 @@ site cannot drift from either.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -40,20 +41,17 @@ def claims_section(paper: int, page_dir: Path) -> str:
         out.append("")
         for scale in scales:
             folder = RESULTS / scale
-            rel = lambda p: _relative(p, page_dir)  # noqa: E731
             table = folder / e.claims_table
             if table.is_file():
-                out.append(f"Published at the **{scale}** scale: [claims table]({rel(table)}) "
-                           f"([summary]({rel(folder / 'summary.md')})).")
+                out.append(f"Published at the **{scale}** scale: [claims table]({_relative(table, page_dir)}) "
+                           f"([summary]({_relative(folder / 'summary.md', page_dir)})).")
                 out.append("")
             if e.figure and (folder / "figures" / f"{e.figure}.png").is_file():
-                out += [f"![{e.id} at the {scale} scale]({rel(folder / 'figures' / (e.figure + '.png'))})", ""]
+                out += [f"![{e.id} at the {scale} scale]({_relative(folder / 'figures' / (e.figure + '.png'), page_dir)})", ""]
     return "\n".join(out)
 
 
 def _relative(path: Path, page_dir: Path) -> str:
-    import os
-
     return Path(os.path.relpath(path, page_dir)).as_posix()
 
 

@@ -193,3 +193,19 @@ def fresh_checkout(dst):
 def smoke_artifacts(smoke_run):
     """What the smoke run wrote, read as soon as it finished (before any test changed the checkout)."""
     return _SMOKE_ARTIFACTS[smoke_run]
+
+
+def require_browser():
+    """render_report's Chromium helpers, for a test marked ``browser``: it skips where Chromium or Playwright is
+    missing, and fails instead where CRLREPRO_REQUIRE_BROWSER=1 (CI, where it may not skip)."""
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    import render_report
+
+    missing = None if render_report.chromium_path() else "no Chromium (Debian's chromium)"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        missing = "Playwright is not installed"
+    if missing:
+        (pytest.fail if os.environ.get("CRLREPRO_REQUIRE_BROWSER") == "1" else pytest.skip)(missing)
+    return render_report

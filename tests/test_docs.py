@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import require_browser
+
 from crlrepro.claims.registry import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,17 +66,10 @@ def test_paper_pages_carry_every_registered_row_and_the_published_results(site):
 
 @pytest.mark.browser
 def test_every_page_renders_in_headless_chromium(site):
-    sys.path.insert(0, str(REPO / "tests" / "report"))
-    from render_report import CHROMIUM_FLAGS, chromium_path
+    render_report = require_browser()
+    from playwright.sync_api import sync_playwright
 
-    required = os.environ.get("CRLREPRO_REQUIRE_BROWSER") == "1"
-    missing = None if chromium_path() else "no Chromium (Debian's chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "Playwright is not installed"
-    if missing:
-        (pytest.fail if required else pytest.skip)(missing)
+    CHROMIUM_FLAGS, chromium_path = render_report.CHROMIUM_FLAGS, render_report.chromium_path
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -18,7 +18,8 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.claims.summary import SUMMARY_COLUMNS
 from crlrepro.claims.verdicts import VERDICTS
 
-from conftest import REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, snakemake
+from conftest import (REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, require_browser,
+                      snakemake)
 
 pytestmark = pytest.mark.pipeline
 def test_smoke_tables_have_the_right_values(smoke_run):
@@ -662,17 +663,7 @@ FIGURES = ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scalin
 @pytest.mark.browser
 def test_report_renders_in_headless_chromium(smoke_run, tmp_path):
     """The report opens in Chromium without page errors and shows every figure and the summary."""
-    sys.path.insert(0, str(REPO / "tests" / "report"))
-    from render_report import chromium_path, main
-
-    required = os.environ.get("CRLREPRO_REQUIRE_BROWSER") == "1"
-    missing = None if chromium_path() else "no Chromium (Debian's chromium)"
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
-        missing = "Playwright is not installed"
-    if missing:
-        (pytest.fail if required else pytest.skip)(missing)
+    main = require_browser().main
     report = tmp_path / "report.html"
     snakemake(smoke_run, "--report", str(report), *SMOKE)
     assert main([str(report), "--out", str(tmp_path / "shots"), "--expect-figures", str(len(FIGURES))]) == 0
