@@ -73,9 +73,38 @@ def l2_minima(good: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sample_study(good: bool, ratio: float | None = None, seeds=SEEDS) -> pd.DataFrame:
+    """A2's convergence study at D = 8: the excess risk at 50k, 100k and 200k pairs per epoch. good: the two largest
+    sizes differ by 0.1 % of the value (seed noise 1 %); bad: halving the pairs triples it; ``ratio``: E(100k)/E(200k)."""
+    ratio = ratio if ratio is not None else (1.001 if good else 3.0)
+    value = paper_values("A2")["excess_risk"][8]
+    return pd.DataFrame([{"D": 8, "samples": n, "seed": seed, "excess_risk": value * factor * (1 + jitter(seed, 0.01))}
+                         for n, factor in ((50_000, 2 * ratio), (100_000, ratio), (200_000, 1.0)) for seed in seeds])
+
+
 def a2(good: bool):
     return a2_claims(a2_table(good), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(good),
-                     minima=l2_minima(good))
+                     minima=l2_minima(good), samples=sample_study(good))
+
+
+def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution():
+    from crlrepro.claims.paper2 import sample_convergence_claim
+    converged = sample_convergence_claim(sample_study(True))
+    assert converged.verdict == REPRODUCED and converged.claim_id == "A2.converged_in_samples.D8"
+    assert "N = 100000 vs 200000" in converged.claim and converged.measured == pytest.approx(0.001 * 9.188e-6, rel=1e-6)
+    moving = sample_convergence_claim(sample_study(False))
+    assert moving.verdict == CONTRADICTED and "still moving" in moving.reason
+    # the margin is the half-width of E(200k)'s seed interval (~1 % of the value here); Δ's own interval is narrow
+    # (the sizes share each seed's jitter), so a 5 % change is decided as still moving
+    assert sample_convergence_claim(sample_study(True, ratio=1.05)).verdict == CONTRADICTED
+    # a change the size of the margin itself cannot be placed on either side of it
+    half = float(converged.power.split("margin ±")[1].split(" ")[0]) / paper_values("A2")["excess_risk"][8]
+    edge = sample_convergence_claim(sample_study(True, ratio=1.0 + half))
+    assert edge.verdict == INCONCLUSIVE and "overlaps the margin" in edge.reason
+    one = sample_convergence_claim(sample_study(True, seeds=[0]))
+    assert one.verdict == INCONCLUSIVE and "fewer than two seeds" in one.reason
+    only = sample_convergence_claim(sample_study(True).query("samples == 200000"))
+    assert only.verdict == INCONCLUSIVE and "one sample size" in only.reason
 
 
 def a3(good: bool):

@@ -34,6 +34,7 @@ ACCEPTED = {
     "supervised_view.weight_decay=float:zero": _NO_DECAY,
     "seeds=list:one": "one seed: intervals over seeds are not formed and the rows say so (the smoke scale runs one)",
     "supervised_view.seeds=list:one": "one seed: the direction rows are inconclusive for want of seeds, and say so",
+    "approximation.convergence_samples=list:one": "one smaller size is the study's least (it compares it with train_samples)",
     "approximation.dims=list:one": _ONE, "approximation.support_widths=list:one": "the one width is the reference",
     "lcgm.spectrum.noise_factors=list:one": _ONE, "lcgm.sensitivity.noise_y=list:one": _ONE,
     "lcgm.sensitivity.separation=list:one": _ONE, "lcgm.sensitivity.elbow_dims=list:one": _ONE,

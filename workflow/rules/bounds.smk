@@ -22,6 +22,28 @@ rule gmm_mlp_table:
         "../scripts/gmm_mlp_table.py"
 
 
+rule gmm_mlp_samples_table:
+    input:
+        library("gmm_mlp_samples_table"),
+        models=[path for _, _, path in gmm_mlp_sample_study()],
+    output:
+        f"{RESULTS}/approximation/gmm_mlp_samples.csv",
+    log:
+        f"{RESULTS}/logs/gmm_mlp_samples_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_samples_table.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        nodes=config["approximation"]["quadrature_nodes"],
+        samples=[n for n, _, _ in gmm_mlp_sample_study()],
+    script:
+        "../scripts/gmm_mlp_samples_table.py"
+
+
 rule approximation_bound:
     input:
         library("approximation_bound"),

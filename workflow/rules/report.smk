@@ -46,6 +46,7 @@ rule claims_a2:
     input:
         library("claims_a2"),
         table=rules.gmm_mlp_table.output[0],
+        samples=rules.gmm_mlp_samples_table.output[0],
         bound=rules.approximation_bound.output.bound,
         minima=rules.l2_minima.output[0],
         paper_values=PAPER_VALUES,

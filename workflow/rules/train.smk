@@ -34,6 +34,38 @@ rule gmm_mlp_train:
         "../scripts/gmm_mlp_train.py"
 
 
+rule gmm_mlp_samples_train:
+    input:
+        library("gmm_mlp_train"),
+    output:
+        # A2's convergence study: the largest D on fewer pairs per epoch (approximation.convergence_samples)
+        expand(f"{RESULTS}/models/gmm_mlp_samples/N{{{{N}}}}/D{{{{D}}}}_seed{{seed}}.pt", seed=config["seeds"]),
+    log:
+        f"{RESULTS}/logs/gmm_mlp_samples_train/N{{N}}_D{{D}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_samples_train/N{{N}}_D{{D}}.tsv"
+    wildcard_constraints:
+        N=r"\d+",
+        D=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        gpu=gpu_request(),
+    params:
+        gmm=gmm_params(),
+        tau=config["tau"],
+        seeds=config["seeds"],
+        samples=lambda wildcards: int(wildcards.N),
+        fresh=config["approximation"]["fresh_pairs"],
+        epochs=config["approximation"]["epochs"],
+        training=config["training"],
+        device=config["device"],
+        checkpoint_dir=lambda wildcards: f"{RESULTS}/checkpoints/gmm_mlp_samples/N{wildcards.N}",
+    script:
+        "../scripts/gmm_mlp_train.py"
+
+
 rule lcgm_train:
     input:
         library("lcgm_train"),

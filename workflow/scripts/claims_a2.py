@@ -1,5 +1,6 @@
 """A2 claims: MLP excess risk and L2 distance against paper 2, Table 1, columns 3-4; their decrease in D; the
-approximation bound of Sec. 3; the L2 column against the rank-D minimum of each candidate definition."""
+approximation bound of Sec. 3; the L2 column against the rank-D minimum of each candidate definition; whether the
+excess risk has converged in the sample size."""
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper2 import a2_claims
@@ -10,5 +11,5 @@ from crlrepro.claims.verdicts import claims_frame
 run = ScriptRun(snakemake)
 claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),
                    run.params["setting"], bound=read_table(snakemake.input.bound),
-                   minima=read_table(snakemake.input.minima))
+                   minima=read_table(snakemake.input.minima), samples=read_table(snakemake.input.samples))
 run.write_table(claims_frame(claims), snakemake.output[0])

@@ -18,7 +18,8 @@ from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.claims.reference import setting_mismatches
 from crlrepro.claims.registry import experiment
 from crlrepro.theory.tsybakov import admissible_exponent
-from crlrepro.claims.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Claim, Decision, claim, decide_bound, decide_identity,
+from crlrepro.claims.verdicts import (CONTRADICTED, INCONCLUSIVE, LEVEL, NOT_COMPARABLE, REPRODUCED, Claim, Decision, claim,
+                                      decide_bound, decide_identity,
                                direction_claims, family_level, reported_rounding,
                                paired_by_seed, seed_interval, value_claim)
 
@@ -46,14 +47,15 @@ def a1_claims(truncation: pd.DataFrame, convergence: pd.DataFrame, reference: di
 
 
 def a2_claims(table: pd.DataFrame, reference: dict, setting: dict, bound: pd.DataFrame | None = None,
-              minima: pd.DataFrame | None = None) -> list[Claim]:
+              minima: pd.DataFrame | None = None, samples: pd.DataFrame | None = None) -> list[Claim]:
     """A2: per D, the MLP's excess risk and L2 distance (seed mean, t-interval) against Table 1,
     comparable only on the paper's recipe, the intervals Bonferroni-widened over these value claims (a
     false "contradicted" in any of them at most 5 %); and, as a family, that each decreases from one D
     to the next; with ``bound``, the approximation bound of Sec. 3 (:func:`approximation_bound_claims`); with
     ``minima`` (crlrepro.theory.spectral.l2_minima_table), the L2 column against each definition's rank-D floor
     (:func:`l2_floor_claims`), and an L2 value row whose paper value lies below our definition's floor is not
-    comparable (no rank-D score has that distance)."""
+    comparable (no rank-D score has that distance); with ``samples`` (the convergence study), whether the largest D's
+    excess risk has converged in the number of training pairs (:func:`sample_convergence_claim`)."""
     spec_of = experiment("A2").claim
     rows, family = [], []
     level = family_level(2 * table["D"].nunique())  # Bonferroni over the 2 × (number of D) value claims
@@ -78,7 +80,46 @@ def a2_claims(table: pd.DataFrame, reference: dict, setting: dict, bound: pd.Dat
                            f"(difference, paired by seed)", paired_by_seed(by_d[small], by_d[large], f"D{small}-D{large}")))
     rows += direction_claims("A2", family)
     rows += l2_floor_claims(minima, reference) if minima is not None else []
+    rows += [sample_convergence_claim(samples, level)] if samples is not None else []
     return rows + (approximation_bound_claims(bound) if bound is not None else [])
+
+
+def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim:
+    """Has A2's training converged in its sample size (the paper does not report it)? ``study``: the excess risk of
+    the largest D at several numbers of training pairs N (columns D, samples, seed, excess_risk), the largest N being
+    the value rows' own. With N₁ < N₂ the two largest sizes, per seed Δ = E(N₁) − E(N₂) (paired by seed: the same
+    initialisation), and δ the half-width of the seed interval of E(N₂) at ``level`` (the value row's resolution).
+    An equivalence test, |Δ| ≤ δ: reproduced (converged at the value row's resolution) when the interval of the mean
+    Δ lies inside (−δ, δ); contradicted (still moving: more pairs would change the value row by more than its own
+    interval) when it lies wholly beyond ±δ; else inconclusive (with fewer than two seeds there is no interval)."""
+    spec = experiment("A2").claim("converged_in_samples")
+    d = int(study["D"].max())
+    sizes = sorted(int(n) for n in study["samples"].unique())
+    at = {n: group.set_index("seed")["excess_risk"] for n, group in study[study["D"] == d].groupby("samples")}
+    if len(sizes) < 2:
+        decision, change, low, high = Decision(INCONCLUSIVE, "one sample size: nothing to compare", "no study"), np.nan, np.nan, np.nan
+        small = large = sizes[0] if sizes else 0
+    else:
+        small, large = sizes[-2], sizes[-1]
+        delta = (at[small] - at[large]).dropna()
+        change, low, high = seed_interval(delta.to_numpy(), level)
+        _, value_low, value_high = seed_interval(at[large].to_numpy(), level)
+        margin = (value_high - value_low) / 2
+        interval = f"Δ = E(N={small}) − E(N={large}) = {change:.3g} [{low:.3g}, {high:.3g}] over {delta.size} seeds"
+        power = f"margin ±{margin:.3g} (half-width of E(N={large})'s interval); Δ's half-width {(high - low) / 2:.3g}"
+        if not np.isfinite(low) or not np.isfinite(margin):
+            decision = Decision(INCONCLUSIVE, f"fewer than two seeds: no interval ({interval})", "no interval")
+        elif -margin < low and high < margin:
+            decision = Decision(REPRODUCED, f"converged at the value row's resolution: {interval}, inside ±{margin:.3g}", power)
+        elif low > margin or high < -margin:
+            decision = Decision(CONTRADICTED, f"still moving with the sample size: {interval}, beyond ±{margin:.3g}; "
+                                              f"the value rows at D={d} measure this budget, not the recipe's limit", power)
+        else:
+            decision = Decision(INCONCLUSIVE, f"{interval} overlaps the margin ±{margin:.3g}: neither converged nor "
+                                              f"moving at this power", power)
+    return claim("A2", f"A2.{spec.key}.D{d}", f"{spec.statement}: D={d}, N = {small} vs {large} pairs per epoch",
+                 spec.kind, decision, measured=float(change), low=float(low), high=float(high),
+                 tolerance=f"seed intervals at {level:.4g}")
 
 
 def _l2_floor(minima: pd.DataFrame | None, definition: str, d: int) -> float | None:

@@ -93,6 +93,10 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             f"approximation.convergence_nodes: the largest size ({max(ladder)}) must exceed "
             f"approximation.quadrature_nodes ({nodes}); it is the reference for the error estimate"
         )
+    for i, n in enumerate(approx.get("convergence_samples", [])):
+        if isinstance(n, int) and isinstance(approx.get("train_samples"), int) and n >= approx["train_samples"]:
+            problems.append(f"approximation.convergence_samples[{i}]: {n} must be below approximation.train_samples = "
+                            f"{approx['train_samples']} (the study's largest size is train_samples itself)")
     lcgm = config.get("lcgm", {})
     k, sweep = lcgm.get("classes"), lcgm.get("dims", [])
     if k is not None and sweep and not {k - 1, k, k + 1} <= set(sweep):
@@ -135,7 +139,10 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         problems.append(f"consistency.deviation.fit_from: {deviation['fit_from']} leaves fewer than two of "
                         f"consistency.deviation.ms = {deviation['ms']} for the m-slopes")
     calibration = config.get("consistency", {}).get("calibration", {})
+    study = [(f"approximation.convergence_samples[{i}]", n, "training.batch_size", batch)
+             for i, n in enumerate(approx.get("convergence_samples", []))]
     for key, samples, batch_key, size in (("approximation.train_samples", approx.get("train_samples"), "training.batch_size", batch),
+                                          *study,
                                           ("lcgm.train_samples", lcgm.get("train_samples"), "training.batch_size", batch),
                                           ("consistency.calibration.samples", calibration.get("samples"),
                                            "consistency.calibration.batch_size", calibration.get("batch_size"))):
@@ -306,6 +313,11 @@ COSTS = (
          memory=lambda c: 80.0 * _c(c, "approximation.train_samples"),
          seconds=lambda c: _count(c["seeds"]) * _c(c, "approximation.epochs") * _c(c, "approximation.train_samples")
          / _two_tower_rate(c)),
+    Cost(("approximation.convergence_samples", "approximation.epochs", "seeds"),
+         "pairs per epoch of A2's convergence study, for every seed",
+         memory=lambda c: 80.0 * max(_c(c, "approximation.convergence_samples")),
+         seconds=lambda c: _count(c["seeds"]) * _c(c, "approximation.epochs")
+         * max(_c(c, "approximation.convergence_samples")) / _two_tower_rate(c)),
     Cost(("approximation.train_samples",), "training pairs",
          memory=lambda c: 80.0 * _c(c, "approximation.train_samples")),
     Cost(("training.batch_size", "training.hidden", "training.layers"), "pairs per batch (in-batch scores and activations)",
