@@ -150,3 +150,22 @@ def test_the_allocator_benchmark_measures_what_it_says(allocator_environment):
     bad = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
                           "--allocator-worker", "gpt", "default", "4"], capture_output=True, text=True)
     assert bad.returncode != 0 and "unknown workload 'gpt'" in bad.stderr
+
+
+def test_the_first_epoch_check_times_every_training_of_a_scale(capsys):
+    """benchmarks/gpu.py --first-epochs on the smoke scale, on the CPU: one row per training (A2, A3, C2, paper 3's
+    encoder) with a positive rate and the scale's epochs; the share of an epoch is whole batches, at least one."""
+    import gpu
+
+    config = gpu.scale_config(gpu.ROOT / "configs" / "smoke.yaml")
+    trainings = gpu.paper_trainings(config, 0.5)
+    assert [name.split()[0] for name, *_ in trainings] == ["A2", "A3", "C2", "paper"]
+    a2 = trainings[0]
+    assert a2[1] == 5120 and a2[2] == 10240 and a2[3] == 2 * 4 * 1  # half of 10,240 pairs; 2 epochs x 4 D x 1 seed
+    assert gpu.paper_trainings(config, 1e-9)[0][1] == config["training"]["batch_size"]  # at least one batch
+    rows = gpu.first_epoch_rows(gpu.ROOT / "configs" / "smoke.yaml", fraction=0.05, device="cpu")
+    assert len(rows) == 4 and all(r["value"] > 0 for r in rows)
+    assert "smoke.yaml: A2 two-tower MLP, first epoch on CPU" in rows[0]["measure"]
+    assert "samples/s" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        gpu.main(["--first-epochs", "--fraction", "2"])
