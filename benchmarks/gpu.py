@@ -122,7 +122,7 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     from crlrepro.experiments.supervised_view import train_contrastive
     from crlrepro.learning.augment import simclr_spec
     from crlrepro.theory.lcgm import LatentClassModel
-    from crlrepro.workflow.config import SSL_EXPERIMENTS, ssl_experiment_specs
+    from crlrepro.workflow.plan import SSL_EXPERIMENTS, ssl_experiment_specs
 
     t, approx, lcgm = config["training"], config["approximation"], config["lcgm"]
     calibration, view = config["consistency"]["calibration"], config["supervised_view"]

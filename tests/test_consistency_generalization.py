@@ -10,7 +10,7 @@ import torch
 
 from crlrepro.theory.bounds import calibration_bound
 from crlrepro.experiments.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
-from crlrepro.workflow.config import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.workflow.plan import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.experiments.generalization import (
     budget_summary,
     draw_negative_sample,

@@ -14,19 +14,21 @@ from snakemake.exceptions import WorkflowError
 
 from crlrepro.claims import registry
 from crlrepro.workflow.config import (
-    SSL_EXPERIMENTS,
     ConfigError,
     config_value,
+    read_config_file,
+    preflight_problems,
+    validate_config,
+)
+from crlrepro.workflow.plan import (
+    SSL_EXPERIMENTS,
     lcgm_sensitivity_dims,
     lcgm_sensitivity_points,
     lcgm_sensitivity_reused,
-    read_config_file,
-    preflight_problems,
     ssl_experiment_specs,
     sweep_points,
     sweep_sources,
     sweep_trained_points,
-    validate_config,
 )
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.pipeline import imported_library_files
