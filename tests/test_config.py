@@ -2,6 +2,7 @@
 
 import copy
 
+import numpy as np
 import pytest
 import yaml
 
@@ -132,16 +133,33 @@ def test_defaults_are_filled_in():
     assert config["device"] == "auto"
 
 
-def test_unbalanced_many_component_mixture_is_accepted():
+def test_unbalanced_many_component_mixture_is_accepted_as_written_and_builds_that_mixture():
+    """Any K, weights, means and spreads: validation keeps the values as written (no default, rounding or reordering
+    touches a given key), the mixture built from them is that mixture (its sample moments match Σ w μ and the
+    weights' frequencies), and dropping one entry of one list is refused naming that list."""
+    from crlrepro.theory.gmm import LatentClassGMM
+
     config = default_config()
-    config["gmm"] = {
+    gmm = {
         "weights": [0.1, 0.2, 0.3, 0.4],
         "mean_x": [0.0, 1.0, 2.0, 3.0],
         "std_x": [0.5, 1.0, 1.5, 2.0],
         "mean_y": [3.0, -1.0, 0.0, 0.5],
         "std_y": [1.0, 1.0, 0.3, 2.0],
     }
+    config["gmm"] = copy.deepcopy(gmm)
     validate_config(config, SCHEMA)
+    assert config["gmm"] == gmm
+    mixture = LatentClassGMM.from_config(config["gmm"])
+    x, y, z = mixture.sample(200_000, np.random.default_rng(0))
+    w = np.array(gmm["weights"])
+    assert np.bincount(z, minlength=4) / len(z) == pytest.approx(w, abs=0.005)
+    assert x.mean() == pytest.approx(w @ np.array(gmm["mean_x"]), abs=0.02)
+    assert y.mean() == pytest.approx(w @ np.array(gmm["mean_y"]), abs=0.02)
+    short = copy.deepcopy(config)
+    short["gmm"]["std_y"] = gmm["std_y"][:3]
+    with pytest.raises(ConfigError, match=r"gmm\.std_y: has 3 entries but gmm\.weights has 4"):
+        validate_config(short, SCHEMA)
 
 
 @pytest.mark.parametrize("key, value, named", BAD_VALUES, ids=[f"{k}={v!r}" for k, v, _ in BAD_VALUES])

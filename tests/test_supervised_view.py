@@ -165,10 +165,24 @@ def test_augmentations_make_valid_distinct_deterministic_views(name):
         augmentation("crop", 8, 1, flip=False)
 
 
-def test_two_views_are_distinct():
-    bank = torch.arange(50 * 4).reshape(50, 4, 1, 1, 1).float()
-    v1, v2 = two_view_batch(bank, torch.Generator().manual_seed(0))
-    assert (v1 != v2).all()
+def test_two_views_are_two_distinct_views_of_the_same_image_and_every_ordered_pair_is_equally_likely():
+    """View v of image i holds the value 4i + v: both views must come from image i (same row), differ, and over many
+    draws each of the V(V − 1) = 12 ordered pairs (first, second) must appear ~1/12 of the time (a chi-square test at
+    a level that a fixed-offset or off-by-one choice of the second view fails by far)."""
+    from scipy import stats
+
+    n, views = 50, 4
+    bank = torch.arange(n * views).reshape(n, views, 1, 1, 1).float()
+    counts = torch.zeros(views, views)
+    rng = torch.Generator().manual_seed(0)
+    for _ in range(200):
+        v1, v2 = (v.flatten().long() for v in two_view_batch(bank, rng))
+        assert torch.equal(v1 // views, torch.arange(n)) and torch.equal(v2 // views, torch.arange(n))  # image i's views
+        assert (v1 != v2).all()
+        counts.index_put_((v1 % views, v2 % views), torch.ones(n), accumulate=True)
+    assert counts.diagonal().sum() == 0
+    observed = counts[~torch.eye(views, dtype=torch.bool)].numpy()
+    assert stats.chisquare(observed).pvalue > 1e-3, observed
 
 
 def test_prototype_bias_known_values():
