@@ -17,12 +17,12 @@ configfile: Path(workflow.basedir) / "config.yaml"
 report: "workflow/report/workflow.rst"
 
 
+# One file per paper (each experiment's rules in order: <exp>_train, computations and <exp>_table, figure, claims),
+# then what spans the papers.
 include: "workflow/rules/common.smk"
-include: "workflow/rules/spectral.smk"
-include: "workflow/rules/train.smk"
-include: "workflow/rules/bounds.smk"
-include: "workflow/rules/figures.smk"
-include: "workflow/rules/supervised.smk"
+include: "workflow/rules/paper2.smk"
+include: "workflow/rules/paper1.smk"
+include: "workflow/rules/paper3.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -37,8 +37,8 @@ BANK = 64  # batches cycled through (random pairs: no structure to memorise in s
 TWO_TOWER_SHAPES = [
     ("A2 GMM MLP", "gmm_mlp_train", 1, 1, 4, 128, 3, 512),
     ("A3 LCGM MLP", "lcgm_train", 16, 16, 8, 128, 3, 512),
-    ("C2 calibration MLP", "calibration_run", 1, 1, 4, 128, 3, 256),
-    ("C3 scaling MLP", "negative_sampling", 1, 1, 4, 32, 2, 128),
+    ("C2 calibration MLP", "calibration_train", 1, 1, 4, 128, 3, 256),
+    ("C3 scaling MLP", "scaling_train", 1, 1, 4, 32, 2, 128),
 ]
 
 

@@ -228,7 +228,7 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
 
     results = smoke_run / SMOKE_RESULTS
     (results / "models" / "lcgm_sensitivity" / "ny0" / "sep0_D2.pt").unlink()
-    assert {"lcgm_sensitivity_train_ny0", "lcgm_sensitivity", "figure_lcgm"} <= planned_jobs(smoke_run, *SMOKE)
+    assert {"lcgm_sensitivity_train_ny0", "lcgm_sensitivity_table", "figure_lcgm"} <= planned_jobs(smoke_run, *SMOKE)
     model = f"{SMOKE_RESULTS}/models/ssl/full_base_cosine_balanced_r1.pt"
     data = bytearray((smoke_run / model).read_bytes())
     data[len(data) // 2] ^= 0x10
@@ -280,22 +280,22 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
     # (C2's accelerated exponent uses paper 1's own mixture, rule tsybakov_small_t: not this window)
-    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov", "tsybakov_exact", "claims_a4", "figure_tsybakov",
+    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov_table", "tsybakov_exact", "claims_a4", "figure_tsybakov",
                                                             "summary", "report_captions"}
     # Evaluation-only keys of a training experiment re-evaluate without retraining (the elbow rule of A3,
     # the exponent fit of C2).
     elbow = smoke_run / "elbow.yaml"
     elbow.write_text(yaml.safe_dump({"lcgm": {"elbow_tolerance": 0.1}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity", "claims_a3", "figure_lcgm", "summary",
+    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity_table", "claims_a3", "figure_lcgm", "summary",
                                                            "report_captions"}
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration", "claims_c2", "figure_calibration", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration_table", "claims_c2", "figure_calibration", "summary", "report_captions"}
     # Paper 3: a probe's setting re-evaluates every run spec without retraining; the metric the claims
     # test reruns the claims only.
     probes = smoke_run / "probes.yaml"
     probes.write_text(yaml.safe_dump({"supervised_view": {"few_label_draws": 3}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {"ssl_eval", "ssl_baselines", "ssl_tables", "claims_ssl", "figure_ssl",
+    assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {"ssl_eval", "ssl_baselines", "ssl_table", "claims_ssl", "figure_ssl",
                                                             "summary", "report_captions"}
     metric = smoke_run / "metric.yaml"
     metric.write_text(yaml.safe_dump({"supervised_view": {"claim_metric": "few10_top1"}}))
@@ -303,7 +303,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # C3's fit window re-fits the mechanism's slopes from the same draws.
     fit_from = smoke_run / "fit_from.yaml"
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation", "claims_c3", "figure_scaling", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation_table", "claims_c3", "figure_scaling", "summary", "report_captions"}
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
     edit(smoke_run / "src" / "crlrepro" / "workflow" / "config.py")
     assert planned_jobs(smoke_run, *SMOKE) == set()
@@ -325,12 +325,12 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
-        "oracle", "claims_c1", "summary", "report_captions",
-        "calibration_run", "calibration", "figure_calibration", "claims_c2",
-        "negative_sampling", "scaling", "budget", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
-        "deviation_draws", "deviation",
+        "oracle_table", "claims_c1", "summary", "report_captions",
+        "calibration_train", "calibration_table", "figure_calibration", "claims_c2",
+        "scaling_train", "scaling_table", "budget_table", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
+        "deviation_train", "deviation_table",
         # paper 2's L2 floors, Sec. 3 bound table and A3 sensitivity evaluate through the oracles too
-        "l2_minima", "approximation_bound", "lcgm_sensitivity",
+        "l2_minima", "approximation_bound", "lcgm_sensitivity_table",
         # C2's score families (paper 2's accelerated calibration on paper 1's mixture)
         "calibration_families",
     }
@@ -340,7 +340,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/consistency/runs/" in path}
     assert runs == {"budget_scrl.csv", "budget_sscrl.csv"}
-    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"negative_sampling", "budget", "figure_budget", "claims_c4", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"scaling_train", "budget_table", "figure_budget", "claims_c4", "summary", "report_captions"}
     # An n sweep parameter retrains the n sweep only (the budget, which reads its shared point, is re-assembled).
     n_sweep = smoke_run / "n_sweep.yaml"
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
@@ -351,7 +351,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     dims = smoke_run / "dims.yaml"
     dims.write_text(yaml.safe_dump({"lcgm": {"dims": [2, 3, 4, 5, 6, 7]}}))
     planned = planned_jobs(smoke_run, *SMOKE, str(dims))
-    assert {"lcgm_train", "lcgm_sensitivity"} <= planned and not any(job.startswith("lcgm_sensitivity_train") for job in planned)
+    assert {"lcgm_train", "lcgm_sensitivity_table"} <= planned and not any(job.startswith("lcgm_sensitivity_train") for job in planned)
     dims.write_text(yaml.safe_dump({"lcgm": {"dims": [3, 4, 5, 6]}}))  # D = 2 now trained by the centre's row
     assert "lcgm_sensitivity_train_ny1" in planned_jobs(smoke_run, *SMOKE, str(dims))  # the centre's row, a rule of its own
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
@@ -359,7 +359,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     edit(smoke_run / "src" / "crlrepro" / "learning" / "train.py")
     planned = planned_jobs(smoke_run, *SMOKE)
     assert {"gmm_mlp_train", "lcgm_train"} <= planned
-    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov", "claims_a1", "claims_a4", "oracle", "oce_identity"}
+    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov_table", "claims_a1", "claims_a4", "oracle_table", "oce_identity"}
 
 
 BAD_CONFIGS = {
@@ -626,12 +626,12 @@ def _job_resources(output: str, rule: str) -> dict:
 def test_the_default_profile_is_used_and_slurm_keeps_its_resources_with_an_account(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     local = snakemake(workdir, "-n", "--cores", "1", *SMOKE).stdout
-    assert _job_resources(local, "oracle")["runtime"] == "30"  # profiles/default, without naming it
+    assert _job_resources(local, "oracle_table")["runtime"] == "30"  # profiles/default, without naming it
     env = {**os.environ, "CRLREPRO_SLURM_ACCOUNT": "lab-acct", "CRLREPRO_SLURM_PARTITION": "short"}
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE],
                           cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    oracle, train = _job_resources(proc.stdout, "oracle"), _job_resources(proc.stdout, "gmm_mlp_train")
+    oracle, train = _job_resources(proc.stdout, "oracle_table"), _job_resources(proc.stdout, "gmm_mlp_train")
     assert (oracle["mem_mb"], oracle["runtime"], oracle["slurm_account"], oracle["slurm_partition"]) == ("4000", "60", "lab-acct", "short")
     assert (train["mem_mb"], train["runtime"], train["slurm_account"]) == ("8000", "720", "lab-acct")
 

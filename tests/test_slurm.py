@@ -90,12 +90,12 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
     # First run: one job is cancelled on the cluster; --keep-going lets everything else finish.
     first = subprocess.Popen(_slurm_snakemake(workdir, "--keep-going"), cwd=workdir, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
-    cancelled = _cancel_when_running("tsybakov", first)
+    cancelled = _cancel_when_running("tsybakov_table", first)
     output, _ = first.communicate(timeout=900)
     assert first.returncode != 0, output
     # The failure names the job's SLURM log, which exists.
-    failure = output[output.index("Error in rule tsybakov:"):]
-    log = re.search(r"(\S+/slurm_logs/rule_tsybakov/" + cancelled + r"\.log)", failure)
+    failure = output[output.index("Error in rule tsybakov_table:"):]
+    log = re.search(r"(\S+/slurm_logs/rule_tsybakov_table/" + cancelled + r"\.log)", failure)
     assert log is not None, failure[:2000]
     assert Path(log.group(1)).is_file()
     first_rules = _submitted_rules(output)
@@ -106,7 +106,7 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
     second = subprocess.run(_slurm_snakemake(workdir), cwd=workdir, capture_output=True, text=True, timeout=900)
     assert second.returncode == 0, second.stdout + second.stderr
     second_rules = _submitted_rules(second.stdout + second.stderr)
-    assert second_rules == ["tsybakov", "tsybakov_exact"] and "tsybakov_exact" not in first_rules
+    assert second_rules == ["tsybakov_table", "tsybakov_exact"] and "tsybakov_exact" not in first_rules
 
     # Every other job ran as a SLURM job: one kept SLURM log per submission, each run to completion.
     logs = sorted((workdir / ".snakemake" / "slurm_logs").rglob("*.log"))

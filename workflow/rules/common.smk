@@ -290,7 +290,7 @@ def calibration_points():
     return expand(f"{RESULTS}/consistency/calibration/D{{D}}_seed{{seed}}.csv", D=c["dims"], seed=config["seeds"])
 
 
-def negative_sampling_runs(sweeps):
+def scaling_runs(sweeps):
     """The run tables that hold every point of ``sweeps``: a point two sweeps share is trained by the first (the
     library's sweep_owner)."""
     s = config["consistency"]
@@ -301,15 +301,28 @@ def negative_sampling_runs(sweeps):
     )
 
 
-def negative_sampling_points(sweeps):
+def scaling_points(sweeps):
     """Each sweep's (n, m), for the rules that assemble sweeps from the run tables."""
     return {sweep: sweep_points(sweep, config["consistency"]) for sweep in sweeps}
 
 
 def scaling_model():
     """The consistency.scaling keys that shape one trained model (not the sweeps, seeds or fits)."""
-    skip = {"regimes", "seeds", "m_sweep", "n_sweep", "bootstrap"}
-    return {k: v for k, v in config["consistency"]["scaling"].items() if k not in skip}
+    return config_keys(
+        "consistency.scaling",
+        "dim",
+        "hidden",
+        "layers",
+        "score_bound",
+        "batch_size",
+        "learning_rate",
+        "weight_decay",
+        "steps",
+        "nodes",
+        "inner_nodes",
+        "gallery_size",
+        "galleries",
+    )
 
 
 def ssl_specs(experiment):
@@ -348,14 +361,15 @@ def ssl_bank_views():
 
 def ssl_evaluation():
     """The supervised_view keys of the frozen-feature evaluation (probes, bias, bounds)."""
-    view = config["supervised_view"]
-    keep = ("knn_k", "few_labels", "few_label_draws", "bound_nu", "temperature", "balance")
-    return {k: view[k] for k in keep}
+    return config_keys(
+        "supervised_view", "knn_k", "few_labels", "few_label_draws", "bound_nu", "temperature", "balance"
+    )
 
 
 def ssl_training():
     """The supervised_view keys that shape a training (not the sweeps or evaluation)."""
-    keep = (
+    return config_keys(
+        "supervised_view",
         "encoder",
         "projection_dim",
         "projector_hidden",
@@ -368,4 +382,3 @@ def ssl_training():
         "temperature",
         "seeds",
     )
-    return {k: config["supervised_view"][k] for k in keep}

@@ -82,7 +82,7 @@ class Experiment:
 
 
 def _ssl(experiment: str, title: str, claims: tuple[ClaimSpec, ...],
-         rules=("image_views", "ssl_train", "ssl_eval", "ssl_baselines", "ssl_tables")) -> Experiment:
+         rules=("image_views", "ssl_train", "ssl_eval", "ssl_baselines", "ssl_table")) -> Experiment:
     return Experiment(experiment, 3, "Sec. 5 (experiments)", title, rules, (f"supervised_view/{experiment}.csv",),
                       "claims_ssl", claims, figure=experiment, figure_rule="figure_ssl", style="ssl", caption="supervised_view")
 
@@ -124,7 +124,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp"),
     Experiment(
         "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
-        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
+        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_table"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
         ("approximation/lcgm_probe.csv", "approximation/lcgm_elbow.json", "approximation/lcgm_spectrum.csv",
          "approximation/lcgm_rank.json", "approximation/lcgm_sensitivity.csv", "approximation/lcgm_sensitivity_elbow.csv"),
         "claims_a3",
@@ -143,7 +143,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm"),
     Experiment(
         "A4", 2, "Sec. 6, Tsybakov findings", "the density-ratio Tsybakov exponent of the GMM",
-        ("tsybakov", "tsybakov_exact"),
+        ("tsybakov_table", "tsybakov_exact"),
         ("approximation/tsybakov.csv", "approximation/tsybakov_cdf.csv", "approximation/tsybakov_exact.csv",
          "approximation/tsybakov_windows.csv", "approximation/tsybakov_mc_check.csv"), "claims_a4",
         (ClaimSpec("mu_hat", "Tsybakov exponent μ̂ (log-log slope of F(t) over a fit window)", "value", "mu_hat", ("gmm",),
@@ -158,14 +158,14 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="tsybakov", figure_rule="figure_tsybakov", style="tsybakov", caption="tsybakov"),
     Experiment(
         "C1", 1, "Sec. 3 (Lemmas 3.2-3.3)", "population oracles: I(X;Y), L* = −τ I, the Bayes AUC E*",
-        ("oracle",), ("consistency/oracle.json", "consistency/oracle_convergence.csv"), "claims_c1",
+        ("oracle_table",), ("consistency/oracle.json", "consistency/oracle_convergence.csv"), "claims_c1",
         (diagnostic(ClaimSpec("monte_carlo", "quadrature oracle agrees with an independent Monte-Carlo estimate", "identity"),
                    "checks our oracles' numerics against our own Monte Carlo (the L* rows repeat the I(X;Y) rows: L* = −τ I)"),
          diagnostic(ClaimSpec("converged", "quadrature oracle converged to the configured significant digits", "identity"),
                    "checks the convergence of our own quadrature"))),
     Experiment(
         "C2", 1, "Thm 3.4", "calibration along training: E* − E(s) ≤ √(2/τ·(L − L*))",
-        ("calibration_run", "calibration", "calibration_families", "tsybakov_small_t"),
+        ("calibration_train", "calibration_table", "calibration_families", "tsybakov_small_t"),
         ("consistency/calibration.csv", "consistency/calibration_fit.json", "consistency/calibration_families.csv",
          "consistency/calibration_families_fit.csv", "consistency/tsybakov_small_t.json"), "claims_c2",
         (diagnostic(ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
@@ -185,7 +185,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration"),
     Experiment(
         "C3", 1, "Thm 4.5 and Sec. 5", "negatives and anchors: SCRL vs SSCRL",
-        ("deviation_draws", "deviation", "negative_sampling", "scaling"),
+        ("deviation_train", "deviation_table", "scaling_train", "scaling_table"),
         ("consistency/deviation.csv", "consistency/deviation_slopes.csv", "consistency/scaling.csv",
          "consistency/scaling_slopes.csv"), "claims_c3",
         (diagnostic(ClaimSpec("inner_rate", "the inner term's deviation at fixed scores (sup over the family) decays at Thm 4.5's rate",
@@ -212,7 +212,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling"),
     Experiment(
         "C4", 1, "Sec. 5 (fixed budget)", "a fixed budget N = n·m split in several ways",
-        ("negative_sampling", "budget"), ("consistency/budget.csv", "consistency/budget_fit.csv"), "claims_c4",
+        ("scaling_train", "budget_table"), ("consistency/budget.csv", "consistency/budget_fit.csv"), "claims_c4",
         (ClaimSpec("extreme_not_best", "an extreme split (fewest or most negatives) is beaten by an interior one", "direction"),
          diagnostic(ClaimSpec("recommended_beats_neighbours", "the split the regime's bound shape recommends beats its grid neighbours",
                    "direction"),

@@ -1,5 +1,6 @@
-# Paper 3 (S1–S4): images and view banks per augmentation → one training job per run spec (all its
-# seeds) → one evaluation per run spec, and the baselines → a table per experiment → figures → claims.
+# Paper 3 (SSL contrastive learning through supervised objectives), S1-S4: images and view banks per augmentation ->
+# one training job per run spec (all its seeds) -> one evaluation per run spec, and the baselines -> a table per
+# experiment (ssl_table) -> figures -> claims.
 
 
 wildcard_constraints:
@@ -100,30 +101,30 @@ rule ssl_baselines:
         "../scripts/ssl_baselines.py"
 
 
-rule ssl_tables:
+rule ssl_table:
     input:
-        library("ssl_tables"),
+        library("ssl_table"),
         runs=ssl_all_evaluations(),
         baselines=f"{RESULTS}/supervised_view/runs/baselines.csv",
     output:
         [f"{RESULTS}/supervised_view/{e}.csv" for e in SSL_EXPERIMENTS],
     log:
-        f"{RESULTS}/logs/ssl_tables.log",
+        f"{RESULTS}/logs/ssl_table.log",
     benchmark:
-        f"{RESULTS}/benchmarks/ssl_tables.tsv"
+        f"{RESULTS}/benchmarks/ssl_table.tsv"
     conda:
         CONDA_ENV
     threads: 1
     params:
         experiments={e: ssl_evaluations(e) for e in SSL_EXPERIMENTS},
     script:
-        "../scripts/ssl_tables.py"
+        "../scripts/ssl_table.py"
 
 
 rule figure_ssl:
     input:
         library("figure_ssl"),
-        tables=rules.ssl_tables.output,
+        tables=rules.ssl_table.output,
     output:
         png=[report(f"{RESULTS}/figures/{e}.png", caption=caption(e), category="Paper 3") for e in SSL_EXPERIMENTS],
         pdf=[f"{RESULTS}/figures/{e}.pdf" for e in SSL_EXPERIMENTS],
@@ -144,7 +145,7 @@ rule figure_ssl:
 rule claims_ssl:
     input:
         library("claims_ssl"),
-        tables=rules.ssl_tables.output,
+        tables=rules.ssl_table.output,
         paper_values=PAPER_VALUES,
     output:
         [f"{RESULTS}/claims/{e}.csv" for e in SSL_EXPERIMENTS],
