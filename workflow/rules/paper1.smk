@@ -15,7 +15,6 @@ rule oracle_table:
         f"{RESULTS}/benchmarks/oracle_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=paper1_gmm(),
         paper2_gmm=gmm_params(),
@@ -46,7 +45,6 @@ rule claims_c1:
         f"{RESULTS}/benchmarks/claims_c1.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         standard_errors=config["consistency"]["oracle"]["standard_errors"],
         digits=config["consistency"]["oracle"]["digits"],
@@ -68,7 +66,6 @@ rule calibration_train:
         D=r"\d+",
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -95,7 +92,6 @@ rule calibration_table:
         f"{RESULTS}/benchmarks/calibration_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
@@ -116,7 +112,6 @@ rule calibration_families:
         f"{RESULTS}/benchmarks/calibration_families.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=paper1_gmm(),
         tau=config["tau"],
@@ -136,7 +131,6 @@ rule tsybakov_small_t:
         f"{RESULTS}/benchmarks/tsybakov_small_t.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=paper1_gmm(),
         t_small=config["consistency"]["calibration"]["tsybakov_small_t"],
@@ -160,7 +154,6 @@ rule figure_calibration:
         f"{RESULTS}/benchmarks/figure_calibration.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("calibration"),
         tau=config["tau"],
@@ -184,7 +177,6 @@ rule claims_c2:
         f"{RESULTS}/benchmarks/claims_c2.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     script:
         "../scripts/claims_c2.py"
 
@@ -202,7 +194,6 @@ rule deviation_train:
         f"{RESULTS}/benchmarks/deviation_train.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -241,7 +232,6 @@ rule deviation_table:
         f"{RESULTS}/benchmarks/deviation_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         deviation=config_keys("consistency.deviation", "fit_from", "bootstrap", "seed"),
     script:
@@ -260,7 +250,6 @@ rule scaling_train:
         f"{RESULTS}/benchmarks/scaling_train/{{sweep}}_{{regime}}.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -288,7 +277,6 @@ rule scaling_table:
         f"{RESULTS}/benchmarks/scaling_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         points=scaling_points(["m", "n"]),
         seeds=config["consistency"]["scaling"]["seeds"],
@@ -315,7 +303,6 @@ rule figure_scaling:
         f"{RESULTS}/benchmarks/figure_scaling.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("scaling"),
     script:
@@ -338,7 +325,6 @@ rule claims_c3:
         f"{RESULTS}/benchmarks/claims_c3.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     script:
         "../scripts/claims_c3.py"
 
@@ -356,7 +342,6 @@ rule budget_table:
         f"{RESULTS}/benchmarks/budget_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         points=scaling_points(["budget"]),
         seeds=config["consistency"]["scaling"]["seeds"],
@@ -380,7 +365,6 @@ rule figure_budget:
         f"{RESULTS}/benchmarks/figure_budget.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("budget"),
     script:
@@ -400,7 +384,6 @@ rule claims_c4:
         f"{RESULTS}/benchmarks/claims_c4.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         fit_tolerance=config["consistency"]["budget"]["fit_tolerance"],
     script:
@@ -418,7 +401,6 @@ rule oce_identity:
         f"{RESULTS}/benchmarks/oce_identity.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         oce=config_keys("consistency.oce", "ms", "taus", "score_bound", "seed"),
     script:
@@ -437,7 +419,6 @@ rule claims_c5:
         f"{RESULTS}/benchmarks/claims_c5.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         tolerance=config["consistency"]["oce"]["tolerance"],
     script:

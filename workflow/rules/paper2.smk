@@ -16,7 +16,6 @@ rule gmm_spectrum:
         f"{RESULTS}/benchmarks/gmm_spectrum.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -38,7 +37,6 @@ rule gmm_convergence:
         f"{RESULTS}/benchmarks/gmm_convergence.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -68,7 +66,6 @@ rule figure_gmm_spectrum:
         f"{RESULTS}/benchmarks/figure_gmm_spectrum.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("gmm_spectrum"),
         gmm=gmm_params(),
@@ -91,7 +88,6 @@ rule claims_a1:
         f"{RESULTS}/benchmarks/claims_a1.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         setting=claim_setting("A1"),
     script:
@@ -112,7 +108,6 @@ rule gmm_mlp_train:
         D=r"\d+",
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -141,7 +136,6 @@ rule gmm_mlp_table:
         f"{RESULTS}/benchmarks/gmm_mlp_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -165,7 +159,6 @@ rule gmm_mlp_samples_train:
         D=r"\d+",
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -194,7 +187,6 @@ rule gmm_mlp_samples_table:
         f"{RESULTS}/benchmarks/gmm_mlp_samples_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -215,7 +207,6 @@ rule l2_minima:
         f"{RESULTS}/benchmarks/l2_minima.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -239,7 +230,6 @@ rule approximation_bound:
         f"{RESULTS}/benchmarks/approximation_bound.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tau=config["tau"],
@@ -267,7 +257,6 @@ rule figure_gmm_mlp:
         f"{RESULTS}/benchmarks/figure_gmm_mlp.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("gmm_mlp"),
         gmm=gmm_params(),
@@ -292,7 +281,6 @@ rule claims_a2:
         f"{RESULTS}/benchmarks/claims_a2.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         setting=claim_setting("A2"),
     script:
@@ -313,7 +301,6 @@ rule lcgm_train:
         seed=r"\d+",
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -346,7 +333,6 @@ for i in lcgm_sensitivity_rows():
             f"{RESULTS}/benchmarks/lcgm_sensitivity_train/ny{i}.tsv"
         conda:
             CONDA_ENV
-        threads: 1
         resources:
             # sized here like lcgm_train in profiles/slurm (a row's rule name depends on the config)
             gpu=gpu_request(),
@@ -379,7 +365,6 @@ rule lcgm_table:
         f"{RESULTS}/benchmarks/lcgm_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         lcgm=config["lcgm"],
         tau=config["tau"],
@@ -400,7 +385,6 @@ rule lcgm_spectrum:
         f"{RESULTS}/benchmarks/lcgm_spectrum.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         lcgm=lcgm_model(),
         spectrum=config["lcgm"]["spectrum"],
@@ -421,7 +405,6 @@ rule lcgm_sensitivity_table:
         f"{RESULTS}/benchmarks/lcgm_sensitivity_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         lcgm=config_keys(
             "lcgm",
@@ -460,7 +443,6 @@ rule figure_lcgm:
         f"{RESULTS}/benchmarks/figure_lcgm.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("lcgm"),
     script:
@@ -482,7 +464,6 @@ rule claims_a3:
         f"{RESULTS}/benchmarks/claims_a3.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         setting=claim_setting("A3"),
     script:
@@ -501,7 +482,6 @@ rule tsybakov_table:
         f"{RESULTS}/benchmarks/tsybakov_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tsybakov=config["tsybakov"],
@@ -523,7 +503,6 @@ rule tsybakov_exact:
         f"{RESULTS}/benchmarks/tsybakov_exact.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         gmm=gmm_params(),
         tsybakov={
@@ -551,7 +530,6 @@ rule figure_tsybakov:
         f"{RESULTS}/benchmarks/figure_tsybakov.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("tsybakov"),
         gmm=gmm_params(),
@@ -576,7 +554,6 @@ rule claims_a4:
         f"{RESULTS}/benchmarks/claims_a4.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         setting=claim_setting("A4"),
         exact=config_keys("tsybakov.exact", "tolerance", "family_level"),

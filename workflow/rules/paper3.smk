@@ -22,7 +22,6 @@ rule image_views:
         f"{RESULTS}/benchmarks/image_views/{{augmentation}}.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         data=config["supervised_view"]["data"],
         views=ssl_bank_views(),
@@ -45,7 +44,6 @@ rule ssl_train:
         f"{RESULTS}/benchmarks/ssl_train/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -70,7 +68,6 @@ rule ssl_eval:
         f"{RESULTS}/benchmarks/ssl_eval/{{balance}}_{{augmentation}}_{{similarity}}_{{loss}}_r{{ratio}}.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     resources:
         gpu=gpu_request(),
     params:
@@ -92,7 +89,6 @@ rule ssl_baselines:
         f"{RESULTS}/benchmarks/ssl_baselines.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         evaluation=ssl_evaluation(),
         training=ssl_training(),
@@ -114,7 +110,6 @@ rule ssl_table:
         f"{RESULTS}/benchmarks/ssl_table.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         experiments={e: ssl_evaluations(e) for e in SSL_EXPERIMENTS},
     script:
@@ -134,7 +129,6 @@ rule figure_ssl:
         f"{RESULTS}/benchmarks/figure_ssl.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         style=figure_style("ssl"),
         experiments=list(SSL_EXPERIMENTS),
@@ -155,7 +149,6 @@ rule claims_ssl:
         f"{RESULTS}/benchmarks/claims_ssl.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         experiments=list(SSL_EXPERIMENTS),
         setting=claim_setting(*SSL_EXPERIMENTS),

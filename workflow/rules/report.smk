@@ -15,7 +15,6 @@ rule summary:
         f"{RESULTS}/benchmarks/summary.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     script:
         "../scripts/summary.py"
 
@@ -38,7 +37,6 @@ rule report_captions:
         f"{RESULTS}/benchmarks/report_captions.tsv"
     conda:
         CONDA_ENV
-    threads: 1
     params:
         captions=REPORT_CAPTIONS,
     script:
@@ -62,7 +60,6 @@ rule publish:
         f"{RESULTS}/logs/publish.log",
     conda:
         CONDA_ENV
-    threads: 1
     params:
         published=registry.published_files(),
         scale=config["scale"],
