@@ -34,3 +34,65 @@ def test_the_closure_follows_subpackages_their_inits_and_relative_imports(tmp_pa
     other = write(tmp_path / "other.py", "import crlrepro.registry\nfrom crlrepro.theory.numerics import f, g\n")
     assert {str(Path(p).relative_to(pkg)) for p in imported_library_files(other, pkg)} == {
         "__init__.py", "registry.py", "theory/__init__.py", "theory/numerics.py"}
+
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "src" / "crlrepro"
+SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+# Modules no workflow script imports, each with the reason (the rest of the library is in some rule's inputs):
+# they serve the Snakefile itself, the command line, or the benchmarks.
+NOT_IN_ANY_SCRIPT = {
+    "workflow/cli.py": "the `crlrepro` command line",
+    "workflow/config.py": "validated by the Snakefile before any job; a job gets its keys as params",
+    "workflow/plan.py": "the job grid, read by the Snakefile; a job gets its points as params",
+    "workflow/verify.py": "`crlrepro verify`",
+}
+
+
+def _executed_imports(scripts: list[Path]) -> dict[str, set[str]]:
+    """Per script, the crlrepro files Python itself loads when the script's top-level crlrepro imports run (every
+    other statement skipped): the oracle the static closure is checked against. One interpreter for all scripts, the
+    crlrepro modules dropped from sys.modules before each (third-party ones stay loaded: they are not inputs)."""
+    import ast
+    import json
+    import subprocess
+    import sys
+
+    probes = {}
+    for script in scripts:
+        tree = ast.parse(script.read_text())
+        probes[script.name] = [ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                               and any((alias.name if isinstance(node, ast.Import) else (node.module or "")).startswith("crlrepro")
+                                       for alias in node.names)]
+    program = (
+        "import json, sys\n"
+        f"probes = json.loads({json.dumps(json.dumps(probes))})\n"
+        "loaded = {}\n"
+        "for name, imports in probes.items():\n"
+        "    for module in [m for m in sys.modules if m.split('.')[0] == 'crlrepro']:\n"
+        "        del sys.modules[module]\n"
+        "    exec('\\n'.join(imports), {})\n"
+        "    loaded[name] = sorted(m.__file__ for n, m in sys.modules.items()\n"
+        "                          if n.split('.')[0] == 'crlrepro' and getattr(m, '__file__', None))\n"
+        "print(json.dumps(loaded))\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}).stdout
+    return {name: {str(Path(f).resolve().relative_to(PACKAGE)) for f in files} for name, files in json.loads(out).items()}
+
+
+def test_every_module_a_script_really_loads_is_in_its_rules_inputs_and_every_module_reaches_a_rule():
+    """For every workflow script, the modules Python loads when the script's crlrepro imports run are a subset of its
+    static closure (the rule's declared inputs), so editing any of them reruns the rule; and every module of every
+    subpackage, enumerated from the package on disk, is in some script's closure or named in NOT_IN_ANY_SCRIPT with
+    its reason (a new module cannot fall outside the rerun guarantee unnoticed)."""
+    closures = {script.name: {str(Path(p).resolve().relative_to(PACKAGE)) for p in imported_library_files(script, PACKAGE)}
+                for script in SCRIPTS}
+    executed = _executed_imports(SCRIPTS)
+    assert set(executed) == set(closures) and all(executed.values())
+    for name, loaded in executed.items():
+        missing = loaded - closures[name]
+        assert not missing, f"{name}: Python loads {sorted(missing)}, which its rule does not declare"
+    modules = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")}
+    reached = set().union(*closures.values())
+    assert modules - reached == set(NOT_IN_ANY_SCRIPT), sorted(modules - reached)
+    assert set(NOT_IN_ANY_SCRIPT) <= modules
