@@ -289,7 +289,7 @@ def _decide_admissible(curve: pd.DataFrame, paper_mu: float) -> tuple[Decision, 
 
 def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.DataFrame, windows: pd.DataFrame,
               check: pd.DataFrame, tolerance: float, alpha: float, samples: int) -> list[Claim]:
-    """A4 on the exact F (crlrepro.theory.tsybakov.gap_cdf) with the Monte Carlo beside it.
+    """A4 on the exact F (crlrepro.theory.gap_cdf.gap_cdf) with the Monte Carlo beside it.
 
     - mu_hat (value): the paper's μ̂ against the exact log-log slope over fit windows: which windows give it
       (``windows``: the scan, and the configured window's row flagged ``configured``), see _decide_window_value.
