@@ -16,6 +16,8 @@ from crlrepro.claims.registry import experiment
 from crlrepro.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, Claim, Decision, any_of_claims, claim, decide_bound,
                                decide_identity, decide_rate, direction_claims, paired_by_seed)
 
+__all__ = ["c1_claims", "c2_claims", "c3_claims", "c4_claims", "c5_claims", "ORACLES"]
+
 ORACLES = (("mutual_information", "I(X;Y)"), ("L_star", "L* = −τ I(X;Y)"), ("E_star", "Bayes AUC E*"))
 
 

@@ -23,6 +23,11 @@ from crlrepro.claims.verdicts import (CONTRADICTED, INCONCLUSIVE, LEVEL, NOT_COM
                                direction_claims, family_level, reported_rounding,
                                paired_by_seed, seed_interval, value_claim)
 
+__all__ = [
+    "a1_claims", "a2_claims", "a3_claims", "a4_claims", "approximation_bound_claims", "l2_floor_claims",
+    "rank_k_claim", "sample_convergence_claim"
+]
+
 
 def a1_claims(truncation: pd.DataFrame, convergence: pd.DataFrame, reference: dict, setting: dict) -> list[Claim]:
     """A1: tail sums Σ_{i>D} λ_i and truncation excess risks L(s_D) − L* against Table 1. Our interval

@@ -21,6 +21,11 @@ from crlrepro.claims.registry import experiment
 from crlrepro.claims.verdicts import (NOT_COMPARABLE, Claim, Decision, any_of_claims, claim, decide_bound, direction_claims, family_level,
                                paired_by_seed, seed_interval, value_claim)
 
+__all__ = [
+    "ARM", "COLLAPSE_COSINE", "METRICS", "PAPER_METRIC", "s1_claims", "s2_claims", "s3_claims", "S4_BIAS",
+    "s4_claims", "S4_ORDER", "ssl_claims"
+]
+
 METRICS = {"linear_top1": "linear top-1", "linear_top1_tail": "linear top-1 on the tail classes", "knn_top1": "k-NN top-1",
            "prototype_bias_relative": "prototype bias relative to the prototypes' spread"}
 # S4's ordering is tested on the scale-invariant bias (fixed by argument, not by a run): an absolute distance on the

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+__all__ = ["matches_setting", "PAPER_VALUES", "paper_values", "setting_mismatches"]
+
 PAPER_VALUES = Path(__file__).with_name("paper_values.yaml")
 
 

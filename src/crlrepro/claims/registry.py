@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "all_targets", "claim_tables", "ClaimSpec", "diagnostic", "Experiment", "experiment", "EXPERIMENT_ORDER",
+    "experiment_targets", "EXPERIMENTS", "experiments_of", "figure_styles", "local_rules", "Paper", "PAPERS",
+    "published_files", "RECIPE", "report_captions", "ROLES", "SUMMARY_FILES"
+]
+
 RECIPE = ("training.batch_size", "training.hidden", "training.layers")  # paper 2's stated training recipe
 
 

@@ -14,6 +14,12 @@ import pandas as pd
 from crlrepro.claims.registry import EXPERIMENT_ORDER, PAPERS, experiment
 from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
 
+__all__ = [
+    "caption_problems", "caption_text", "claim_spec", "claims_caption", "claims_only", "collect_summary",
+    "COLUMNS", "DECIDED", "decided_table", "DIAGNOSTIC_COLUMNS", "diagnostics_only", "rst_text",
+    "SUMMARY_COLUMNS", "summary_html", "summary_markdown", "UNDECIDED", "undecided_reason", "verdict_counts"
+]
+
 # The summary's columns: a claims table's, with each row's role (claim or diagnostic, from the registry) after its kind.
 SUMMARY_COLUMNS = CLAIM_COLUMNS[:CLAIM_COLUMNS.index("kind") + 1] + ["role"] + CLAIM_COLUMNS[CLAIM_COLUMNS.index("kind") + 1:]
 

@@ -28,6 +28,14 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+__all__ = [
+    "any_of_claims", "check_claims_table", "Claim", "claim", "CLAIM_COLUMNS", "claims_frame", "decide_bound",
+    "decide_directions", "decide_identity", "decide_rate", "decide_value", "Decision", "detectable_difference",
+    "direction_claims", "family_level", "holm", "KINDS", "LEVEL", "Paired", "paired_by_seed", "paired_t_power",
+    "POWER", "reported_rounding", "seed_interval", "SEED_PLAN_LIMIT", "seeds_for_power", "SIDES", "value_claim",
+    "VERDICTS", "VERDICTS_OF_KIND"
+]
+
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
 VERIFIED, FAILED = "verified", "failed"
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, VERIFIED, FAILED)

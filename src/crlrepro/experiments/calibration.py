@@ -21,6 +21,11 @@ from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 
+__all__ = [
+    "calibration_table", "calibration_trajectory", "family_exponents", "fit_calibration_exponent",
+    "PERTURBATIONS", "perturbed_bayes_score", "score_family_table"
+]
+
 if TYPE_CHECKING:
     from crlrepro.learning.train import TrainSettings
 

@@ -12,6 +12,8 @@ from crlrepro.learning.metrics import elbow_by_relative_gain, held_out_excess_ri
 from crlrepro.learning.networks import TwoTower, embed, numpy_score
 from crlrepro.theory.oracles import excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_to_bayes_score
 
+__all__ = ["evaluate_gmm_two_tower", "evaluate_lcgm_two_tower", "lcgm_elbow", "sensitivity_elbows"]
+
 
 def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nodes: int) -> dict:
     """A2 metrics by quadrature: population excess risk L(s_w) − L*, the shift-removed L2 distance to τ·PMI

@@ -31,6 +31,15 @@ from crlrepro.theory.numerics import log_sum_exp
 from crlrepro.theory.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.theory.quadrature import trapezoid_mixture
 
+__all__ = [
+    "budget_summary", "deviation_rates", "DEVIATIONS", "draw_negative_sample", "empirical_contrastive_loss",
+    "evaluate_trained_model", "fit_budget_model", "fixed_score_deviations", "fixed_score_family", "FixedScore",
+    "gallery_recall", "in_batch_inner_draws", "IN_BATCH_SLOPE_M", "inner_term_draws", "log_partition",
+    "nearest_split", "NegativeSample", "outer_term_draws", "recommended_split", "REGIMES",
+    "run_negative_sampling", "sample_objective", "scaling_slope", "scaling_slopes", "SHAPES", "SUPREMUM",
+    "sweep_rows", "train_on_sample", "train_on_samples", "trained_fixed_scores", "two_tower_score"
+]
+
 # torch (networks, losses, the trainer) is imported in the functions that train or score a model, so the rules
 # that only fit and summarise the runs' tables (scaling, budget, deviation) start without it; pandas is imported
 # where a table is built.

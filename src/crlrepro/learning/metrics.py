@@ -6,6 +6,11 @@ import numpy as np
 
 from crlrepro.theory.numerics import loglog_slope
 
+__all__ = [
+    "auc_criterion", "elbow_by_relative_gain", "held_out_excess_risk", "in_batch_contrastive_loss",
+    "linear_probe_r2", "plateau_approach_rate", "recall_at_k"
+]
+
 
 def plateau_approach_rate(m, values, plateau: float) -> float:
     """The rate r at which a curve rising to ``plateau`` approaches it, from the fit

@@ -67,6 +67,8 @@ from crlrepro.theory.piecewise import (
     TABLE_POINTS, X_SCAN_POINTS, X_TOL, Y_TOL, YView,
 )
 
+__all__ = ["bayes_auc_piecewise", "conditional_auc", "monotone_auc"]
+
 
 def _gini(view: YView, u, nodes: int) -> np.ndarray:
     """D(u) = ∫ p(y) Γ_u(δ_u(y)) dy for every column of u (K, R), by the rule of the module docstring."""

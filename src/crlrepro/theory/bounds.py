@@ -7,6 +7,11 @@ import numpy as np
 
 from crlrepro.theory.numerics import log_sum_exp
 
+__all__ = [
+    "approximation_bound_constant", "calibration_bound", "calibration_exponent", "density_ratio_bound",
+    "log_mean_exp", "oce_identity_table", "oce_log_mean_exp", "oce_objective", "score_sup_norm"
+]
+
 
 def _check(deltas, tau):
     deltas = np.asarray(deltas, dtype=float)

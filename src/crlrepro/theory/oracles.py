@@ -24,6 +24,12 @@ from scipy.special import ndtr
 from crlrepro.theory.numerics import log_sum_exp
 from crlrepro.theory.quadrature import PopulationGrid
 
+__all__ = [
+    "bayes_auc", "excess_contrastive_risk", "L2_DEFINITIONS", "l2_distance_to_bayes_score",
+    "l2_distances_from_difference", "l2_distances_to_bayes_score", "monte_carlo_oracles", "mutual_information",
+    "optimal_contrastive_loss", "oracle_table", "population_contrastive_loss", "retrieval_auc"
+]
+
 if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
     import pandas as pd
 

@@ -21,6 +21,13 @@ import numpy as np
 
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
 
+__all__ = [
+    "adaptive_integral", "BREAKPOINT_TOL", "check_nodes", "critical_points", "direction", "invert",
+    "legendre_tables", "MAX_DEPTH", "MIN_ADAPTIVE_NODES", "mixture_density", "NEGLIGIBLE_DENSITY",
+    "NODES_PER_SIGMA", "ranking_breakpoints", "ranking_signatures", "ROW_CHUNK", "split_long", "structure",
+    "support", "TABLE_POINTS", "TIE_TOL", "UNINFORMATIVE", "X_SCAN_POINTS", "Y_SCAN_POINTS", "YView"
+]
+
 X_SCAN_POINTS = 2001  # ranking-signature scan of the x support
 Y_SCAN_POINTS = 1201  # sign scan of δ' on the y support (two roots within a step are caught by a dip test)
 BREAKPOINT_TOL = 1e-13

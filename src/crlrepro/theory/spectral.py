@@ -37,6 +37,13 @@ from crlrepro.theory.oracles import (L2_DEFINITIONS, excess_contrastive_risk, l2
                               mutual_information)
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, QuadratureRule
 
+__all__ = [
+    "approximation_bound_table", "convergence_table", "DECAY_FEATURES", "eigenvalue_decay", "l2_minima_table",
+    "MIN_DECAY_GROUPS", "operator_svd", "pmi_spectrum", "rank_d_l2_fit", "rank_d_l2_minimum", "RankDFit",
+    "significant_digits", "SingularSystem", "truncated_score", "truncation_metrics", "truncation_on_grid",
+    "truncation_table"
+]
+
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 # Singular values below this fraction of the largest are rounding noise: they are dropped from

@@ -22,11 +22,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from crlrepro.theory.gap_cdf import (check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density,  # noqa: F401
-                                     gap_density)  # (gap_density re-exported beside gap_cdf)
-from crlrepro.theory.bounds import calibration_exponent  # noqa: F401 (re-exported: the exponent the condition buys)
+from crlrepro.theory.gap_cdf import check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density
+from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
+
+# calibration_exponent (the exponent the condition buys), gap_cdf and gap_density are re-exported from their modules
+__all__ = [
+    "admissible_exponent", "calibration_exponent", "density_ratio_gaps", "exact_gap_curve", "fit_noise_exponent",
+    "gap_cdf", "gap_cdf_local_slope", "gap_density", "monte_carlo_agreement", "small_t_exponent", "tsybakov_study",
+    "window_slope", "windows_matching"
+]
 
 
 def density_ratio_gaps(gmm: LatentClassGMM, samples: int, rng: np.random.Generator) -> np.ndarray:

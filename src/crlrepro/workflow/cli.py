@@ -15,6 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
+__all__ = ["GENERATED_FROM_PUBLISHED", "main"]
+
 
 def _check_config(paths: list[str], cluster: bool = False) -> int:
     """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before

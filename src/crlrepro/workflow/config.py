@@ -22,6 +22,13 @@ from crlrepro.learning.datasets import balance_problems, missing_data_message, s
 from crlrepro.claims.registry import figure_styles
 from crlrepro.workflow.plan import SWEEPS, sweep_owner, sweep_points  # noqa: F401  sweep_owner: named in older docstrings
 
+__all__ = [
+    "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "EPOCH_LIMIT", "FLOPS", "integer_keys",
+    "load_config", "MAGNITUDE_LIMIT", "NOT_SIZES", "preflight_problems", "read_config_file", "read_yaml",
+    "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
+    "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
+]
+
 WEIGHT_SUM_TOLERANCE = 1e-6
 
 

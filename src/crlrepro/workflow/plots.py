@@ -16,6 +16,12 @@ import seaborn as sns  # noqa: E402
 
 from crlrepro.theory.tsybakov import admissible_exponent  # noqa: E402
 
+__all__ = [
+    "CONTEXTS", "FigureStyle", "PALETTES", "plot_budget", "plot_calibration", "plot_gmm_mlp", "plot_gmm_spectrum",
+    "plot_lcgm", "plot_scaling", "plot_ssl", "plot_tsybakov", "SSL_COLUMN", "SSL_EVALUATIONS", "SSL_TITLE",
+    "THEMES"
+]
+
 
 CONTEXTS = ("paper", "notebook", "talk", "poster")
 THEMES = ("white", "whitegrid", "dark", "darkgrid", "ticks")

@@ -32,6 +32,12 @@ from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, 
 from crlrepro.claims.registry import PAPERS, experiment
 from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
 
+__all__ = [
+    "check_scale", "machine", "PROVENANCE", "publish_scale", "PUBLISHED_ROOT", "published_scales",
+    "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
+    "RUNS_LOG", "scale_comparison", "scale_comparison_markdown", "scales_block", "spec_paper"
+]
+
 PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
 PROVENANCE = "provenance.json"
 RUNS_LOG = "logs/runs.jsonl"

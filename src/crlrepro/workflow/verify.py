@@ -32,6 +32,11 @@ import pandas as pd
 
 from crlrepro.runtime.artifacts import config_hash, rebuild_command, sha256_of, sidecar_path
 
+__all__ = [
+    "planned_outputs", "Problem", "recorded_params", "SIDECAR_FIELDS", "sidecar_problems", "SIDECAR_SUFFIXES",
+    "UNTRACKED", "verify_scale"
+]
+
 SIDECAR_SUFFIXES = (".csv", ".json", ".pt")  # written with a provenance sidecar (crlrepro.runtime.artifacts)
 UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
 SIDECAR_FIELDS = ("artifact", "sha256", "rule", "params", "params_hash")
