@@ -324,7 +324,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     edit(smoke_run / "src" / "crlrepro" / "theory" / "oracles.py")
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
-        "gmm_mlp_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
+        "gmm_mlp_table", "gmm_mlp_samples_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
         "oracle_table", "claims_c1", "summary", "report_captions",
         "calibration_train", "calibration_table", "figure_calibration", "claims_c2",
         "scaling_train", "scaling_table", "budget_table", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
@@ -525,7 +525,7 @@ def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_l
     run = [sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE]  # targets before --configfile's files
     proc = subprocess.Popen(run, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    log = workdir / SMOKE_RESULTS / "logs" / "tsybakov.log"
+    log = workdir / SMOKE_RESULTS / "logs" / "tsybakov_table.log"
     deadline = time.time() + 120
     while time.time() < deadline and not log.exists():
         time.sleep(0.1)

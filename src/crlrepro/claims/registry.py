@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "all_targets", "claim_tables", "ClaimSpec", "diagnostic", "Experiment", "experiment", "EXPERIMENT_ORDER",
-    "experiment_targets", "EXPERIMENTS", "experiments_of", "figure_styles", "local_rules", "Paper", "PAPERS",
+    "A2_UNREPORTED", "all_targets", "claim_tables", "ClaimSpec", "diagnostic", "Experiment", "experiment", "EXPERIMENT_ORDER",
+    "experiment_targets", "EXPERIMENTS", "experiments_of", "figure_styles", "local_rules", "OPTIMISER", "Paper", "PAPERS",
     "published_files", "RECIPE", "report_captions", "ROLES", "SUMMARY_FILES"
 ]
 
