@@ -113,6 +113,14 @@ def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution(
     # a margin as wide as the value is no test: any change passes it, so the row says so
     wide = sample_convergence_claim(sample_study(True, ratio=1.2, noise=3.0, shared=False), family_level(8))
     assert wide.verdict == INCONCLUSIVE and "as wide as the value itself" in wide.reason
+    # a change in either direction beyond the margin is still moving; two sizes suffice for the study
+    assert sample_convergence_claim(sample_study(True, ratio=0.5)).verdict == CONTRADICTED
+    two = sample_convergence_claim(sample_study(True).query("samples != 50000"))
+    assert two.verdict == REPRODUCED and two.measured == converged.measured
+    # the power names the margin, its share of the value and Δ's half-width, each from the row's own numbers
+    value = sample_study(True).query("samples == 200000")["excess_risk"].mean()
+    assert f"Δ's half-width {(converged.ci_high - converged.ci_low) / 2:.3g}" in converged.power
+    assert f"{half * paper_values('A2')['excess_risk'][8] / value:.2g} of the value" in converged.power
     one = sample_convergence_claim(sample_study(True, seeds=[0]))
     assert one.verdict == INCONCLUSIVE and "fewer than two seeds" in one.reason
     only = sample_convergence_claim(sample_study(True).query("samples == 200000"))
