@@ -121,7 +121,9 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     from crlrepro.experiments.approximation import train_gmm_two_tower, train_lcgm_two_tower
     from crlrepro.experiments.supervised_view import train_contrastive
     from crlrepro.learning.augment import simclr_spec
+    from crlrepro.learning.datasets import training_class_counts
     from crlrepro.theory.lcgm import LatentClassModel
+    from crlrepro.workflow.config import DATA_SHAPES
     from crlrepro.workflow.plan import SSL_EXPERIMENTS, ssl_experiment_specs
 
     t, approx, lcgm = config["training"], config["approximation"], config["lcgm"]
@@ -132,10 +134,9 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     a2 = part(approx["train_samples"], t["batch_size"])
     a3 = part(lcgm["train_samples"], t["batch_size"])
     c2 = part(calibration["samples"], calibration["batch_size"])
-    channels, side, images = {"cifar10": (3, 32, 50_000), "fashion_mnist": (1, 28, 60_000), "digits": (1, 8, 1_347)}.get(
-        view["data"]["name"], (3, 32, 50_000))
+    _, channels, side = DATA_SHAPES[view["data"]["name"]]
     side = view["data"].get("image_size") or side
-    images = view["data"].get("train_size") or images
+    images = int(training_class_counts(view["data"]).sum())  # the training split, after any train_size subset
     s = part(images, view["batch_size"])
     runs = {spec for e in SSL_EXPERIMENTS for spec in ssl_experiment_specs(e, view)}
     paper1 = LatentClassGMM.from_config(config["consistency"]["gmm"])

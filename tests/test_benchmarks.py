@@ -163,6 +163,10 @@ def test_the_first_epoch_check_times_every_training_of_a_scale(capsys):
     a2 = trainings[0]
     assert a2[1] == 5120 and a2[2] == 10240 and a2[3] == 2 * 4 * 1  # half of 10,240 pairs; 2 epochs x 4 D x 1 seed
     assert gpu.paper_trainings(config, 1e-9)[0][1] == config["training"]["batch_size"]  # at least one batch
+    from crlrepro.learning.datasets import training_class_counts
+
+    digits = training_class_counts(config["supervised_view"]["data"]).sum()  # the training split, not all 1,797
+    assert trainings[3][2] == digits < 1797
     rows = gpu.first_epoch_rows(gpu.ROOT / "configs" / "smoke.yaml", fraction=0.05, device="cpu")
     assert len(rows) == 4 and all(r["value"] > 0 for r in rows)
     assert "smoke.yaml: A2 two-tower MLP, first epoch on CPU" in rows[0]["measure"]

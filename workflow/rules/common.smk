@@ -148,15 +148,13 @@ def gmm_mlp_models():
 
 def gmm_mlp_sample_study():
     """A2's convergence study in the sample size, as (pairs per epoch, seed, model file): the largest D trained on each
-    of approximation.convergence_samples, and A2's own models of that D (approximation.train_samples)."""
+    of approximation.convergence_samples (A2's own models of that D, on approximation.train_samples, are evaluated
+    once, by gmm_mlp_table)."""
     approx, d = config["approximation"], max(config["approximation"]["dims"])
-    study = [
+    return [
         (n, seed, f"{RESULTS}/models/gmm_mlp_samples/N{n}/D{d}_seed{seed}.pt")
         for n in approx["convergence_samples"]
         for seed in config["seeds"]
-    ]
-    return study + [
-        (approx["train_samples"], seed, f"{RESULTS}/models/gmm_mlp/D{d}_seed{seed}.pt") for seed in config["seeds"]
     ]
 
 

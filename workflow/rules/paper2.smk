@@ -179,6 +179,7 @@ rule gmm_mlp_samples_table:
     input:
         library("gmm_mlp_samples_table"),
         models=[path for _, _, path in gmm_mlp_sample_study()],
+        table=rules.gmm_mlp_table.output[0],
     output:
         f"{RESULTS}/approximation/gmm_mlp_samples.csv",
     log:
@@ -192,6 +193,9 @@ rule gmm_mlp_samples_table:
         tau=config["tau"],
         nodes=config["approximation"]["quadrature_nodes"],
         samples=[n for n, _, _ in gmm_mlp_sample_study()],
+        train_samples=config["approximation"]["train_samples"],
+        seeds=config["seeds"],
+        D=max(config["approximation"]["dims"]),
     script:
         "../scripts/gmm_mlp_samples_table.py"
 

@@ -20,10 +20,10 @@ import yaml
 
 from crlrepro.learning.datasets import balance_problems, missing_data_message, subset_problems
 from crlrepro.claims.registry import figure_styles
-from crlrepro.workflow.plan import SWEEPS, sweep_owner, sweep_points  # noqa: F401  sweep_owner: named in older docstrings
+from crlrepro.workflow.plan import SWEEPS, sweep_points
 
 __all__ = [
-    "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "EPOCH_LIMIT", "FLOPS", "integer_keys",
+    "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "DATA_SHAPES", "EPOCH_LIMIT", "FLOPS", "integer_keys",
     "load_config", "MAGNITUDE_LIMIT", "NOT_SIZES", "preflight_problems", "read_config_file", "read_yaml",
     "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
     "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
@@ -191,7 +191,8 @@ FLOPS = 1e10                         # dense float64 work, for the quadrature an
 TIME_LIMIT_S = 30 * 24 * 3600
 EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
 # Images of the largest split each data set has, and its channels × side (before supervised_view.data.image_size).
-_DATA = {"digits": (1797, 1, 8), "fashion_mnist": (70_000, 1, 28), "cifar10": (60_000, 3, 32)}
+# paper 3's data sets: (images in all splits, channels, side in pixels); benchmarks/gpu.py reads the shapes too
+DATA_SHAPES = {"digits": (1797, 1, 8), "fashion_mnist": (70_000, 1, 28), "cifar10": (60_000, 3, 32)}
 
 
 def _largest(value) -> float:
@@ -223,7 +224,7 @@ def _images(config: dict) -> tuple[int, int]:
     """(images of the largest split, bytes per image) of paper 3's data set, after the configured resize."""
     view = config["supervised_view"]
     data = view.get("data", {})
-    count, channels, side = _DATA.get(data.get("name"), _DATA["cifar10"])
+    count, channels, side = DATA_SHAPES.get(data.get("name"), DATA_SHAPES["cifar10"])
     side = data.get("image_size") or side
     return count, channels * side * side
 
