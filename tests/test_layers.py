@@ -140,15 +140,19 @@ def test_an_upward_import_is_caught(tmp_path):
 
 
 def test_each_public_api_listed_in_all_names_exactly_the_modules_public_definitions():
-    """Where a module lists its public API in ``__all__``, every listed name exists, and every public function, class
-    and constant the module defines is listed (a new one cannot be left out); names it re-exports are allowed."""
+    """Every module lists its public API in ``__all__`` (the subpackages' ``__init__``, a docstring only, excepted):
+    every listed name exists, and every public function, class and constant the module defines is listed (a new one
+    cannot be left out); names it re-exports are allowed."""
     import ast
     import importlib
 
-    checked = 0
+    checked, without = 0, []
     for path in sorted(SRC.rglob("*.py")):
         tree = ast.parse(path.read_text())
         if not any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in n.targets) for n in tree.body):
+            docstring_only = len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+            if not (path.name == "__init__.py" and path.parent != SRC and docstring_only):
+                without.append(str(path.relative_to(SRC.parent)))
             continue
         name = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
         module = importlib.import_module(name)
@@ -160,4 +164,5 @@ def test_each_public_api_listed_in_all_names_exactly_the_modules_public_definiti
                     if isinstance(t, ast.Name) and t.id.isupper() and not t.id.startswith("_")}
         assert defined <= listed, f"{name}: public but not in __all__: {sorted(defined - listed)}"
         checked += 1
-    assert checked >= 24  # every module no training script imports (the 22 those import: not yet)
+    assert not without, f"no __all__: {without}"
+    assert checked >= 40

@@ -12,6 +12,8 @@ The library is laid out by concern, each layer importing only those before it:
 
 from importlib.metadata import PackageNotFoundError, version
 
+__all__ = ["__version__"]
+
 try:
     __version__ = version("crlrepro")  # one place: pyproject.toml's [project] version
 except PackageNotFoundError:  # imported from a source tree that was never installed

@@ -15,6 +15,8 @@ from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower
 from crlrepro.learning.train import TrainSettings, seed_everything, train
 
+__all__ = ["in_batch_info_nce", "train_gmm_two_tower", "train_lcgm_two_tower", "train_two_tower"]
+
 
 def in_batch_info_nce(tau: float):
     """batch_loss for :func:`crlrepro.learning.train.train`: SSCRL with the batch's other positives as negatives."""

@@ -28,6 +28,13 @@ from torch import nn
 from crlrepro.learning.losses import contrastive_loss, supervised_prototype_loss
 from crlrepro.learning.networks import ContrastiveModel
 
+__all__ = [
+    "baseline_table", "contrastive_batch_loss", "encode", "evaluate_contrastive", "evaluate_features",
+    "evaluate_raw_pixels", "EVALUATED", "evaluation_table", "few_label_probe_top1", "knn_top1",
+    "linear_probe_top1", "mean_feature_cosine", "metric_names", "prototype_bias", "tail_classes",
+    "train_contrastive", "two_view_batch", "with_tail"
+]
+
 def two_view_batch(bank: torch.Tensor, rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Two distinct views per image of a bank batch (n, V, C, H, W), chosen with ``rng``."""
     n, views = bank.shape[:2]

@@ -78,6 +78,13 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as nnf
 
+__all__ = [
+    "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "augment_batch",
+    "AugmentationSpec", "color_jitter", "CROP_ATTEMPTS", "crop_flip_rotate_grid", "gaussian_blur",
+    "gaussian_kernels", "grey", "GREY_WEIGHTS", "resized_crop_flip_rotate", "rgb_to_grayscale",
+    "sample_crop_boxes", "simclr_spec", "SPEC_NAMES"
+]
+
 SPEC_NAMES = ("base", "no_blur", "plus_rotation")
 CROP_ATTEMPTS = 10
 GREY_WEIGHTS = (0.2989, 0.587, 0.114)  # ITU-R 601, as torchvision's rgb_to_grayscale

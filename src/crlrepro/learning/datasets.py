@@ -6,6 +6,13 @@ import numpy as np
 
 from pathlib import Path
 
+__all__ = [
+    "balance_problems", "CIFAR10_FOLDER", "CIFAR10_TRAIN_PER_CLASS", "class_ranks", "DATASETS", "digits_split",
+    "FASHION_MNIST_DEBIAN", "FASHION_MNIST_FILES", "fashion_mnist_files", "FASHION_MNIST_TRAIN_PER_CLASS",
+    "long_tailed_class_sizes", "missing_data_message", "pareto_class_sizes", "subset_problems",
+    "training_class_counts"
+]
+
 DATASETS = ("digits", "fashion_mnist", "cifar10")
 CIFAR10_FOLDER = "cifar-10-batches-py"  # what torchvision's CIFAR10 reads under its root
 # Fashion-MNIST's four IDX files: torchvision's FashionMNIST reads them extracted from <root>/FashionMNIST/raw/;

@@ -15,6 +15,13 @@ import numpy as np
 import torch
 
 from crlrepro.learning.datasets import DATASETS, digits_split, fashion_mnist_files, long_tailed_class_sizes, missing_data_message
+
+__all__ = [
+    "augmentation", "AUGMENTATIONS", "bias_subset", "build_views", "class_subset", "FLIPPABLE", "ImageSplit",
+    "load_cifar10", "load_dataset", "load_digits_split", "load_fashion_mnist", "load_views", "resize_split",
+    "stratified_subset", "training_subset", "view_bank"
+]
+
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
 
 

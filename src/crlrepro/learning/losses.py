@@ -20,6 +20,12 @@ import math
 import torch
 from torch import nn
 
+__all__ = [
+    "balanced_contrastive_loss", "contrastive_loss", "decoupled_contrastive_loss", "generalized_nt_xent_loss",
+    "info_nce_in_batch", "info_nce_independent", "info_nce_shared", "log_mean_exp_loss", "LOSSES", "SIMILARITIES",
+    "similarity_matrix", "supervised_prototype_loss"
+]
+
 
 def _check_tau(tau: float) -> float:
     tau = float(tau)

@@ -10,6 +10,11 @@ import numpy as np
 import torch
 from torch import nn
 
+__all__ = [
+    "cifar_resnet18", "ContrastiveModel", "embed", "ENCODERS", "GlobalAveragePool", "load_two_tower",
+    "numpy_score", "numpy_towers", "save_two_tower", "SmallCNN", "TwoTower", "TwoTowerEnsemble"
+]
+
 
 class TwoTower(nn.Module):
     """Anchor encoder f: R^{d_x} → R^D and target encoder g: R^{d_y} → R^D, each a ``layers``-layer

@@ -41,6 +41,12 @@ from tqdm import tqdm
 from crlrepro.runtime.artifacts import ArtifactError, load_torch, save_torch, sidecar_path
 from crlrepro.runtime.device import JOB_ENV
 
+__all__ = [
+    "COMPILE_MIN_STEPS", "COMPILE_MODES", "cosine_learning_rate", "cxx_compiler", "epoch_generator", "LARS",
+    "MATMUL_OPS", "NonFiniteLossError", "OPTIMIZERS", "process_age", "seed_everything", "train",
+    "TRAINING_STATS_ENV", "TrainSettings", "use_compiler", "write_training_stats"
+]
+
 log = logging.getLogger(__name__)
 
 

@@ -20,6 +20,13 @@ from pathlib import Path
 
 import pandas as pd
 
+__all__ = [
+    "ArtifactError", "atomic_path", "config_hash", "CONFIGFILES_ENV", "DRAWN_KEY", "figure_texts", "git_commit",
+    "load_torch", "NOT_CODE", "package_versions", "provenance", "read_figure_texts", "read_json", "read_table",
+    "rebuild_command", "require_exact_set", "save_figure", "save_torch", "sha256_of", "sidecar_path", "verify",
+    "write_artifact_json", "write_csv", "write_json", "write_table", "write_text"
+]
+
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)

@@ -15,6 +15,12 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+__all__ = [
+    "assign_gpus", "configure_threads", "GPU_COUNT_ENV", "GPU_LOCK_DIR_ENV", "GpuSlots", "JOB_ENV",
+    "MMAP_THRESHOLD", "MMAP_THRESHOLD_FALLBACK", "physical_gpus", "retain_freed_memory", "select_device",
+    "TRIM_THRESHOLD"
+]
+
 JOB_ENV = "CRLREPRO_JOB"  # the Snakemake job a process runs, "rule/wildcards": set by ScriptRun, read by the trainer
 
 

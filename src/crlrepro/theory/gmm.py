@@ -19,6 +19,8 @@ import numpy as np
 from crlrepro.theory.numerics import log_sum_exp
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, trapezoid_mixture
 
+__all__ = ["LatentClassGMM"]
+
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _TINY_SUM = float(np.exp(-600.0))  # PMI's factorised sum below this is recomputed by a plain log-sum-exp
 

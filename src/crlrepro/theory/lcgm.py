@@ -23,6 +23,11 @@ import pandas as pd
 
 from crlrepro.theory.numerics import log_sum_exp
 
+__all__ = [
+    "deterministic_anchor_pmi", "LatentClassModel", "rank_k_evidence", "sampled_kernel_spectrum",
+    "sampled_pmi_spectrum", "SampledSpectrum"
+]
+
 
 def _unit_rows(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
     v = rng.standard_normal((k, d))

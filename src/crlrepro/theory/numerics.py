@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["log_sum_exp", "loglog_slope"]
+
 
 def log_sum_exp(a, axis=None, keepdims: bool = False) -> np.ndarray:
     """log Σ e^{a} over ``axis`` (None: all entries), max-shifted (module docstring)."""

@@ -52,6 +52,8 @@ from numbers import Integral
 import numpy as np
 import torch
 
+__all__ = ["attraction_bound", "bound_summary", "CHUNK_BYTES", "repulsion_bound"]
+
 CHUNK_BYTES = 2**28  # about 256 MiB of float64 intermediates per chunk
 
 

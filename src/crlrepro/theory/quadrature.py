@@ -29,6 +29,8 @@ import numpy as np
 
 from crlrepro.theory.numerics import log_sum_exp
 
+__all__ = ["PopulationGrid", "QuadratureRule", "SUPPORT_HALF_WIDTH", "trapezoid_mixture"]
+
 
 @dataclass(frozen=True)
 class QuadratureRule:

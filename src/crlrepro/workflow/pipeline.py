@@ -21,6 +21,8 @@ import pandas as pd
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
 
+__all__ = ["die_with_parent", "imported_library_files", "ScriptRun"]
+
 
 def die_with_parent() -> bool:
     """Make this job end when the process that started it (Snakemake) ends, however it ends: after a ``kill -9`` of
