@@ -205,7 +205,7 @@ def test_local_slope_tends_to_one_from_below_like_one_minus_one_over_log():
 def test_local_slope_methods_agree_with_a_difference_of_the_cdf():
     t = np.array([1e-8, 1e-4, 0.05, 0.7])
     by_density = gap_cdf_local_slope(PAPER, t, method="density")
-    by_difference = gap_cdf_local_slope(PAPER, t)
+    by_difference = gap_cdf_local_slope(PAPER, t, method="difference")
     np.testing.assert_allclose(by_difference, by_density, atol=1e-6)
     h = 1e-3
     shifted = np.log(gap_cdf(PAPER, np.concatenate([t * np.exp(h), t * np.exp(-h)])))
@@ -288,11 +288,27 @@ def test_bad_windows_and_options_are_refused(no_work):
         gap_cdf(PAPER, [0.1], nodes=1)
 
 
+def test_the_ranking_is_monotone_in_y_only_where_no_x_gives_a_critical_point():
+    assert gap_cdf_module.monotone_in_y(PAPER)  # K = 2, equal σy: q_1(y) is a logistic function of y
+    # unequal σy: log q_1/q_2 is quadratic in y, so q_1 turns; paper 1's K = 4 mixture: PMI(x, ·) peaks inside
+    unequal = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.2, -1.2]), np.ones(2), np.array([1.2, -1.2]), np.array([1.0, 2.0]))
+    paper1 = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]),
+                            np.ones(4))
+    assert not gap_cdf_module.monotone_in_y(unequal) and not gap_cdf_module.monotone_in_y(paper1)
+    assert tsybakov._slope_method(PAPER, "auto") == "density"
+    assert tsybakov._slope_method(unequal, "auto") == tsybakov._slope_method(PAPER, "difference") == "difference"
+
+
 def test_exact_curve_slope_matches_the_local_slope_and_the_t_log_t_law():
     curve = tsybakov.exact_gap_curve(PAPER, 1e-9, 1e-7, 1)
+    assert curve.attrs["slope_method"] == "density"  # auto: r(x, ·) is monotone for every x
     np.testing.assert_allclose(curve["t"], [1e-9, 1e-8, 1e-7])
     np.testing.assert_allclose(curve["cdf"], gap_cdf(PAPER, curve["t"].to_numpy()), rtol=1e-12)
     np.testing.assert_allclose(curve["local_slope"], gap_cdf_local_slope(PAPER, curve["t"].to_numpy()), rtol=1e-10)
+    by_difference = tsybakov.exact_gap_curve(PAPER, 1e-9, 1e-7, 1, method="difference")
+    assert by_difference.attrs["slope_method"] == "difference"
+    np.testing.assert_allclose(by_difference["cdf"], curve["cdf"], rtol=1e-12)
+    np.testing.assert_allclose(by_difference["local_slope"], curve["local_slope"], atol=1e-6)
     # F ≈ c t log(1/t): the local slope is 1 − 1/log(1/t) up to O(1/log²)
     law = 1.0 - 1.0 / np.log(1.0 / curve["t"])
     assert np.all(np.abs(curve["local_slope"] - law) < 0.01) and curve["local_slope"].is_monotonic_decreasing

@@ -15,6 +15,8 @@ e = c["exact"]
 gmm = LatentClassGMM.from_config(run.params["gmm"])
 run.log.info("exact F(t) on [%g, %g], %d points per decade", *e["t_range"], e["points_per_decade"])
 curve = exact_gap_curve(gmm, *e["t_range"], e["points_per_decade"])
+run.log.info("local slope d log F / d log t by %s", {"density": "t F'/F (r(x, ·) monotone for every x)",
+                                                     "difference": "a five-point difference of log F"}[curve.attrs["slope_method"]])
 run.log.info("window scan: t_min from %g to %g, widths %s decades", *e["window_starts"], e["window_widths"])
 # the slopes only: which of them match the paper's μ̂ (and within what tolerance) is for the claims to say
 windows = windows_matching(gmm, 0.0, 0.0, tuple(e["window_starts"]), e["window_widths"],

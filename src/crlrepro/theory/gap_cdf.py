@@ -53,7 +53,7 @@ from crlrepro.theory.piecewise import (YView, check_nodes, direction, invert, le
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.quadrature import trapezoid_mixture
 
-__all__ = ["check_quadrature", "check_thresholds", "gap_cdf", "gap_cdf_and_density", "gap_density"]
+__all__ = ["check_quadrature", "check_thresholds", "gap_cdf", "gap_cdf_and_density", "gap_density", "monotone_in_y"]
 
 
 _GRADE_MIN = 4.0  # a segment longer than this many ε is graded toward that end (ε: distance to the singular centre)
@@ -723,6 +723,22 @@ def check_quadrature(nodes, mass_nodes) -> tuple[int, int]:
     if m < 2:
         raise ValueError(f"mass_nodes must be an integer >= 2, got {mass_nodes!r}")
     return nodes, m
+
+
+def monotone_in_y(gmm: LatentClassGMM) -> bool:
+    """Whether r(x, ·) is monotone on the y support for every informative x (δ_u has no interior critical point):
+    the setting where :func:`gap_density` is reliable (module docstring: accuracy), e.g. K = 2 with equal σy. The
+    number of critical points changes only at the ranking breakpoints (piecewise.ranking_breakpoints), so it is
+    checked on the x scan, on both sides of every breakpoint and between each two of them."""
+    view = YView(gmm)
+    lo, hi = support(gmm.mean_x, gmm.std_x)
+    ranking = ranking_breakpoints(gmm)
+    scan = lo + (hi - lo) * (np.arange(_X_SCAN) + 0.5 - 0.5 / np.pi) / _X_SCAN
+    aside = 1e-8 * (1.0 + np.abs(ranking))
+    edges = np.concatenate([[lo], ranking, [hi]])
+    points = np.concatenate([scan, ranking - aside, ranking + aside, (edges[1:] + edges[:-1]) / 2.0])
+    norm, u = direction(gmm, points)
+    return not structure(view, u[:, norm > 0])["count"].any()
 
 
 def gap_cdf(gmm: LatentClassGMM, t, *, nodes: int = 16, mass_nodes: int = 8) -> np.ndarray:

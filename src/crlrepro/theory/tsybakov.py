@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from crlrepro.theory.gap_cdf import check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density
+from crlrepro.theory.gap_cdf import (check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density,
+                                     monotone_in_y)
 from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
@@ -96,25 +97,35 @@ def tsybakov_study(gmm: LatentClassGMM, samples: int, seed: int, window, other_w
 _SLOPE_STEP = 0.05  # step in log t of the five-point difference of gap_cdf_local_slope
 
 
-def gap_cdf_local_slope(gmm: LatentClassGMM, t, *, method: str = "difference", step: float = _SLOPE_STEP,
+def _slope_method(gmm: LatentClassGMM, method: str) -> str:
+    """The local-slope method to use: ``auto`` is ``density`` where r(x, ·) is monotone for every x (gap_cdf.monotone_in_y:
+    F' is exact there, and one quadrature gives F and F'), else ``difference``."""
+    if method not in ("auto", "difference", "density"):
+        raise ValueError(f"method must be 'auto', 'difference' or 'density', got {method!r}")
+    if method == "auto":
+        return "density" if monotone_in_y(gmm) else "difference"
+    return method
+
+
+def gap_cdf_local_slope(gmm: LatentClassGMM, t, *, method: str = "auto", step: float = _SLOPE_STEP,
                         nodes: int = 16, mass_nodes: int = 8) -> np.ndarray:
     """The local exponent d log F / d log t at each t.
 
-    method="difference" (default): the five-point difference in u = log t with step h,
+    method="difference": the five-point difference in u = log t with step h,
 
         d log F/du ≈ [−L(u+2h) + 8 L(u+h) − 8 L(u−h) + L(u−2h)] / (12 h),   L = log F (gap_cdf),
 
     truncation error h⁴ L⁽⁵⁾/30 and rounding ≈ 1.5 ε_F / h (ε_F the relative error of F): with h = 0.05 about
     1e-8 on paper 2's mixture and ~1e-4 where F is good to ~1e-6 (module docstring). method="density": t F'(t)/F(t)
-    with F' from gap_density (exact to ~1e-8 on paper 2's mixture; unreliable at small t where r(x, ·) has
-    critical points)."""
+    with F' from gap_density (exact to ~1e-8 on paper 2's mixture, from one quadrature instead of four; unreliable at
+    small t where r(x, ·) has critical points). method="auto" (default): the density where r(x, ·) has none for any
+    x (gap_cdf.monotone_in_y), else the difference."""
     arr = check_thresholds(t)
     nodes, mass_nodes = check_quadrature(nodes, mass_nodes)
+    method = _slope_method(gmm, method)
     if method == "density":
         cdf, density = gap_cdf_and_density(gmm, arr, nodes=nodes, mass_nodes=mass_nodes)
         return (arr * density / cdf).reshape(np.shape(t))
-    if method != "difference":
-        raise ValueError(f"method must be 'difference' or 'density', got {method!r}")
     if not (np.isfinite(step) and 0 < step <= 1):
         raise ValueError(f"step must be in (0, 1] (natural log units), got {step!r}")
     shifts = np.array([2.0, 1.0, -1.0, -2.0]) * step
@@ -190,27 +201,36 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
 # == the exact curve, its check against Monte Carlo, and the small-t exponent ====================================
 
 
-def exact_gap_curve(gmm: LatentClassGMM, t_min: float, t_max: float, points_per_decade: int, *,
+def exact_gap_curve(gmm: LatentClassGMM, t_min: float, t_max: float, points_per_decade: int, *, method: str = "auto",
                     step: float = _SLOPE_STEP, nodes: int = 16, mass_nodes: int = 8) -> pd.DataFrame:
     """F(t) (gap_cdf) at points_per_decade log-spaced t per decade from t_min to t_max, with the local exponent
 
-        μ(t) = d log F / d log t   (five-point difference of log F with step ``step`` in log t, gap_cdf_local_slope),
+        μ(t) = d log F / d log t   (gap_cdf_local_slope: t F'/F where r(x, ·) is monotone for every x, else the
+                                    five-point difference of log F with step ``step`` in log t; ``method`` as there),
 
-    all from one call of the quadrature (the curve's points and their four shifts share its x structure)."""
+    all from one call of the quadrature (the curve's points and, for the difference, their four shifts share its x
+    structure). The method used is in the result's attrs["slope_method"]."""
     if not 0 < t_min < t_max:
         raise ValueError(f"an exact curve needs 0 < t_min < t_max, got [{t_min!r}, {t_max!r}]")
     if int(points_per_decade) != points_per_decade or points_per_decade < 1:
         raise ValueError(f"points_per_decade must be a positive integer, got {points_per_decade!r}")
     if not (np.isfinite(step) and 0 < step <= 1):
         raise ValueError(f"step must be in (0, 1] (natural log units), got {step!r}")
+    method = _slope_method(gmm, method)
     count = int(round(np.log10(t_max / t_min) * points_per_decade)) + 1
     t = np.geomspace(t_min, t_max, max(count, 2))
-    shifts = np.array([0.0, 2.0, 1.0, -1.0, -2.0]) * step
-    values = gap_cdf(gmm, (t[None, :] * np.exp(shifts)[:, None]).ravel(), nodes=nodes, mass_nodes=mass_nodes)
-    log_f = np.log(values.reshape(5, t.size))
-    slope = (-log_f[1] + 8.0 * log_f[2] - 8.0 * log_f[3] + log_f[4]) / (12.0 * step)
-    curve = pd.DataFrame({"t": t, "cdf": np.exp(log_f[0]), "local_slope": slope})
+    if method == "density":
+        cdf, density = gap_cdf_and_density(gmm, t, nodes=nodes, mass_nodes=mass_nodes)
+        slope = t * density / cdf
+    else:
+        shifts = np.array([0.0, 2.0, 1.0, -1.0, -2.0]) * step
+        values = gap_cdf(gmm, (t[None, :] * np.exp(shifts)[:, None]).ravel(), nodes=nodes, mass_nodes=mass_nodes)
+        log_f = np.log(values.reshape(5, t.size))
+        cdf = np.exp(log_f[0])
+        slope = (-log_f[1] + 8.0 * log_f[2] - 8.0 * log_f[3] + log_f[4]) / (12.0 * step)
+    curve = pd.DataFrame({"t": t, "cdf": cdf, "local_slope": slope})
     curve.attrs["quadrature"] = {"nodes": nodes, "mass_nodes": mass_nodes}  # what windows_matching(known=) checks
+    curve.attrs["slope_method"] = method
     return curve
 
 
