@@ -275,13 +275,13 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
     tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}, "oce": {"tolerance": 1.0e-8}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "claims_c5", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "claims_c5", "summary", "scales_table", "report_captions"}
     # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
     # (C2's accelerated exponent uses paper 1's own mixture, rule tsybakov_small_t: not this window)
     assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov_table", "tsybakov_exact", "claims_a4", "figure_tsybakov",
-                                                            "summary", "report_captions"}
+                                                            "summary", "scales_table", "report_captions"}
     # Evaluation-only keys of a training experiment re-evaluate without retraining (the elbow rule of A3,
     # the exponent fit of C2).
     elbow = smoke_run / "elbow.yaml"
@@ -290,20 +290,20 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
                                                            "report_captions"}
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration_table", "claims_c2", "figure_calibration", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration_table", "claims_c2", "figure_calibration", "summary", "scales_table", "report_captions"}
     # Paper 3: a probe's setting re-evaluates every run spec without retraining; the metric the claims
     # test reruns the claims only.
     probes = smoke_run / "probes.yaml"
     probes.write_text(yaml.safe_dump({"supervised_view": {"few_label_draws": 3}}))
     assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {"ssl_eval", "ssl_baselines", "ssl_table", "claims_ssl", "figure_ssl",
-                                                            "summary", "report_captions"}
+                                                            "summary", "scales_table", "report_captions"}
     metric = smoke_run / "metric.yaml"
     metric.write_text(yaml.safe_dump({"supervised_view": {"claim_metric": "few10_top1"}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(metric)) == {"claims_ssl", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(metric)) == {"claims_ssl", "summary", "scales_table", "report_captions"}
     # C3's fit window re-fits the mechanism's slopes from the same draws.
     fit_from = smoke_run / "fit_from.yaml"
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation_table", "claims_c3", "figure_scaling", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation_table", "claims_c3", "figure_scaling", "summary", "scales_table", "report_captions"}
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
     edit(smoke_run / "src" / "crlrepro" / "workflow" / "config.py")
     assert planned_jobs(smoke_run, *SMOKE) == set()
@@ -311,7 +311,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
     ladder = smoke_run / "ladder.yaml"
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "scales_table", "report_captions"}
 
     # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
     # checksum must change).
@@ -325,7 +325,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE) == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "gmm_mlp_samples_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
-        "oracle_table", "claims_c1", "summary", "report_captions",
+        "oracle_table", "claims_c1", "summary", "scales_table", "report_captions",
         "calibration_train", "calibration_table", "figure_calibration", "claims_c2",
         "scaling_train", "scaling_table", "budget_table", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
         "deviation_train", "deviation_table",
@@ -340,7 +340,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/consistency/runs/" in path}
     assert runs == {"budget_scrl.csv", "budget_sscrl.csv"}
-    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"scaling_train", "budget_table", "figure_budget", "claims_c4", "summary", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"scaling_train", "budget_table", "figure_budget", "claims_c4", "summary", "scales_table", "report_captions"}
     # An n sweep parameter retrains the n sweep only (the budget, which reads its shared point, is re-assembled).
     n_sweep = smoke_run / "n_sweep.yaml"
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))

@@ -196,3 +196,25 @@ def test_the_scales_page_matches_the_published_results_of_this_checkout():
     assert "<!-- scales -->" in page
     _, changed = publish.scales_block(page, REPO / publish.PUBLISHED_ROOT)
     assert not changed, "docs/scales.md differs from docs/results/: run `crlrepro update-readme`"
+
+
+def test_this_run_is_compared_with_the_published_scales_in_the_report(results, tmp_path):
+    """compare_scales takes this run's own summary and config beside published ones (rule scales_table), and the
+    report's HTML page holds one row per claim and diagnostic with each scale's verdict, the differing ones marked."""
+    root = tmp_path / "docs/results"
+    publish.publish_scale(results, root / "demo", FILES, scale="demo", config={"seeds": [0, 1, 2]})
+    mine = _summary()
+    mine.loc[mine["claim_id"] == "A4.mu_hat", "verdict"] = "inconclusive"
+    table = publish.compare_scales({"run": mine, "demo": publish.read_published_table("demo", "summary.csv", root)},
+                                   {"run": {"seeds": [0]}, "demo": publish.published_config("demo", root)})
+    assert list(table.columns[4:7]) == ["verdict (run)", "measured (run)", "interval (run)"]  # the run's column first
+    rows = table.set_index("claim_id")
+    assert rows.loc["A4.mu_hat", ["verdict (run)", "verdict (demo)"]].tolist() == ["inconclusive", "reproduced"]
+    assert not rows.loc["A4.mu_hat", "agree"] and rows.loc["A4.rate_arithmetic", "agree"]
+    page = publish.scale_comparison_html(table, ["run", "demo"], "run beside demo")
+    assert page.count('<tr class="differ">') == 1 and page.count('<tr class="agree">') == len(table) - 1
+    assert "<h2>Claims</h2>" in page and "<h2>Diagnostics</h2>" in page and "agree at run, demo for 2 of 3" in page
+    with pytest.raises(ValueError, match="one config per summary"):
+        publish.compare_scales({"run": mine}, {"demo": {}})
+    with pytest.raises(ArtifactError, match="snakemake publish"):
+        publish.published_config("absent", root)

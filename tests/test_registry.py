@@ -79,7 +79,8 @@ def test_targets_cover_every_experiment_once_and_papers_split_them():
     for e in registry.EXPERIMENTS:
         assert f"results/claims/{e.id}.csv" in targets
         assert all(f"results/{t}" in targets for t in e.tables)
-    assert {"results/summary.csv", "results/summary.md", "results/summary.html", "results/report/captions/summary.rst",
+    assert {"results/summary.csv", "results/summary.md", "results/summary.html", "results/scales.csv", "results/scales.html",
+            "results/report/captions/summary.rst",
             "results/figures/S4.pdf"} <= set(targets)
     per_paper = [set(registry.experiment_targets("results", registry.experiments_of(p))) for p in registry.PAPERS]
     assert set.union(*per_paper) == set(registry.experiment_targets("results"))

@@ -23,7 +23,7 @@ SLURM_SH = REPO / "tests" / "cluster" / "slurm.sh"
 FAST_POLLING = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1",
                 "--latency-wait", "5"]
 # Rules that run on the submitting host (the Snakefile's localrules); every other job is a SLURM job.
-LOCAL_RULES = {"all", "summary", "report_captions", "claims_a1", "claims_a2", "claims_a3", "claims_a4", "claims_c1", "claims_c2",
+LOCAL_RULES = {"all", "summary", "scales_table", "report_captions", "claims_a1", "claims_a2", "claims_a3", "claims_a4", "claims_c1", "claims_c2",
                "claims_c3", "claims_c4", "claims_c5", "claims_ssl", "figure_gmm_spectrum", "figure_gmm_mlp",
                "figure_lcgm", "figure_tsybakov", "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
 

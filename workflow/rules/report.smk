@@ -43,6 +43,39 @@ rule report_captions:
         "../scripts/report_captions.py"
 
 
+# This run's verdicts beside every other scale published in this checkout (docs/results/<scale>/, listed when the
+# workflow starts): publishing another scale reruns it.
+PUBLISHED_ROOT = workdir_relative(Path(workflow.basedir) / "docs" / "results")
+OTHER_SCALES = [s for s in published_scales(PUBLISHED_ROOT) if s != config["scale"]]
+
+
+rule scales_table:
+    input:
+        library("scales_table"),
+        summary=rules.summary.output.csv,
+        published=[f"{PUBLISHED_ROOT}/{s}/{f}" for s in OTHER_SCALES for f in ("provenance.json", "summary.csv")],
+    output:
+        csv=f"{RESULTS}/scales.csv",
+        html=report(
+            f"{RESULTS}/scales.html",
+            caption=os.path.abspath(Path(workflow.basedir) / "workflow" / "report" / "scales.rst"),
+            category="Summary",
+        ),
+    log:
+        f"{RESULTS}/logs/scales_table.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/scales_table.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        scale=config["scale"],
+        others=OTHER_SCALES,
+        root=PUBLISHED_ROOT,
+        config=config,
+    script:
+        "../scripts/scales_table.py"
+
+
 # `snakemake publish --cores 1 [--configfile ...]`: this scale's summary, claims tables and figures, checked, with a
 # provenance file, into docs/results/<scale>/ (crlrepro.workflow.publish), where the README and the docs read them. Not part of
 # `all`: publishing is a decision, taken on finished results.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 __all__ = [
     "A2_UNREPORTED", "all_targets", "claim_tables", "ClaimSpec", "diagnostic", "Experiment", "experiment", "EXPERIMENT_ORDER",
     "experiment_targets", "EXPERIMENTS", "experiments_of", "figure_styles", "local_rules", "OPTIMISER", "Paper", "PAPERS",
-    "published_files", "RECIPE", "report_captions", "ROLES", "SUMMARY_FILES"
+    "published_files", "RECIPE", "report_captions", "ROLES", "SCALES_FILES", "SUMMARY_FILES"
 ]
 
 RECIPE = ("training.batch_size", "training.hidden", "training.layers")  # paper 2's stated training recipe
@@ -264,6 +264,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
 
 EXPERIMENT_ORDER = tuple(e.id for e in EXPERIMENTS)
 SUMMARY_FILES = ("summary.csv", "summary.md", "summary.html")
+SCALES_FILES = ("scales.csv", "scales.html")  # this run beside the other published scales (rule scales_table)
 
 
 def experiment(identifier: str) -> Experiment:
@@ -298,7 +299,8 @@ def local_rules() -> list[str]:
     """Rules that turn finished tables into figures, verdicts and captions (seconds each): on a
     cluster they run on the submitting host instead of paying for a queue pass."""
     rules = [r for e in EXPERIMENTS for r in (e.claims_rule, e.figure_rule) if r]
-    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "report_captions", "publish", *rules]))
+    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "scales_table", "report_captions", "publish",
+                                *rules]))
 
 
 def claim_tables(results: str) -> list[str]:
@@ -324,6 +326,7 @@ def published_files() -> list[str]:
 
 
 def all_targets(results: str) -> list[str]:
-    """What `snakemake` builds by default: every experiment, the summary and the report captions."""
-    return [*experiment_targets(results), *(f"{results}/{f}" for f in SUMMARY_FILES),
+    """What `snakemake` builds by default: every experiment, the summary, the scales side by side and the report
+    captions."""
+    return [*experiment_targets(results), *(f"{results}/{f}" for f in (*SUMMARY_FILES, *SCALES_FILES)),
             *(f"{results}/report/captions/{name}.rst" for name in report_captions())]

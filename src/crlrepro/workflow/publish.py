@@ -33,9 +33,10 @@ from crlrepro.claims.registry import PAPERS, experiment
 from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
 
 __all__ = [
-    "check_scale", "machine", "PROVENANCE", "publish_scale", "PUBLISHED_ROOT", "published_scales",
+    "check_scale", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
-    "RUNS_LOG", "scale_comparison", "scale_comparison_markdown", "scales_block", "spec_paper"
+    "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
+    "spec_paper"
 ]
 
 PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
@@ -184,6 +185,16 @@ def read_published(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT)
     return path
 
 
+def published_config(scale: str, root: str | Path = PUBLISHED_ROOT) -> dict:
+    """The config a published scale was run with (its provenance.json)."""
+    path = Path(root) / check_scale(scale) / PROVENANCE
+    try:
+        return json.loads(path.read_text())["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{path}: missing or not a provenance record; publish the scale again: "
+                            f"snakemake publish --cores 1 (with that scale's --configfile)") from None
+
+
 def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
     """A published CSV, checked against its scale's provenance.json first (:func:`read_published`)."""
     return pd.read_csv(read_published(scale, relative, root))
@@ -271,17 +282,27 @@ def _interval(low, high) -> str:
 
 
 def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
-    """Every row of the published summaries at each scale side by side: its verdict, measured value and interval per
-    scale, whether the verdicts agree, and, where they differ, which of the config keys the row depends on
-    (its registry spec's ``depends_on`` and ``unreported``) differ between the scales, read from each scale's
-    provenance.json. Each published file is checked against its provenance first (:func:`read_published`)."""
-    from crlrepro.claims.summary import claim_spec
-
+    """Every row of the published summaries at each scale side by side (:func:`compare_scales`), each published file
+    checked against its provenance first (:func:`read_published`), each scale's config read from its provenance.json."""
     scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
     if not scales:
         raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
-    tables = {s: read_published_table(s, "summary.csv", root).set_index("claim_id") for s in scales}
-    configs = {s: json.loads((Path(root) / s / PROVENANCE).read_text())["config"] for s in scales}
+    return compare_scales({s: read_published_table(s, "summary.csv", root) for s in scales},
+                          {s: published_config(s, root) for s in scales})
+
+
+def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict]) -> pd.DataFrame:
+    """Every row of the summaries of several scales side by side (``summaries`` and ``configs`` keyed by scale, in
+    column order): its verdict, measured value and interval per scale, whether the verdicts agree, and, where they
+    differ, which of the config keys the row depends on (its registry spec's ``depends_on`` and ``unreported``)
+    differ between the scales."""
+    from crlrepro.claims.summary import claim_spec
+
+    scales = [check_scale(s) for s in summaries]
+    if not scales or set(configs) != set(scales):
+        raise ValueError(f"compare_scales needs one config per summary, got summaries of {scales} and configs of "
+                         f"{sorted(configs)}")
+    tables = {s: summaries[s].set_index("claim_id") for s in scales}
     order = list(dict.fromkeys(c for s in scales for c in tables[s].index))
     rows = []
     for claim_id in order:
@@ -340,6 +361,30 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
             out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) -> str:
+    """The comparison as a self-contained HTML page (for the report), laid out as :func:`scale_comparison_markdown`."""
+    import html
+
+    body = []
+    for role in ("claim", "diagnostic"):
+        part = table[table["role"] == role]
+        columns = ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")),
+                   "what differs"]
+        body += [f"<h2>{role.capitalize()}s</h2>",
+                 f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
+                 "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+        for r in part.itertuples(index=False):
+            values = dict(zip(part.columns, r))
+            body.append(f'<tr class="{"agree" if values["agree"] else "differ"}">'
+                        + "".join(f"<td>{html.escape(str(values[c]))}</td>" for c in columns) + "</tr>")
+        body.append("</tbody></table>")
+    return "\n".join([
+        "<!DOCTYPE html>", f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
+        "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.differ td{background:#fff7ed}</style>",
+        "</head><body>", f"<h1>{html.escape(title)}</h1>", *body, "</body></html>", ""])
 
 
 def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, bool]:

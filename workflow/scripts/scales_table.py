@@ -1,0 +1,20 @@
+"""The scales side by side, for the report: this run's summary beside the summary of every other published scale
+(docs/results/<scale>/, each file checked against its provenance.json), with the config keys that explain a verdict
+that differs."""
+
+from crlrepro.runtime.artifacts import read_table, write_text
+from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.workflow.publish import compare_scales, published_config, read_published_table, scale_comparison_html
+
+run = ScriptRun(snakemake)
+p = run.params
+summaries, configs = {p["scale"]: read_table(snakemake.input.summary)}, {p["scale"]: p["config"]}
+for scale in p["others"]:
+    summaries[scale] = read_published_table(scale, "summary.csv", p["root"])
+    configs[scale] = published_config(scale, p["root"])
+table = compare_scales(summaries, configs)
+run.write_table(table, snakemake.output.csv)
+others = ", ".join(p["others"]) or "none yet"
+write_text(scale_comparison_html(table, list(summaries),
+                                 f"crlrepro: this run ({p['scale']}) beside the published scales ({others})"),
+           snakemake.output.html)
