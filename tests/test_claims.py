@@ -980,6 +980,24 @@ def test_a4_admissibility_band_and_a_curve_too_short_to_extrapolate():
     assert row.verdict == INCONCLUSIVE and "too few points" in row.reason
 
 
+def test_a4_admissibility_at_the_band_edges_and_its_reason_and_power_strings():
+    """μ̂ exactly on an edge of the extrapolations' band is inside it (undecided); the reason quotes the local slope at
+    the curve's smallest t (whatever the row order), the power the signed margin μ₀ − μ̂."""
+    from crlrepro.claims import paper2
+
+    t = np.geomspace(1e-9, 1e-1, 17)
+    u = 1.0 / np.log(1.0 / t)
+    slopes = 0.9 - 0.2 * u + 10.0 * u ** 2
+    curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}).iloc[::-1]  # largest t first: the function sorts
+    band = admissible_exponent(t, slopes)
+    for edge in (band["low"], band["high"]):
+        assert paper2._decide_admissible(curve, edge)[0].verdict == INCONCLUSIVE
+    decision, limit = paper2._decide_admissible(curve, band["low"] - 0.01)
+    assert decision.verdict == REPRODUCED and limit == band
+    assert f"local slope {slopes[0]:.4g} at t = {t[0]:.2g})" in decision.reason
+    assert f"margin μ₀ − μ̂ = {band['limit'] - (band['low'] - 0.01):+.3g};" in decision.power
+
+
 def test_a4_monte_carlo_power_and_an_empty_check():
     check = pd.DataFrame({"t": [0.1], "cdf_monte_carlo": [0.5], "cdf_exact": [0.5], "z": [0.0]})
     row = a4_rows(check=check, samples=10_000)["A4.monte_carlo"]
