@@ -218,3 +218,19 @@ def test_this_run_is_compared_with_the_published_scales_in_the_report(results, t
         publish.compare_scales({"run": mine}, {"demo": {}})
     with pytest.raises(ArtifactError, match="snakemake publish"):
         publish.published_config("absent", root)
+
+
+def test_the_scales_table_reads_only_the_config_keys_a_row_can_name():
+    """comparison_config keeps the keys the registry's rows depend on or leave unreported and every `seeds`, nested as
+    in the config: a figure style is not among them (rule scales_table does not rerun for it), a seed list is."""
+    import yaml
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    kept = publish.comparison_config(config)
+    assert "figures" not in kept and kept["seeds"] == config["seeds"]
+    assert kept["supervised_view"]["seeds"] == config["supervised_view"]["seeds"]
+    assert kept["tsybakov"]["window"] == config["tsybakov"]["window"] and "bootstrap" not in kept["tsybakov"]
+    styled = {**config, "figures": {**config["figures"], "overrides": {"tsybakov": {"font_scale": 1.4}}}}
+    assert publish.comparison_config(styled) == kept
+    kept["seeds"].append(99)  # a copy: the config itself is left as it is
+    assert config["seeds"] != kept["seeds"]

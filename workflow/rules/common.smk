@@ -32,7 +32,7 @@ from crlrepro.workflow.plan import (
 )
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.pipeline import imported_library_files
-from crlrepro.workflow.publish import RUNS_LOG, published_scales, record_run
+from crlrepro.workflow.publish import RUNS_LOG, comparison_config, published_scales, record_run
 
 RUN_CLOCK = {}
 

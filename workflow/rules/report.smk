@@ -70,8 +70,7 @@ rule scales_table:
     params:
         scale=config["scale"],
         others=OTHER_SCALES,
-        root=PUBLISHED_ROOT,
-        config=config,
+        config=comparison_config(config),
     script:
         "../scripts/scales_table.py"
 

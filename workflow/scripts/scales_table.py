@@ -2,6 +2,8 @@
 (docs/results/<scale>/, each file checked against its provenance.json), with the config keys that explain a verdict
 that differs."""
 
+from pathlib import Path
+
 from crlrepro.runtime.artifacts import read_table, write_text
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.publish import compare_scales, published_config, read_published_table, scale_comparison_html
@@ -9,9 +11,11 @@ from crlrepro.workflow.publish import compare_scales, published_config, read_pub
 run = ScriptRun(snakemake)
 p = run.params
 summaries, configs = {p["scale"]: read_table(snakemake.input.summary)}, {p["scale"]: p["config"]}
-for scale in p["others"]:
-    summaries[scale] = read_published_table(scale, "summary.csv", p["root"])
-    configs[scale] = published_config(scale, p["root"])
+published = [Path(f) for f in snakemake.input.published]  # per other scale: its provenance.json, then its summary.csv
+for scale, provenance in zip(p["others"], published[::2], strict=True):
+    root = provenance.parent.parent  # docs/results/
+    summaries[scale] = read_published_table(scale, "summary.csv", root)  # checked against that provenance.json
+    configs[scale] = published_config(scale, root)
 table = compare_scales(summaries, configs)
 run.write_table(table, snakemake.output.csv)
 others = ", ".join(p["others"]) or "none yet"

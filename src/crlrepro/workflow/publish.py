@@ -33,7 +33,7 @@ from crlrepro.claims.registry import PAPERS, experiment
 from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
 
 __all__ = [
-    "check_scale", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
+    "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
     "spec_paper"
@@ -361,6 +361,25 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
             out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def comparison_config(config: dict) -> dict:
+    """The part of a config that :func:`compare_scales` reads: every key a registered row depends on or leaves
+    unreported (its spec's ``depends_on`` and ``unreported``) and every key called ``seeds``, nested as in the config
+    (a rule that passes only this reruns when one of them changes, not on a figure's style)."""
+    import copy
+
+    from crlrepro.claims.registry import EXPERIMENTS
+
+    keys = {k for e in EXPERIMENTS for spec in e.claims for k in (*spec.depends_on, *spec.unreported)}
+    out: dict = {}
+    for key in sorted(keys | set(_keys_named(config, "seeds"))):  # a section sorts before the keys inside it
+        value = _config_value(config, key)
+        node, parts = out, key.split(".")
+        if value is _MISSING or not all(isinstance(node := node.setdefault(p, {}), dict) for p in parts[:-1]):
+            continue
+        node[parts[-1]] = copy.deepcopy(value)
+    return out
 
 
 def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) -> str:
