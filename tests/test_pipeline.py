@@ -286,7 +286,7 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # the exponent fit of C2).
     elbow = smoke_run / "elbow.yaml"
     elbow.write_text(yaml.safe_dump({"lcgm": {"elbow_tolerance": 0.1}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity_table", "claims_a3", "figure_lcgm", "summary",
+    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity_table", "claims_a3", "figure_lcgm", "summary", "scales_table",
                                                            "report_captions"}
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
