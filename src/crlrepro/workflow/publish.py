@@ -30,7 +30,6 @@ import pandas as pd
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
 from crlrepro.claims.registry import PAPERS, experiment
-from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, summary_markdown, verdict_counts
 
 __all__ = [
     "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
@@ -137,6 +136,8 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     if "summary.md" in files:
         if "summary.csv" not in files:
             raise ValueError("summary.md is published with the summary.csv it is checked against")
+        from crlrepro.claims.summary import summary_markdown  # here: the Snakefile imports this module (scipy.stats)
+
         expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
         if (results / "summary.md").read_text() != expected:
             raise ArtifactError(f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
@@ -203,6 +204,8 @@ def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED
 def readme_block(summary: pd.DataFrame, scale: str) -> str:
     """The README's block for one published scale: its headline (claims only), the verdicts per paper, and how many
     claims per paper are decided and why the others are not (summary.decided_table)."""
+    from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
+
     claims = claims_only(summary)
     lines = [f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.", "",
              "| paper | claims | decided | " + " | ".join(VERDICTS) + " | " + " | ".join(UNDECIDED) + " |",
