@@ -545,13 +545,24 @@ def _bisect(function, a, b, a_value, steps):
     return (a + b) / 2.0
 
 
+def _x_scan(lo, hi):
+    """The scan of the x support (an irrational offset keeps it off points symmetry makes special, such as x = 0)."""
+    return lo + (hi - lo) * (np.arange(_X_SCAN) + 0.5 - 0.5 / np.pi) / _X_SCAN
+
+
+def _beside(ranking):
+    """Points just either side of each ranking breakpoint (a relative 1e-8 away)."""
+    step = 1e-8 * (1.0 + np.abs(ranking))
+    return np.concatenate([ranking - step, ranking + step])
+
+
 def _x_landmarks(gmm, view) -> dict:
     """What the x rule needs for every t (module docstring: the exact CDF): the support, the ranking breakpoints, the
     local minima of ‖d(x)‖ with their scale ‖d‖_min / max|‖d‖'| (∞ where ‖d‖ = 0), the zeros of d_i − d_j, and on a
     scan holding all of these: g(x) = ‖d(x)‖ R_far(x) (R_far: the range of δ_u on [y_far_lo, y_far_hi], beyond
     which p(·|x) has no mass to speak of), d_i − d_j, and the special values (r at L, at the critical points, at U)."""
     lo, hi = support(gmm.mean_x, gmm.std_x)
-    scan = lo + (hi - lo) * (np.arange(_X_SCAN) + 0.5 - 0.5 / np.pi) / _X_SCAN
+    scan = _x_scan(lo, hi)
     norm = direction(gmm, scan)[0]
     dip = 1e-9 * norm.max()  # strict minima only: not the rounding-level ripples where ‖d‖ saturates in the tails
     i = np.nonzero((norm[1:-1] < norm[:-2] - dip) & (norm[1:-1] < norm[2:] - dip))[0] + 1
@@ -571,7 +582,7 @@ def _x_landmarks(gmm, view) -> dict:
     ranking = ranking_breakpoints(gmm)
     # Points just either side of each ranking breakpoint: where a pair of critical points is born there, the scan cell
     # next to it then has a constant count, so the crossing of the new pair's values t apart is found.
-    aside = np.concatenate([ranking - 1e-8 * (1.0 + np.abs(ranking)), ranking + 1e-8 * (1.0 + np.abs(ranking))])
+    aside = _beside(ranking)
     points = np.unique(np.concatenate([scan, ranking, aside, minima, zeros]))
     y_far = (max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)),
              min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds)))
@@ -733,10 +744,8 @@ def monotone_in_y(gmm: LatentClassGMM) -> bool:
     view = YView(gmm)
     lo, hi = support(gmm.mean_x, gmm.std_x)
     ranking = ranking_breakpoints(gmm)
-    scan = lo + (hi - lo) * (np.arange(_X_SCAN) + 0.5 - 0.5 / np.pi) / _X_SCAN
-    aside = 1e-8 * (1.0 + np.abs(ranking))
     edges = np.concatenate([[lo], ranking, [hi]])
-    points = np.concatenate([scan, ranking - aside, ranking + aside, (edges[1:] + edges[:-1]) / 2.0])
+    points = np.concatenate([_x_scan(lo, hi), _beside(ranking), (edges[1:] + edges[:-1]) / 2.0])
     norm, u = direction(gmm, points)
     return not structure(view, u[:, norm > 0])["count"].any()
 

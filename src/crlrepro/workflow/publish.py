@@ -347,6 +347,10 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
     return pd.DataFrame(rows)
 
 
+def _comparison_columns(scales: list[str]) -> list[str]:
+    return ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")), "what differs"]
+
+
 def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
     """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role."""
     out = []
@@ -355,8 +359,7 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
         out.append(f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} "
                    f"of {len(part)}.")
         out.append("")
-        columns = ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")),
-                   "what differs"]
+        columns = _comparison_columns(scales)
         out.append("| " + " | ".join(columns) + " |")
         out.append("|" + "---|" * len(columns))
         for r in part.itertuples(index=False):
@@ -392,8 +395,7 @@ def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) ->
     body = []
     for role in ("claim", "diagnostic"):
         part = table[table["role"] == role]
-        columns = ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")),
-                   "what differs"]
+        columns = _comparison_columns(scales)
         body += [f"<h2>{role.capitalize()}s</h2>",
                  f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
                  "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
