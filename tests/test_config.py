@@ -223,7 +223,7 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     config["approximation"]["epochs"] = 10_000  # 10^13 pairs for each of 3 seeds: about 1,736 days at 200,000 pairs/s
     (problem,) = resource_problems(config, 2**40)
     assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs, for every seed (with "
-                              "approximation.train_samples, seeds, training.hidden, training.layers) take about 1,736 days")
+                              "approximation.train_samples, approximation.seeds, training.hidden, training.layers) take about 1,736 days")
     assert "for one job on this CPU" in problem
     config = validate_config(default_config(), SCHEMA)
     # the n sweep's job: 10^7 steps × 128 anchors × (1 + 64) pairs at each of its 6 points × 5 seeds: about 144 days

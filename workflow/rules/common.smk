@@ -142,7 +142,7 @@ def gmm_mlp_models():
     return expand(
         f"{RESULTS}/models/gmm_mlp/D{{D}}_seed{{seed}}.pt",
         D=config["approximation"]["dims"],
-        seed=config["seeds"],
+        seed=config["approximation"]["seeds"],
     )
 
 
@@ -154,7 +154,7 @@ def gmm_mlp_sample_study():
     return [
         (n, seed, f"{RESULTS}/models/gmm_mlp_samples/N{n}/D{d}_seed{seed}.pt")
         for n in approx["convergence_samples"]
-        for seed in config["seeds"]
+        for seed in approx["seeds"]
     ]
 
 

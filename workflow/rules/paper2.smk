@@ -99,7 +99,7 @@ rule gmm_mlp_train:
         library("gmm_mlp_train"),
     output:
         # one job per D trains all seeds (one interpreter start-up instead of one per model)
-        expand(f"{RESULTS}/models/gmm_mlp/D{{{{D}}}}_seed{{seed}}.pt", seed=config["seeds"]),
+        expand(f"{RESULTS}/models/gmm_mlp/D{{{{D}}}}_seed{{seed}}.pt", seed=config["approximation"]["seeds"]),
     log:
         f"{RESULTS}/logs/gmm_mlp_train/D{{D}}.log",
     benchmark:
@@ -113,7 +113,7 @@ rule gmm_mlp_train:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        seeds=config["seeds"],
+        seeds=config["approximation"]["seeds"],
         samples=config["approximation"]["train_samples"],
         fresh=config["approximation"]["fresh_pairs"],
         epochs=config["approximation"]["epochs"],
@@ -149,7 +149,7 @@ rule gmm_mlp_samples_train:
         library("gmm_mlp_train"),
     output:
         # A2's convergence study: the largest D on fewer pairs per epoch (approximation.convergence_samples)
-        expand(f"{RESULTS}/models/gmm_mlp_samples/N{{{{N}}}}/D{{{{D}}}}_seed{{seed}}.pt", seed=config["seeds"]),
+        expand(f"{RESULTS}/models/gmm_mlp_samples/N{{{{N}}}}/D{{{{D}}}}_seed{{seed}}.pt", seed=config["approximation"]["seeds"]),
     log:
         f"{RESULTS}/logs/gmm_mlp_samples_train/N{{N}}_D{{D}}.log",
     benchmark:
@@ -164,7 +164,7 @@ rule gmm_mlp_samples_train:
     params:
         gmm=gmm_params(),
         tau=config["tau"],
-        seeds=config["seeds"],
+        seeds=config["approximation"]["seeds"],
         samples=lambda wildcards: int(wildcards.N),
         fresh=config["approximation"]["fresh_pairs"],
         epochs=config["approximation"]["epochs"],
@@ -194,7 +194,7 @@ rule gmm_mlp_samples_table:
         nodes=config["approximation"]["quadrature_nodes"],
         samples=[n for n, _, _ in gmm_mlp_sample_study()],
         train_samples=config["approximation"]["train_samples"],
-        seeds=config["seeds"],
+        seeds=config["approximation"]["seeds"],
         D=max(config["approximation"]["dims"]),
     script:
         "../scripts/gmm_mlp_samples_table.py"

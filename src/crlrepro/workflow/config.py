@@ -90,7 +90,7 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     approx = config.get("approximation", {})
     # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
     for key, values in (("approximation.dims", approx.get("dims", [])), ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
-                        ("seeds", config.get("seeds", []))):
+                        ("seeds", config.get("seeds", [])), ("approximation.seeds", approx.get("seeds", []))):
         for i, d in enumerate(values):
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
@@ -305,6 +305,11 @@ def _c(config: dict, key: str):
     return config_value(config, key)
 
 
+def _a2_seeds(config: dict) -> list:
+    """A2's seeds: ``approximation.seeds``, the top-level ``seeds`` where it is absent (before validation fills it)."""
+    return config.get("approximation", {}).get("seeds", config["seeds"])
+
+
 COSTS = (
     # paper 2
     Cost(("approximation.quadrature_nodes", "approximation.dims"), "quadrature nodes per view",
@@ -317,15 +322,15 @@ COSTS = (
     Cost(("approximation.dims", "approximation.quadrature_nodes"), "dimensions D (ALS of the L2 minima)",
          memory=lambda c: 24.0 * _c(c, "approximation.quadrature_nodes") * (max(_c(c, "approximation.dims")) + 1) ** 2
          + _two_tower_bytes(c, max(_c(c, "approximation.dims")), c["training"]["batch_size"])),
-    Cost(("approximation.epochs", "approximation.train_samples", "seeds", "training.hidden", "training.layers"),
+    Cost(("approximation.epochs", "approximation.train_samples", "approximation.seeds", "training.hidden", "training.layers"),
          "epochs of approximation.train_samples pairs, for every seed",
          memory=lambda c: 80.0 * _c(c, "approximation.train_samples"),
-         seconds=lambda c: _count(c["seeds"]) * _c(c, "approximation.epochs") * _c(c, "approximation.train_samples")
+         seconds=lambda c: _count(_a2_seeds(c)) * _c(c, "approximation.epochs") * _c(c, "approximation.train_samples")
          / _two_tower_rate(c)),
-    Cost(("approximation.convergence_samples", "approximation.epochs", "seeds"),
+    Cost(("approximation.convergence_samples", "approximation.epochs", "approximation.seeds"),
          "pairs per epoch of A2's convergence study, for every seed",
          memory=lambda c: 80.0 * max(_c(c, "approximation.convergence_samples")),
-         seconds=lambda c: _count(c["seeds"]) * _c(c, "approximation.epochs")
+         seconds=lambda c: _count(_a2_seeds(c)) * _c(c, "approximation.epochs")
          * max(_c(c, "approximation.convergence_samples")) / _two_tower_rate(c)),
     Cost(("approximation.train_samples",), "training pairs",
          memory=lambda c: 80.0 * _c(c, "approximation.train_samples")),
@@ -507,6 +512,7 @@ COSTS = (
 # be in a cost or here).
 NOT_SIZES = {
     "seeds": "seed values (their number is a factor of the training costs)",
+    "approximation.seeds": "seed values (their number is a factor of A2's training cost)",
     "consistency.scaling.seeds": "seed values (their number is a factor of the C3/C4 costs)",
     "supervised_view.seeds": "seed values (their number is a factor of paper 3's training cost)",
     "lcgm.mean_seed": "a seed", "lcgm.spectrum.seed": "a seed", "tsybakov.seed": "a seed",
@@ -792,6 +798,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
         problems = _check_cross_fields(config, check_data)
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(problems))
+    config["approximation"].setdefault("seeds", list(config["seeds"]))  # A2's own seeds default to everyone's
     return config
 
 

@@ -253,8 +253,8 @@ def _config_value(config: dict, dotted: str):
 
 
 # Where each paper's seeds are configured: paper 3's under supervised_view, paper 1's C3/C4 under consistency and its
-# C2 under the top-level seeds, paper 2's under the top-level seeds.
-_SEED_SECTIONS = {1: ("seeds", "consistency."), 2: ("seeds",), 3: ("supervised_view.",)}
+# C2 under the top-level seeds, paper 2's A3 under the top-level seeds and A2 under approximation.seeds.
+_SEED_SECTIONS = {1: ("seeds", "consistency."), 2: ("seeds",), 3: ("supervised_view.",), "A2": ("approximation.",)}
 
 
 def spec_paper(row) -> int:
@@ -333,7 +333,7 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
             else:
                 parts.append(f"the keys it depends on ({', '.join(keys)}) are equal" if keys else "it names no config key")
                 # what usually decides power: the seeds (any key named `seeds`), and whether an interval exists at all
-                seeds = [k for k in _keys_named(configs[scales[0]], "seeds") if k.startswith(_SEED_SECTIONS[spec_paper(first)])
+                seeds = [k for k in _keys_named(configs[scales[0]], "seeds") if k.startswith(_SEED_SECTIONS.get(first["experiment"], _SEED_SECTIONS[spec_paper(first)]))
                          and len({_short(_config_value(configs[s], k), 10_000) for s in scales}) > 1]
                 if seeds:
                     parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})"
