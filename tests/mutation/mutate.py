@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation testing with the standard library and pytest only: how many small bugs do the tests catch?
 
-    python tests/mutation/mutate.py --module src/crlrepro/claims/summary.py --tests tests/test_summary.py \
+    python tests/mutation/mutate.py --module src/crlrepro/claims/summary.py --tests tests/claims/test_summary.py \
         [--module ...] [--tests ...] [--jobs 2] [--equivalent tests/mutation/equivalent.txt] \
         [--report results/mutation/report.md] [--timeout 30] [--only 20-40,relative_verdict] [--min-score 90]
 

@@ -36,7 +36,7 @@ The output is clamped to [0, 1]. Every random number comes from the ``torch.Gene
 the images' device), so a fixed generator seed gives the same bytes on the CPU; CUDA works the same way
 (its random stream differs from the CPU's, so the views do too).
 
-The same as torchvision up to float rounding (≤ 1e-5, checked in tests/test_augment.py against
+The same as torchvision up to float rounding (≤ 1e-5, checked in tests/learning/test_augment.py against
 ``transforms.v2.functional``): the crop-box distribution and fallback; crop + resize (``resized_crop``,
 bilinear, the crop's edge pixels replicated, antialias on or off); the flip; the rotation (``rotate``,
 bilinear, ``fill=None``); crop, flip and rotation composed in that order; brightness, contrast,

@@ -181,7 +181,7 @@ def training_subset(split: ImageSplit, balance: str, per_class: int, imbalance_r
 def augmentation(name: str, image_size: int, channels: int, flip: bool):
     """The named view-generating pipeline T as torchvision.transforms.v2 builds it, image by image: the
     reference of :func:`crlrepro.learning.augment.augment_batch`, which draws the same recipe for a whole batch
-    at once and is what the pipeline uses (tests/test_augment.py compares the two, benchmarks/augment.py
+    at once and is what the pipeline uses (tests/learning/test_augment.py compares the two, benchmarks/augment.py
     times them). SimCLR's recipe at strength 1, adapted to the image size: random resized crop (scale
     0.08–1), horizontal flip where the data allow it, colour jitter (0.8, 0.8, 0.8, 0.2; brightness and
     contrast only for grey images) with p = 0.8, grey-scale with p = 0.2 for colour images, Gaussian

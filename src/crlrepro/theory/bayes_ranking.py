@@ -45,7 +45,7 @@ every part, in x and in y, is checked: the last two Legendre coefficients of its
 ``nodes`` samples, must be below piecewise.X_TOL (x) or piecewise.Y_TOL (y), else it is halved and redone (for nodes ≥ 8).
 Parts are at most max(nodes, 16)/piecewise.NODES_PER_SIGMA of the view's smallest standard deviation long to start.
 
-Accuracy: 32, 64 and 128 nodes agree to ~1e-14 on the mixtures of tests/test_bayes_ranking.py (K ≤ 4,
+Accuracy: 32, 64 and 128 nodes agree to ~1e-14 on the mixtures of tests/theory/test_bayes_ranking.py (K ≤ 4,
 unequal variances included), and the result agrees with Monte Carlo, a sorted-ranks brute force and the
 trapezoid rule of oracles.bayes_auc within their own errors; E* of paper 2's mixture is 0.675203729921.
 

@@ -34,7 +34,7 @@ coefficients exceed 1e-9 of its row's F_x is halved (up to 24 times): that catch
 names (δ' ≈ 0 at an inflection next to the birth of a pair of critical points).
 
 Accuracy (measured, nodes=16): on paper 2's mixture gap_cdf agrees with an independent factorised quadrature
-(r = 1 + tanh(1.2x) tanh(1.2y); tests/test_tsybakov_exact.py) to ≤ 1.1e-10 relative over t ∈ [1e-9, 1] (≤ 1e-9
+(r = 1 + tanh(1.2x) tanh(1.2y); tests/theory/test_tsybakov_exact.py) to ≤ 1.1e-10 relative over t ∈ [1e-9, 1] (≤ 1e-9
 with nodes=12); its t F'/F (gap_density) matches the five-point difference of log F to < 1e-6 (per x, nodes 16 and 40
 agree to ~1e-8); 60 values of t take ~14 s on one core. On paper 1's K = 4 mixture
 nodes=16 and nodes=24 agree to ≤ 1.2e-9 relative over t ∈ [1e-9, 1], and Monte Carlo agrees within its error;

@@ -36,7 +36,7 @@ def test_the_closure_follows_subpackages_their_inits_and_relative_imports(tmp_pa
         "__init__.py", "registry.py", "theory/__init__.py", "theory/numerics.py"}
 
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "src" / "crlrepro"
 SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
 # Modules no workflow script imports, each with the reason (the rest of the library is in some rule's inputs):

@@ -161,13 +161,13 @@ def _dotted_keys(node, prefix="") -> set:
 
 if __name__ == "__main__":
     # Write the accepted mutations, merged over the smoke scale, as config files to run through the whole pipeline:
-    #   python tests/config_campaign.py OUTDIR   then, for each: snakemake --cores all --configfile OUTDIR/accepted<i>.yaml
+    #   python tests/workflow/config_campaign.py OUTDIR   then, for each: snakemake --cores all --configfile OUTDIR/accepted<i>.yaml
     import sys
     from pathlib import Path
 
     from test_config_campaign import ACCEPTED
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     chosen = [m for m in mutations(_defaults(root)) if m.id in ACCEPTED]

@@ -14,7 +14,7 @@ from crlrepro.workflow.cli import main
 from crlrepro.claims.registry import experiment
 from crlrepro.claims.summary import SUMMARY_COLUMNS, summary_markdown
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FILES = ["summary.md", "summary.csv", "claims/A4.csv", "figures/tsybakov.png"]
 
 

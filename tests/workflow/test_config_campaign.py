@@ -1,8 +1,8 @@
-"""The bad-config campaign (tests/config_campaign.py): every key of config.yaml mutated the ways a user's file goes
+"""The bad-config campaign (tests/workflow/config_campaign.py): every key of config.yaml mutated the ways a user's file goes
 wrong, each refused before any job naming its key, or accepted for a reason reviewed here.
 
 The run's own start goes through the same functions (validate_config when the Snakefile is read, then
-preflight_problems in onstart); tests/test_pipeline.py runs a sample of these configs through snakemake itself."""
+preflight_problems in onstart); tests/workflow/test_pipeline.py runs a sample of these configs through snakemake itself."""
 
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ import pytest
 from config_campaign import Mutation, mutations, outcome
 from crlrepro.workflow.config import read_config_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 _SEED = "a seed of 0 is a seed"
 _MEAN = "a component mean anywhere on the line (0 and negative included) is a mixture"

@@ -10,7 +10,7 @@ from crlrepro.workflow.config import ConfigError, config_value, load_config, val
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import KINDS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 RULES = {name for path in (REPO / "workflow" / "rules").glob("*.smk")
          for name in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M)}

@@ -13,7 +13,7 @@ import yaml
 from crlrepro.runtime.artifacts import save_figure
 from crlrepro.workflow.plots import CONTEXTS, PALETTES, THEMES, FigureStyle
 
-SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def test_schema_offers_exactly_the_styles_the_library_draws():
@@ -135,7 +135,7 @@ def test_every_caption_template_names_only_what_the_pipelines_figures_can_draw()
     check) and the panel letters they use are a–h."""
     from crlrepro.claims.summary import _DRAWN, _panel_letters
 
-    report = Path(__file__).resolve().parents[1] / "workflow" / "report"
+    report = Path(__file__).resolve().parents[2] / "workflow" / "report"
     for name in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "supervised_view"):
         text = (report / f"{name}.rst").read_text()
         assert _DRAWN.findall(text), name
