@@ -133,6 +133,25 @@ def test_defaults_are_filled_in():
     assert config["device"] == "auto"
 
 
+def test_a2_seeds_default_to_the_top_level_seeds_and_can_be_set_alone():
+    config = default_config()
+    config["seeds"] = [3, 4]
+    validate_config(config, SCHEMA)
+    assert config["approximation"]["seeds"] == [3, 4]
+    config["approximation"]["seeds"].append(5)  # a list of its own, not the top-level one
+    assert config["seeds"] == [3, 4]
+    config = default_config()
+    config["approximation"]["seeds"] = list(range(10))
+    validate_config(config, SCHEMA)
+    assert config["approximation"]["seeds"] == list(range(10)) and config["seeds"] == default_config()["seeds"]
+    for bad, message in (([0, 1.5], r"approximation.seeds\[1\]"), ([0, 0], "approximation.seeds"), ([], "approximation.seeds"),
+                         ([2**40], r"approximation.seeds\[0\]: a seed must be below 2\^32")):
+        config = default_config()
+        config["approximation"]["seeds"] = bad
+        with pytest.raises(ConfigError, match=message):
+            validate_config(config, SCHEMA)
+
+
 def test_unbalanced_many_component_mixture_is_accepted_as_written_and_builds_that_mixture():
     """Any K, weights, means and spreads: validation keeps the values as written (no default, rounding or reordering
     touches a given key), the mixture built from them is that mixture (its sample moments match Σ w μ and the

@@ -346,6 +346,13 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
     assert runs == {"n_scrl.csv", "n_sscrl.csv"}
+    # A2's own seeds (approximation.seeds) train more A2 models and no A3 or C2 model.
+    a2_seeds = smoke_run / "a2_seeds.yaml"
+    a2_seeds.write_text(yaml.safe_dump({"approximation": {"seeds": [0, 1]}}))
+    models = {path for path in planned_outputs(smoke_run, *SMOKE, str(a2_seeds)) if "/models/" in path}
+    assert models and {path.split("/models/")[1].split("/")[0] for path in models} == {"gmm_mlp", "gmm_mlp_samples"}
+    assert any(path.endswith("_seed1.pt") for path in models)
+    assert not planned_jobs(smoke_run, *SMOKE, str(a2_seeds)) & {"lcgm_train", "calibration_train", "claims_a3", "claims_c2"}
     # A3's D sweep re-evaluates the sensitivity grid (its centre reads A3's models) but retrains none of it while
     # the centre's reused models stay the same (D = 2, 4, 6 here).
     dims = smoke_run / "dims.yaml"

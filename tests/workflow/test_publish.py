@@ -234,3 +234,26 @@ def test_the_scales_table_reads_only_the_config_keys_a_row_can_name():
     assert publish.comparison_config(styled) == kept
     kept["seeds"].append(99)  # a copy: the config itself is left as it is
     assert config["seeds"] != kept["seeds"]
+
+
+def test_a_differing_verdict_names_the_seeds_of_its_own_experiment():
+    """A2's models come from approximation.seeds, A3's from the top-level seeds: where a verdict differs and no key
+    the row depends on does, the comparison names the seed list that row was trained with, not another one."""
+    def summary(verdict):
+        frame = _summary().iloc[:2].copy()
+        frame["experiment"] = ["A2", "A3"]
+        frame["claim_id"] = frame["claim"] = ["A2.excess_risk_decreases.D1-D2", "A3.r2_order"]
+        frame["verdict"] = verdict
+        return frame
+
+    configs = {"small": {"seeds": [0, 1, 2], "approximation": {"seeds": [0, 1, 2]}},
+               "big": {"seeds": [0, 1, 2], "approximation": {"seeds": list(range(10))}}}
+    table = publish.compare_scales({"small": summary("inconclusive"), "big": summary("reproduced")}, configs)
+    differs = table.set_index("claim_id")["what differs"]
+    assert "approximation.seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] (big)" in differs["A2.excess_risk_decreases.D1-D2"]
+    assert "seeds" not in differs["A3.r2_order"]  # A3's own seeds are equal
+    configs["big"]["seeds"] = [0, 1, 2, 3, 4]
+    differs = publish.compare_scales({"small": summary("inconclusive"), "big": summary("reproduced")}, configs).set_index(
+        "claim_id")["what differs"]
+    assert "; seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4] (big)" in differs["A3.r2_order"]
+    assert "; seeds:" not in differs["A2.excess_risk_decreases.D1-D2"]
