@@ -6,6 +6,9 @@ site cannot drift from either.
   every published scale (docs/results/<scale>/), that scale's figure and claims table.
 * ``<!-- results:<scale> -->...<!-- /results -->``: the scale's headline and per-paper counts from its published
   summary.csv (crlrepro.workflow.publish.readme_blocks, the same text as the README's block).
+* ``<!-- measured:<row>[@scale,...] -->``: that row's measured value, interval and verdict at each published scale
+  (or at the scales named), from the published summary.csv (crlrepro.workflow.publish.measured_text): the prose
+  quotes results only through it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-from crlrepro.workflow.publish import published_scales, readme_blocks
+from crlrepro.workflow.publish import measured_markers, published_scales, readme_blocks
 from crlrepro.claims.registry import experiments_of
 
 DOCS = Path(__file__).resolve().parent
@@ -60,4 +63,4 @@ def on_page_markdown(markdown, page, config, files):
     markdown = _CLAIMS.sub(lambda m: claims_section(int(m.group(1)), page_dir), markdown)
     if "<!-- results:" in markdown:
         markdown, _ = readme_blocks(markdown, root=RESULTS)
-    return markdown
+    return measured_markers(markdown, root=RESULTS)

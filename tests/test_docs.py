@@ -64,6 +64,23 @@ def test_paper_pages_carry_every_registered_row_and_the_published_results(site):
     assert "At the <strong>default</strong> scale" in index  # the results block, filled from the published summary
 
 
+def test_the_pages_quote_results_only_as_published(site):
+    """Every <!-- measured:ROW --> marker of the pages is rendered from the published summaries (none is left in the
+    site), so the quoted value is the published one: A4's μ̂ at the default scale as its summary.csv holds it."""
+    import pandas as pd
+
+    from crlrepro.workflow.publish import measured_text
+
+    pages = {page: (REPO / "docs" / f"{page}.md").read_text() for page in ("paper1", "paper2", "claims")}
+    assert all("<!-- measured:" in text for text in pages.values())
+    for page in pages:
+        assert "<!-- measured:" not in (site / page / "index.html").read_text(), page
+    mu = pd.read_csv(REPO / "docs" / "results" / "default" / "summary.csv").set_index("claim_id").loc["A4.mu_hat"]
+    quoted = measured_text("A4.mu_hat", ["default"], REPO / "docs" / "results")
+    assert quoted.startswith(f"{mu['measured']:.4g}") and quoted.endswith(f"at default ({mu['verdict']})")
+    assert quoted in (site / "claims" / "index.html").read_text()
+
+
 @pytest.mark.browser
 def test_every_page_renders_in_headless_chromium(site):
     render_report = require_browser()

@@ -257,3 +257,17 @@ def test_a_differing_verdict_names_the_seeds_of_its_own_experiment():
         "claim_id")["what differs"]
     assert "; seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4] (big)" in differs["A3.r2_order"]
     assert "; seeds:" not in differs["A2.excess_risk_decreases.D1-D2"]
+
+
+def test_measured_markers_quote_the_published_rows_and_refuse_unknown_ones(results, tmp_path):
+    """The docs quote a result only through <!-- measured:ROW[@scales] -->: it renders the published value, interval
+    and verdict of each scale, and a row or scale that is not published stops the build instead of printing nothing."""
+    root = tmp_path / "docs/results"
+    publish.publish_scale(results, root / "demo", FILES, scale="demo", config={"seeds": [0]})
+    assert publish.measured_text("A4.mu_hat", root=root) == "1 [0.9, 1.1] at demo (reproduced)"
+    text = publish.measured_markers("μ̂ is <!-- measured:A4.mu_hat@demo -->, C1: <!-- measured:C1.monte_carlo -->.", root)
+    assert text == "μ̂ is 1 [0.9, 1.1] at demo (reproduced), C1: 1 [0.9, 1.1] at demo (verified)."
+    with pytest.raises(ValueError, match="A4.nope: no such row in docs/results/demo/summary.csv"):
+        publish.measured_markers("<!-- measured:A4.nope -->", root)
+    with pytest.raises(ValueError, match="'big' is not published"):
+        publish.measured_text("A4.mu_hat", ["big"], root)

@@ -35,7 +35,7 @@ __all__ = [
     "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
-    "spec_paper"
+    "spec_paper", "measured_text", "measured_markers"
 ]
 
 PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
@@ -235,6 +235,36 @@ def readme_blocks(readme: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, 
         return match.group(1) + block + match.group(4)
 
     return _BLOCK.sub(fill, readme), changed
+
+
+_MEASURED = re.compile(r"<!-- measured:([A-Za-z0-9_.\-]+)(?:@([a-z0-9_,\-]+))? -->")
+
+
+def measured_text(claim_id: str, scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> str:
+    """A row's published result at each of ``scales`` (default: every published one) as prose: the measured value,
+    its interval where it has one (not where it is a single point), and the verdict, e.g. ``0.0334 [0.0268, 0.0409] at
+    recipe (contradicted)``; each summary checked against its provenance first. ValueError when no such scale is published or a scale lacks the row."""
+    scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
+    if not scales:
+        raise ValueError(f"{claim_id}: no published scale under {root}")
+    parts = []
+    for scale in scales:
+        if scale not in published_scales(root):
+            raise ValueError(f"{claim_id}: the scale {scale!r} is not published under {root}")
+        rows = read_published_table(scale, "summary.csv", root).set_index("claim_id")
+        if claim_id not in rows.index:
+            raise ValueError(f"{claim_id}: no such row in docs/results/{scale}/summary.csv")
+        row = rows.loc[claim_id]
+        value = "no value" if pd.isna(row["measured"]) else f"{float(row['measured']):.4g}"
+        interval = "" if row["ci_low"] == row["ci_high"] else _interval(row["ci_low"], row["ci_high"])
+        parts.append(f"{value}{' ' + interval if interval else ''} at {scale} ({row['verdict']})")
+    return "; ".join(parts)
+
+
+def measured_markers(text: str, root: str | Path = PUBLISHED_ROOT) -> str:
+    """``text`` with every ``<!-- measured:ROW -->`` or ``<!-- measured:ROW@scale,scale -->`` replaced by
+    :func:`measured_text` (the docs' hook renders the pages with it, so a number quoted there is a published one)."""
+    return _MEASURED.sub(lambda m: measured_text(m.group(1), m.group(2).split(",") if m.group(2) else None, root), text)
 
 
 # -- scales side by side -------------------------------------------------------------------------------------------
