@@ -54,6 +54,19 @@ def test_comparability_keys_are_config_keys():
         config_value(config, "approximation.nope")
 
 
+def test_each_experiment_names_the_seed_list_its_models_are_trained_with():
+    """The scales comparison names an experiment's own seed list where a verdict moved (publish.compare_scales):
+    the key is a list of seeds in the config, and only experiments that train over seeds have one."""
+    config = load_config(REPO / "config.yaml", SCHEMA)
+    seeded = {e.id: e.seeds for e in registry.EXPERIMENTS if e.seeds}
+    assert seeded == {"A2": "approximation.seeds", "A3": "seeds", "C2": "seeds", "C3": "consistency.scaling.seeds",
+                      "C4": "consistency.scaling.seeds", "S1": "supervised_view.seeds", "S2": "supervised_view.seeds",
+                      "S3": "supervised_view.seeds", "S4": "supervised_view.seeds"}
+    for key in seeded.values():
+        value = config_value(config, key)
+        assert isinstance(value, list) and value and all(isinstance(v, int) for v in value), key
+
+
 def test_captions_and_figures_come_from_the_registry():
     captions = registry.report_captions()
     for name, spec in captions.items():

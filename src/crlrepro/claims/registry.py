@@ -77,6 +77,7 @@ class Experiment:
     figure_rule: str | None = None
     style: str | None = None
     caption: str | None = None
+    seeds: str | None = None  # the config key listing the seeds its models are trained with (None: none are)
 
     @property
     def claims_table(self) -> str:
@@ -92,7 +93,8 @@ class Experiment:
 def _ssl(experiment: str, title: str, claims: tuple[ClaimSpec, ...],
          rules=("image_views", "ssl_train", "ssl_eval", "ssl_baselines", "ssl_table")) -> Experiment:
     return Experiment(experiment, 3, "Sec. 5 (experiments)", title, rules, (f"supervised_view/{experiment}.csv",),
-                      "claims_ssl", claims, figure=experiment, figure_rule="figure_ssl", style="ssl", caption="supervised_view")
+                      "claims_ssl", claims, figure=experiment, figure_rule="figure_ssl", style="ssl", caption="supervised_view",
+                      seeds="supervised_view.seeds")
 
 
 _SSL_DATA = ("supervised_view.data.name",)
@@ -129,7 +131,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                    "the value rows measure the recipe's limit or this scale's budget"),
          ClaimSpec("approx_bound", "Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and the "
                    "trained MLPs; B = ‖s_D‖∞)", "bound")),
-        figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp"),
+        figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp",
+        seeds="approximation.seeds"),
     Experiment(
         "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
         ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_table"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
@@ -148,7 +151,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          diagnostic(ClaimSpec("rank_k", "Prop. 5.6: the PMI operator has rank K, seen in its own spectrum (held-out Monte-Carlo "
                    "Nyström: eigenvalues of T*T above a floor)", "value"),
                    "checks our LCGM simulator's operator (its rank is K by construction), not a measurement of the paper's")),
-        figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm"),
+        figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm",
+        seeds="seeds"),
     Experiment(
         "A4", 2, "Sec. 6, Tsybakov findings", "the density-ratio Tsybakov exponent of the GMM",
         ("tsybakov_table", "tsybakov_exact"),
@@ -190,7 +194,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                     "cannot fail on smooth perturbation paths: a smooth perturbation is no worst case (regret ∝ ε^{1+μ}, "
                     "excess ∝ ε²: its exponent is near (1+μ)/2 by construction), so only a badly wrong inequality "
                     "would fail here")),
-        figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration"),
+        figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration",
+        seeds="seeds"),
     Experiment(
         "C3", 1, "Thm 4.5 and Sec. 5", "negatives and anchors: SCRL vs SSCRL",
         ("deviation_train", "deviation_table", "scaling_train", "scaling_table"),
@@ -217,7 +222,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          ClaimSpec("recall_grows_with_n", "downstream recall@1 higher with more anchors", "direction"),
          ClaimSpec("scrl_steeper_in_m", "SCRL's retrieval AUC approaches its plateau faster in m than SSCRL's (Sec. 5: "
                    "'steeper marginal gain, consistent with O(1/m)'; the plateau read as the Bayes AUC E*)", "direction")),
-        figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling"),
+        figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling",
+        seeds="consistency.scaling.seeds"),
     Experiment(
         "C4", 1, "Sec. 5 (fixed budget)", "a fixed budget N = n·m split in several ways",
         ("scaling_train", "budget_table"), ("consistency/budget.csv", "consistency/budget_fit.csv"), "claims_c4",
@@ -225,7 +231,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
          diagnostic(ClaimSpec("recommended_beats_neighbours", "the split the regime's bound shape recommends beats its grid neighbours",
                    "direction"),
                    "the paper gives no allocation rule: the recommendation is our fit's")),
-        figure="budget", figure_rule="figure_budget", style="budget", caption="budget"),
+        figure="budget", figure_rule="figure_budget", style="budget", caption="budget",
+        seeds="consistency.scaling.seeds"),
     Experiment(
         "C5", 1, "Lemma 4.2", "the OCE rewrite of the log-mean-exp",
         ("oce_identity",), ("consistency/oce_identity.csv",), "claims_c5",

@@ -282,11 +282,6 @@ def _config_value(config: dict, dotted: str):
     return value
 
 
-# Where each paper's seeds are configured: paper 3's under supervised_view, paper 1's C3/C4 under consistency and its
-# C2 under the top-level seeds, paper 2's A3 under the top-level seeds and A2 under approximation.seeds.
-_SEED_SECTIONS = {1: ("seeds", "consistency."), 2: ("seeds",), 3: ("supervised_view.",), "A2": ("approximation.",)}
-
-
 def spec_paper(row) -> int:
     return experiment(row["experiment"]).paper
 
@@ -362,9 +357,10 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
                                        for k in differing))
             else:
                 parts.append(f"the keys it depends on ({', '.join(keys)}) are equal" if keys else "it names no config key")
-                # what usually decides power: the seeds (any key named `seeds`), and whether an interval exists at all
-                seeds = [k for k in _keys_named(configs[scales[0]], "seeds") if k.startswith(_SEED_SECTIONS.get(first["experiment"], _SEED_SECTIONS[spec_paper(first)]))
-                         and len({_short(_config_value(configs[s], k), 10_000) for s in scales}) > 1]
+                # what usually decides power: the seeds its experiment trains (the registry names the key), and
+                # whether an interval exists at all
+                key = experiment(first["experiment"]).seeds
+                seeds = [key] if key and len({_short(_config_value(configs[s], key), 10_000) for s in scales}) > 1 else []
                 if seeds:
                     parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})"
                                                                 for s in scales) for k in seeds))
