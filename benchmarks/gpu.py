@@ -162,7 +162,8 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
                           temperature=view["temperature"], ratio=1.0, similarity="cosine",
                           augment=simclr_spec("base", channels, view["data"]["name"] != "digits"))
 
-    return [("A2 two-tower MLP", a2, approx["train_samples"], approx["epochs"] * len(approx["dims"]) * seeds, a2_fit),
+    return [("A2 two-tower MLP", a2, approx["train_samples"], approx["epochs"] * len(approx["dims"]) * len(approx["seeds"]),
+             a2_fit),
             ("A3 LCGM two-tower MLP", a3, lcgm["train_samples"], lcgm["epochs"] * len(lcgm["dims"]) * seeds, a3_fit),
             ("C2 calibration two-tower MLP", c2, calibration["samples"],
              calibration["epochs"] * len(calibration["dims"]) * seeds, c2_fit),

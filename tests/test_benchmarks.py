@@ -163,6 +163,8 @@ def test_the_first_epoch_check_times_every_training_of_a_scale(capsys):
     a2 = trainings[0]
     assert a2[1] == 5120 and a2[2] == 10240 and a2[3] == 2 * 4 * 1  # half of 10,240 pairs; 2 epochs x 4 D x 1 seed
     assert gpu.paper_trainings(config, 1e-9)[0][1] == config["training"]["batch_size"]  # at least one batch
+    config["approximation"]["seeds"] = [0, 1, 2]  # A2's own seeds count for A2 only
+    assert [t[3] for t in gpu.paper_trainings(config, 0.5)][:2] == [2 * 4 * 3, trainings[1][3]]
     from crlrepro.learning.datasets import training_class_counts
 
     digits = training_class_counts(config["supervised_view"]["data"]).sum()  # the training split, not all 1,797
