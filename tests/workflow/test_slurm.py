@@ -1,4 +1,5 @@
-"""The smoke pipeline on a real SLURM cluster (tests/cluster/slurm.sh), through the workflow profile.
+"""The smoke scale on a real SLURM cluster (tests/cluster/slurm.sh), through the workflow profile: one job of every
+training rule and A4's chain (TARGETS).
 
 Skipped where no SLURM can be used (no running cluster, and slurm-wlm not installed or not root);
 with CRLREPRO_REQUIRE_SLURM=1 (as in .ci/run) that is a failure instead.
@@ -26,6 +27,21 @@ FAST_POLLING = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-bet
 LOCAL_RULES = {"all", "summary", "scales_table", "report_captions", "claims_a1", "claims_a2", "claims_a3", "claims_a4", "claims_c1", "claims_c2",
                "claims_c3", "claims_c4", "claims_c5", "claims_ssl", "figure_gmm_spectrum", "figure_gmm_mlp",
                "figure_lcgm", "figure_tsybakov", "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
+
+
+# What the cluster runs: one job of every training rule (each kind of model, two-tower, LCGM, C2's calibration, C3's
+# sampling, the deviation draws, paper 3's views, encoder and evaluation), paper 1's oracles, and A4's chain with its
+# local claims rule (the job cancelled mid-run, and its readers). Not the whole smoke DAG: its ~55 cluster jobs
+# cost ~8 minutes of the CI budget in start-ups, while one job of each rule exercises the same profile, executor and
+# determinism (every result byte-identical to the local run's).
+TARGETS = [f"results/smoke/{path}" for path in (
+    "claims/A4.csv", "models/gmm_mlp/D8_seed0.pt", "models/lcgm/D2_seed0.pt", "consistency/calibration/D3_seed0.csv",
+    "consistency/runs/m_scrl.csv", "consistency/deviation/inner_draws.csv", "consistency/oracle.json",
+    "supervised_view/runs/full_base_cosine_nt_xent_r1.csv")]
+
+# The first run's cluster jobs: one per rule; A4's exact curve (which reads the cancelled table) waits for the rerun.
+CLUSTER_JOBS_BEFORE_THE_CANCEL = ["calibration_train", "deviation_train", "gmm_mlp_train", "image_views", "lcgm_train",
+                                  "oracle_table", "scaling_train", "ssl_eval", "ssl_train", "tsybakov_table"]
 
 
 def _cluster_answers() -> bool:
@@ -61,7 +77,7 @@ def slurm_cluster(tmp_path_factory):
 
 def _slurm_snakemake(workdir, *extra):
     return [sys.executable, "-m", "snakemake", "--executor", "slurm", "--workflow-profile", "profiles/slurm",
-            *SMOKE, *FAST_POLLING, *extra]
+            *SMOKE, *FAST_POLLING, *extra, *TARGETS]
 
 
 def _cancel_when_running(rule: str, proc, timeout: float = 300.0) -> str:
@@ -116,8 +132,9 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
     finished = [p for p in logs if "steps (100%) done" in p.read_text(errors="ignore")]
     assert len(finished) == len(logs) - 1  # all but the cancelled one
 
-    # The cluster run wrote exactly what the local run wrote, byte for byte.
+    # The cluster run wrote every target, and exactly what the local run wrote, byte for byte.
     produced = artifacts(workdir)
-    assert produced.keys() == smoke_artifacts.keys()
+    assert set(TARGETS) <= produced.keys() <= smoke_artifacts.keys()
+    assert sorted(first_rules) == sorted(CLUSTER_JOBS_BEFORE_THE_CANCEL), first_rules
     different = [path for path in produced if produced[path] != smoke_artifacts[path]]
     assert not different, different
