@@ -149,7 +149,10 @@ rule gmm_mlp_samples_train:
         library("gmm_mlp_train"),
     output:
         # A2's convergence study: the largest D on fewer pairs per epoch (approximation.convergence_samples)
-        expand(f"{RESULTS}/models/gmm_mlp_samples/N{{{{N}}}}/D{{{{D}}}}_seed{{seed}}.pt", seed=config["approximation"]["seeds"]),
+        expand(
+            f"{RESULTS}/models/gmm_mlp_samples/N{{{{N}}}}/D{{{{D}}}}_seed{{seed}}.pt",
+            seed=config["approximation"]["seeds"],
+        ),
     log:
         f"{RESULTS}/logs/gmm_mlp_samples_train/N{{N}}_D{{D}}.log",
     benchmark:
