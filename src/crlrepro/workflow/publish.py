@@ -35,7 +35,7 @@ __all__ = [
     "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
-    "spec_paper", "measured_text", "measured_markers"
+    "measured_text", "measured_markers"
 ]
 
 PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
@@ -280,10 +280,6 @@ def _config_value(config: dict, dotted: str):
             return _MISSING
         value = value[part]
     return value
-
-
-def spec_paper(row) -> int:
-    return experiment(row["experiment"]).paper
 
 
 def _keys_named(config: dict, name: str, prefix: str = "") -> list[str]:
