@@ -1,3 +1,4 @@
+import contextlib
 import os
 import shutil
 import subprocess
@@ -124,6 +125,18 @@ def planned_outputs(workdir, *args):
 def edit(path):
     with open(path, "a") as handle:
         handle.write("\n# edited by a test\n")
+
+
+@contextlib.contextmanager
+def edited(path):
+    """``path`` edited (a comment appended) inside the block, its original bytes written back after it: the file
+    is then newer than every output but holds what they were made from."""
+    original = Path(path).read_bytes()
+    edit(path)
+    try:
+        yield path
+    finally:
+        Path(path).write_bytes(original)
 
 
 def artifacts(workdir, results_dir: str = None) -> dict[str, bytes]:

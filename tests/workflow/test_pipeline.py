@@ -18,7 +18,7 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.claims.summary import SUMMARY_COLUMNS
 from crlrepro.claims.verdicts import VERDICTS
 
-from conftest import (REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edit, planned_jobs, planned_outputs, require_browser,
+from conftest import (REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edited, planned_jobs, planned_outputs, require_browser,
                       snakemake)
 
 pytestmark = pytest.mark.pipeline
@@ -219,8 +219,7 @@ def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of
 
 
 def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(smoke_run, smoke_artifacts):
-    """(Before the rerun test, which leaves the checkout edited; this one restores it byte for byte.)
-    A deleted model of the sensitivity grid is planned again (it was a file inside a directory() output: the
+    """(This test restores the checkout's results byte for byte.) A deleted model of the sensitivity grid is planned again (it was a file inside a directory() output: the
     table silently lost a row); a damaged model is refused with a command that, run as printed, rebuilds it and
     everything computed from it, even after the user also deleted it; `crlrepro verify` finds both first."""
     import re
@@ -305,24 +304,25 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation_table", "claims_c3", "figure_scaling", "summary", "scales_table", "report_captions"}
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
-    edit(smoke_run / "src" / "crlrepro" / "workflow" / "config.py")
-    assert planned_jobs(smoke_run, *SMOKE) == set()
+    with edited(smoke_run / "src" / "crlrepro" / "workflow" / "config.py"):
+        assert planned_jobs(smoke_run, *SMOKE) == set()
 
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
     ladder = smoke_run / "ladder.yaml"
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
     assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "scales_table", "report_captions"}
 
-    # Editing the plotting module reruns the figures only (Snakemake ignores a mere touch: the
-    # checksum must change).
-    edit(smoke_run / "src" / "crlrepro" / "workflow" / "plots.py")
-    assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
-                                               "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl",
-                                               "report_captions"}
-    snakemake(smoke_run, "--cores", "2", *SMOKE)
+    # Editing the plotting module reruns the figures only; written back as it was, nothing (a file newer than the
+    # outputs but with the content they were made from: Snakemake compares the checksum, not the time).
+    with edited(smoke_run / "src" / "crlrepro" / "workflow" / "plots.py"):
+        assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm",
+                                                   "figure_tsybakov", "figure_calibration", "figure_scaling",
+                                                   "figure_budget", "figure_ssl", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE) == set()
     # Editing the population oracles reruns every evaluation that uses them, and no training.
-    edit(smoke_run / "src" / "crlrepro" / "theory" / "oracles.py")
-    assert planned_jobs(smoke_run, *SMOKE) == {
+    with edited(smoke_run / "src" / "crlrepro" / "theory" / "oracles.py"):
+        planned = planned_jobs(smoke_run, *SMOKE)
+    assert planned == {
         "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
         "gmm_mlp_table", "gmm_mlp_samples_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
         "oracle_table", "claims_c1", "summary", "scales_table", "report_captions",
@@ -335,7 +335,6 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "calibration_families",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
-    snakemake(smoke_run, "--cores", "2", *SMOKE)
     budget = smoke_run / "budget.yaml"
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/consistency/runs/" in path}
@@ -362,9 +361,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     dims.write_text(yaml.safe_dump({"lcgm": {"dims": [3, 4, 5, 6]}}))  # D = 2 now trained by the centre's row
     assert "lcgm_sensitivity_train_ny1" in planned_jobs(smoke_run, *SMOKE, str(dims))  # the centre's row, a rule of its own
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
-    snakemake(smoke_run, "--cores", "2", *SMOKE)
-    edit(smoke_run / "src" / "crlrepro" / "learning" / "train.py")
-    planned = planned_jobs(smoke_run, *SMOKE)
+    with edited(smoke_run / "src" / "crlrepro" / "learning" / "train.py"):
+        planned = planned_jobs(smoke_run, *SMOKE)
     assert {"gmm_mlp_train", "lcgm_train"} <= planned
     assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov_table", "claims_a1", "claims_a4", "oracle_table", "oce_identity"}
 
