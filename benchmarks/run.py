@@ -6,7 +6,9 @@ same run, in one command.
 
 Runs, in this order (the short ones first, so a broken one fails fast):
   spectral   A1's spectral solver vs the naive uniform-grid baseline (time, accuracy)  benchmarks/spectral.py
-  trainer    the trainer vs a plain DataLoader loop; paper 3's step, channels-last vs NCHW  benchmarks/trainer.py
+  trainer    the trainer vs a plain DataLoader loop (eager and compiled); each two-tower step compiled vs eager,
+             its share of the matmul limit and the share its matrix products alone reach; paper 3's step,
+             channels-last vs NCHW                                                      benchmarks/trainer.py
   ensemble   a member's step stacked with M-1 others vs alone, per training shape      benchmarks/ensemble.py
   gpu        A2 at paper scale on CUDA vs the CPU (the CPU only where no GPU is present)  benchmarks/gpu.py
   pipeline   end to end --cores 2, no-op rerun, one-figure restyle, memory, CPU use per job,
@@ -67,7 +69,7 @@ def main(argv=None) -> int:
     configure_threads(args.threads)
     retain_freed_memory()  # the in-process figures measured as every workflow job runs (ScriptRun does the same)
     rows = spectral.measure()
-    rows += trainer.trainer_rows() + trainer.ssl_layout_rows() + trainer.allocator_rows()
+    rows += trainer.trainer_rows() + trainer.compiled_step_rows() + trainer.ssl_layout_rows() + trainer.allocator_rows()
     rows += gpu.measure(threads=args.threads)
     ensemble_table = ensemble.measure(members=(3, 5), threads=1)
     rows += ensemble_rows(ensemble_table)
