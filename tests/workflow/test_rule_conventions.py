@@ -1,0 +1,107 @@
+"""Every rule that runs a script repeats a short tail: its library closure as inputs, a log, a benchmark and the conda
+environment. Snakemake has no per-rule defaults for these (a profile sets resources and threads, not log or
+benchmark paths; a global ``conda:`` injects one environment into Snakemake's own process, not each job's; ``use rule
+* ... with:`` is refused by its parser), so the tail stays in each rule and this test keeps it whole: a rule that
+leaves a part out, or names another rule's log, fails here instead of silently losing its rerun guarantee or its
+benchmark."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import copy_repo
+
+# Read in a subprocess: loading the workflow changes sys.path and the environment of the process that loads it.
+LOAD = r"""
+import json, sys
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import OutputSettings, ResourceSettings
+with SnakemakeApi(OutputSettings()) as api:
+    workflow = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=Path("Snakefile"), workdir=Path("."))
+    rules = [{"name": r.name, "script": r.script, "input": [str(f) for f in r.input], "log": [str(f) for f in r.log],
+              "benchmark": None if r.benchmark is None else str(r.benchmark), "conda": r.conda_env,
+              "results": workflow._workflow.config["results"]}
+             for r in workflow._workflow.rules]
+print("RULES=" + json.dumps(rules))
+"""
+
+# Rules without a benchmark, and why.
+NO_BENCHMARK = {"publish": "copies a finished scale into docs/results/ on demand: not part of `all`, nothing to time"}
+
+
+def _rules(workdir):
+    proc = subprocess.run([sys.executable, "-c", LOAD], cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("RULES=")]
+    return json.loads(line[len("RULES="):])
+
+
+def _stem(path, folder, suffix, results):
+    prefix = f"{results}/{folder}/"
+    if not (path.startswith(prefix) and path.endswith(suffix)):
+        return None
+    return path[len(prefix):-len(suffix)]
+
+
+def _names_rule(stem, rule):
+    """A log or benchmark stem belongs to its rule: <rule>[/<wildcards>], or <rule's stem>/<variant> for the rules made
+    one per variant (lcgm_sensitivity_train/ny0 of lcgm_sensitivity_train_ny0)."""
+    return stem is not None and (stem.split("/")[0] == rule or stem.replace("/", "_") == rule)
+
+
+def _tail_problems(workdir, rules) -> list[str]:
+    """What each script rule of ``rules`` lacks of its tail, one line per problem naming the rule."""
+    from crlrepro.workflow.pipeline import imported_library_files
+
+    problems = []
+    for rule in (r for r in rules if r["script"]):
+        name, results = rule["name"], rule["results"]
+        script = workdir / "workflow" / "rules" / rule["script"]
+        closure = {str(Path(p).resolve().relative_to(workdir.resolve())) for p in imported_library_files(script, workdir / "src" / "crlrepro")}
+        missing = closure - set(rule["input"])
+        if missing:
+            problems.append(f"{name}: its script imports {sorted(missing)}, which are not its inputs (library(...))")
+        logs = [_stem(path, "logs", ".log", results) for path in rule["log"]]
+        if len(logs) != 1 or not _names_rule(logs[0], name):
+            problems.append(f"{name}: log {rule['log']}, expected one {results}/logs/{name}[/...].log")
+        if name in NO_BENCHMARK:
+            if rule["benchmark"] is not None:
+                problems.append(f"{name}: listed in NO_BENCHMARK but has one")
+        else:
+            bench = None if rule["benchmark"] is None else _stem(rule["benchmark"], "benchmarks", ".tsv", results)
+            if bench is None or not logs or bench != logs[0]:
+                problems.append(f"{name}: benchmark {rule['benchmark']}, expected {results}/benchmarks/ beside its log")
+        if rule["conda"] is None or (script.parent / rule["conda"]).resolve() != (workdir / "envs" / "crlrepro.yaml").resolve():
+            problems.append(f"{name}: conda {rule['conda']!r}, expected envs/crlrepro.yaml")
+    return problems
+
+
+def test_every_script_rule_declares_its_library_log_benchmark_and_environment(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    rules = _rules(workdir)
+    scripted = {r["name"] for r in rules if r["script"]}
+    assert len(scripted) > 40 and {r["name"] for r in rules} - scripted == {"all", "paper1", "paper2", "paper3"}
+    assert set(NO_BENCHMARK) <= scripted
+    problems = _tail_problems(workdir, rules)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_names_a_rule_without_its_tail(tmp_path):
+    """The same check on a checkout whose gmm_spectrum rule lost its log and benchmark, whose figure rule lost its
+    library inputs and whose claims rule lost its environment: each is named, and nothing else."""
+    workdir = copy_repo(tmp_path / "repo")
+    rules_file = workdir / "workflow" / "rules" / "paper2.smk"
+    text = rules_file.read_text()
+    cuts = ['    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
+            '        library("figure_gmm_spectrum"),\n']
+    for cut in cuts:
+        assert text.count(cut) == 1, cut
+        text = text.replace(cut, "")
+    claims = text.index("rule claims_a1:")
+    conda = text.index("    conda:\n        CONDA_ENV\n", claims)
+    text = text[:conda] + text[conda:].replace("    conda:\n        CONDA_ENV\n", "", 1)
+    rules_file.write_text(text)
+    problems = _tail_problems(workdir, _rules(workdir))
+    assert [p.split(":")[0] for p in problems] == ["gmm_spectrum", "gmm_spectrum", "figure_gmm_spectrum", "claims_a1"], problems
