@@ -58,7 +58,8 @@ def _tail_problems(workdir, rules) -> list[str]:
     problems = []
     for rule in (r for r in rules if r["script"]):
         name, results = rule["name"], rule["results"]
-        script = workdir / "workflow" / "rules" / rule["script"]
+        rules_dir = workdir / "workflow" / "rules"
+        script = rules_dir / rule["script"]
         closure = {str(Path(p).resolve().relative_to(workdir.resolve())) for p in imported_library_files(script, workdir / "src" / "crlrepro")}
         missing = closure - set(rule["input"])
         if missing:
@@ -73,7 +74,8 @@ def _tail_problems(workdir, rules) -> list[str]:
             bench = None if rule["benchmark"] is None else _stem(rule["benchmark"], "benchmarks", ".tsv", results)
             if bench is None or not logs or bench != logs[0]:
                 problems.append(f"{name}: benchmark {rule['benchmark']}, expected {results}/benchmarks/ beside its log")
-        if rule["conda"] is None or (script.parent / rule["conda"]).resolve() != (workdir / "envs" / "crlrepro.yaml").resolve():
+        # (a conda path is relative to the rule file that states it, as Snakemake reads it)
+        if rule["conda"] is None or (rules_dir / rule["conda"]).resolve() != (workdir / "envs" / "crlrepro.yaml").resolve():
             problems.append(f"{name}: conda {rule['conda']!r}, expected envs/crlrepro.yaml")
     return problems
 
