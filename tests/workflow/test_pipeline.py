@@ -220,8 +220,9 @@ def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of
 
 def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(smoke_run, smoke_artifacts):
     """(This test restores the checkout's results byte for byte.) A deleted model of the sensitivity grid is planned
-    again (it was a file inside a directory() output: the table silently lost a row); a damaged model is refused with a command that, run as printed, rebuilds it and
-    everything computed from it, even after the user also deleted it; `crlrepro verify` finds both first."""
+    again (it was a file inside a directory() output: the table silently lost a row); a damaged model is refused
+    with a command that, run as printed, rebuilds it and everything computed from it, even after the user also
+    deleted it; `crlrepro verify` finds both first."""
     import re
     import shlex
 

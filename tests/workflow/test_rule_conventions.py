@@ -14,7 +14,7 @@ from conftest import copy_repo
 
 # Read in a subprocess: loading the workflow changes sys.path and the environment of the process that loads it.
 LOAD = r"""
-import json, sys
+import json
 from pathlib import Path
 from snakemake.api import SnakemakeApi
 from snakemake.settings.types import OutputSettings, ResourceSettings
@@ -56,9 +56,9 @@ def _tail_problems(workdir, rules) -> list[str]:
     from crlrepro.workflow.pipeline import imported_library_files
 
     problems = []
+    rules_dir = workdir / "workflow" / "rules"
     for rule in (r for r in rules if r["script"]):
         name, results = rule["name"], rule["results"]
-        rules_dir = workdir / "workflow" / "rules"
         script = rules_dir / rule["script"]
         closure = {str(Path(p).resolve().relative_to(workdir.resolve())) for p in imported_library_files(script, workdir / "src" / "crlrepro")}
         missing = closure - set(rule["input"])
