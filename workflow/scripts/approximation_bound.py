@@ -6,7 +6,7 @@ import pandas as pd
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.theory.spectral import approximation_bound_table, eigenvalue_decay, pmi_spectrum
+from crlrepro.theory.spectral import DECAY_NOT_APPLICABLE, approximation_bound_table, eigenvalue_decay, pmi_spectrum
 
 run = ScriptRun(snakemake)
 p = run.params
@@ -15,5 +15,6 @@ run.write_table(approximation_bound_table(gmm, p["tau"], p["dims"], p["nodes"], 
                 snakemake.output.bound)
 eigenvalues = pmi_spectrum(gmm, p["nodes"]).eigenvalues
 groups, fits = eigenvalue_decay(eigenvalues, group=2)  # paper 2's symmetric GMM has its eigenvalues in pairs
-run.write_table(pd.concat([eigenvalue_decay(eigenvalues, group=1)[1], fits], ignore_index=True), snakemake.output.decay)
-run.write_table(groups, snakemake.output.groups)
+run.write_table(pd.concat([eigenvalue_decay(eigenvalues, group=1)[1], fits], ignore_index=True), snakemake.output.decay,
+                missing=DECAY_NOT_APPLICABLE)
+run.write_table(groups, snakemake.output.groups, missing=DECAY_NOT_APPLICABLE)

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.experiments.generalization import budget_summary, sweep_rows
+from crlrepro.experiments.generalization import BUDGET_NOT_APPLICABLE, budget_summary, sweep_rows
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
@@ -12,4 +12,4 @@ p = run.params
 table = sweep_rows(runs, "budget", p["points"]["budget"], p["seeds"], p["regimes"])
 table = table.sort_values(["regime", "m", "seed"], ignore_index=True)
 run.write_table(table, snakemake.output.table)
-run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit)
+run.write_table(budget_summary(table, run.params["total"]), snakemake.output.fit, missing=BUDGET_NOT_APPLICABLE)

@@ -2,7 +2,8 @@
 fine rule, the regret's error from a rule with half the nodes, and each family's exponent at its end nearest the
 Bayes score."""
 
-from crlrepro.experiments.calibration import calibration_table, family_exponents, score_family_table
+from crlrepro.experiments.calibration import (FAMILY_FIT_NOT_APPLICABLE, calibration_table, family_exponents,
+                                              score_family_table)
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
 
@@ -23,4 +24,4 @@ for row in fits.itertuples():
     run.log.info("%s: exponent %.4g, local slopes [%.4g, %.4g] over %d of %d usable members", row.model, row.exponent,
                  row.low, row.high, row.points_used, row.usable)
 run.write_table(table, snakemake.output.table)
-run.write_table(fits, snakemake.output.fits)
+run.write_table(fits, snakemake.output.fits, missing=FAMILY_FIT_NOT_APPLICABLE)

@@ -4,9 +4,9 @@ from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper2 import a1_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),
                    paper_values("A1", snakemake.input.paper_values), run.params["setting"])
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

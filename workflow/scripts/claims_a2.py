@@ -6,10 +6,10 @@ from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper2 import a2_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),
                    run.params["setting"], bound=read_table(snakemake.input.bound),
                    minima=read_table(snakemake.input.minima), samples=read_table(snakemake.input.samples))
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

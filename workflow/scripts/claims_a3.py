@@ -5,10 +5,10 @@ from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.claims.paper2 import a3_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 elbow = read_json(snakemake.input.elbow)
 claims = a3_claims(read_table(snakemake.input.table), elbow, paper_values("A3", snakemake.input.paper_values),
                    run.params["setting"], spectrum=read_json(snakemake.input.rank))
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -5,7 +5,7 @@ from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper2 import a4_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 exact = run.params["exact"]
@@ -13,4 +13,4 @@ claims = a4_claims(read_table(snakemake.input.table), paper_values("A4", snakema
                    run.params["setting"], curve=read_table(snakemake.input.curve),
                    windows=read_table(snakemake.input.windows), check=read_table(snakemake.input.check),
                    tolerance=exact["tolerance"], alpha=exact["family_level"], samples=run.params["samples"])
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -3,10 +3,10 @@
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.claims.paper1 import c1_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 oracle = read_json(snakemake.input.oracle)
 claims = c1_claims(oracle, read_table(snakemake.input.convergence),
                    standard_errors=run.params["standard_errors"], digits=run.params["digits"])
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

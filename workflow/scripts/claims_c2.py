@@ -6,7 +6,7 @@ from crlrepro.claims.paper1 import c2_claims
 from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 fit = read_json(snakemake.input.fit)
@@ -17,4 +17,4 @@ claims = c2_claims(read_table(snakemake.input.table), fit, paper_values("C2", sn
                    tsybakov_rate=(rate, rate, float(calibration_exponent(1.0))), families=read_table(snakemake.input.families),
                    sqrt_setting="its CLIP-scale training steps (paper 1, Sec. 5); ours are two-tower MLPs on paper 1's 1-D "
                                 "mixture (consistency.gmm)")
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

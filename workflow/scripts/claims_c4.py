@@ -3,8 +3,8 @@
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper1 import c4_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = c4_claims(read_table(snakemake.input.table), read_table(snakemake.input.fit), fit_tolerance=run.params["fit_tolerance"])
-run.write_table(claims_frame(claims), snakemake.output[0])
+run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

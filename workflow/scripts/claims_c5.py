@@ -3,7 +3,7 @@
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper1 import c5_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
-run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0])
+run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -4,10 +4,10 @@ from crlrepro.runtime.artifacts import read_table
 from crlrepro.claims.paper3 import ssl_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import claims_frame
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):
     reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}
     run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"],
-                                            run.params["metric"])), output)
+                                            run.params["metric"])), output, missing=CLAIM_NOT_APPLICABLE)

@@ -1,10 +1,10 @@
 """C4 figure: excess risk and AUC per split of the fixed budget, with the fitted model and m*."""
 
-from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_budget
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 fig = plot_budget(read_table(snakemake.input.table), read_table(snakemake.input.fit), style=style)
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

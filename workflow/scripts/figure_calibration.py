@@ -1,7 +1,7 @@
 """C2 figure: checkpoints and score-family members (L − L*, E* − E), the bound of Thm 3.4, the fitted exponent and
 paper 2's accelerated exponent for this mixture's own μ."""
 
-from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_calibration
 
@@ -11,4 +11,4 @@ fit = read_json(snakemake.input.fit)
 rate = float(read_json(snakemake.input.tsybakov)["rate"])
 fig = plot_calibration(read_table(snakemake.input.table), fit, run.params["tau"], tsybakov_rate=rate, style=style,
                        families=read_table(snakemake.input.families))
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

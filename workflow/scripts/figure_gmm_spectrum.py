@@ -1,6 +1,6 @@
 """A1 figure: eigenvalue decay and truncation quality, with the paper's values when comparable."""
 
-from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_gmm_spectrum
 from crlrepro.claims.reference import matches_setting, paper_values
@@ -15,4 +15,4 @@ fig = plot_gmm_spectrum(
     reference if comparable else None,
     style=style,
 )
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

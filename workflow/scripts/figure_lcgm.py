@@ -1,7 +1,7 @@
 """A3 figure: probe R² and held-out excess risk vs D, with K and the elbow; the operator's own spectrum; R² and the
 elbow across the (noise, separation) grid."""
 
-from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_lcgm
 
@@ -12,4 +12,4 @@ fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style, spectrum=
                 noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank),
                 sensitivity=read_table(snakemake.input.sensitivity),
                 sensitivity_elbows=read_table(snakemake.input.sensitivity_elbows))
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -1,7 +1,7 @@
 """C3 figure: the fixed-score mechanism (inner term vs m, outer vs n), the trained gap vs m and n, and AUC / recall@1
 (with the Bayes E* of the oracle and chance)."""
 
-from crlrepro.runtime.artifacts import read_json, read_table, save_figure
+from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_scaling
 
@@ -10,4 +10,4 @@ style = FigureStyle(**run.params["style"])
 fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), read_table(snakemake.input.deviations),
                    read_table(snakemake.input.deviation_slopes), style=style,
                    e_star=float(read_json(snakemake.input.oracle)["E_star"]))
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

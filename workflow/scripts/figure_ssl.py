@@ -1,6 +1,6 @@
 """Paper 3 figures, one per experiment (S1–S4)."""
 
-from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_ssl
 
@@ -8,4 +8,4 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,
                                        snakemake.output.pdf):
-    save_figure(plot_ssl(experiment, read_table(table), style=style), [png, pdf], dpi=style.dpi)
+    run.save_figure(plot_ssl(experiment, read_table(table), style=style), [png, pdf], dpi=style.dpi)

@@ -1,7 +1,7 @@
 """A4 figure: the exact density-ratio margin CDF with the Monte Carlo beside it, its local slope, and the slope over
 every scanned fit window."""
 
-from crlrepro.runtime.artifacts import read_table, save_figure
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.plots import FigureStyle, plot_tsybakov
 from crlrepro.claims.reference import matches_setting, paper_values
@@ -13,4 +13,4 @@ comparable = matches_setting(reference, gmm=run.params["gmm"])
 fig = plot_tsybakov(read_table(snakemake.input.cdf), read_table(snakemake.input.table), reference if comparable else None,
                     style=style, curve=read_table(snakemake.input.curve), windows=read_table(snakemake.input.windows),
                     tolerance=run.params["tolerance"])
-save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)
+run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

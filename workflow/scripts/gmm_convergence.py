@@ -2,9 +2,9 @@
 
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.theory.spectral import convergence_table
+from crlrepro.theory.spectral import CONVERGENCE_NOT_APPLICABLE, convergence_table
 
 run = ScriptRun(snakemake)
 p = run.params
 table = convergence_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes_list"], p["support_widths"])
-run.write_table(table, snakemake.output[0])
+run.write_table(table, snakemake.output[0], missing=CONVERGENCE_NOT_APPLICABLE)

@@ -3,8 +3,9 @@ distance (the paper does not define it), and the zero score's distance as D = 0.
 
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.theory.spectral import l2_minima_table
+from crlrepro.theory.spectral import L2_MINIMA_NOT_APPLICABLE, l2_minima_table
 
 run = ScriptRun(snakemake)
 p = run.params
-run.write_table(l2_minima_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes"]), snakemake.output[0])
+run.write_table(l2_minima_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes"]), snakemake.output[0],
+                missing=L2_MINIMA_NOT_APPLICABLE)

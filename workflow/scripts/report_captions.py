@@ -4,7 +4,7 @@ or a quantity its figure does not draw stops the job (crlrepro.claims.summary.ca
 
 from pathlib import Path
 
-from crlrepro.runtime.artifacts import read_figure_texts, read_table, write_text
+from crlrepro.runtime.artifacts import read_figure_texts, read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.summary import caption_problems, claims_caption
 
@@ -23,6 +23,5 @@ if problems:
 for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]
     summary = spec["experiments"] == "all"
-    write_text(claims_caption(templates[spec["template"]][1], shown, run.provenance() if summary else None,
-                              list_claims=not summary), path)
-    run.log.info("wrote %s (%d claims)", path, len(shown))
+    run.write_text(claims_caption(templates[spec["template"]][1], shown, run.provenance() if summary else None,
+                                  list_claims=not summary), path)

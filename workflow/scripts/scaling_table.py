@@ -3,7 +3,7 @@
 import pandas as pd
 
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.experiments.generalization import scaling_slopes, sweep_rows
+from crlrepro.experiments.generalization import SLOPES_NOT_APPLICABLE, scaling_slopes, sweep_rows
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
 
@@ -16,4 +16,4 @@ reference = paper_values("C3", snakemake.input.paper_values)
 slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],
                         seed=int(table["seed"].min()))
 run.write_table(table, snakemake.output.table)
-run.write_table(slopes, snakemake.output.slopes)
+run.write_table(slopes, snakemake.output.slopes, missing=SLOPES_NOT_APPLICABLE)

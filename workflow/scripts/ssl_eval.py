@@ -4,7 +4,7 @@ few-label probes; prototype bias; Thms 4.4 and 4.6), one row per seed."""
 from crlrepro.runtime.artifacts import load_torch
 from crlrepro.learning.images import load_views
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.experiments.supervised_view import evaluation_table
+from crlrepro.experiments.supervised_view import EVALUATION_NOT_APPLICABLE, evaluation_table
 
 run = ScriptRun(snakemake, device=snakemake.params.device)
 e = run.params["evaluation"]
@@ -12,4 +12,4 @@ views = load_views(snakemake.input.views)
 evaluation = {**e, "seed": 0, "num_classes": views["num_classes"]}  # the same label draws for every run
 records = load_torch(snakemake.input.model)["runs"]
 table = evaluation_table(records, {views["augmentation"]: views}, evaluation, run.device)
-run.write_table(table, snakemake.output[0])
+run.write_table(table, snakemake.output[0], missing=EVALUATION_NOT_APPLICABLE)

@@ -1,12 +1,13 @@
 """results/summary.{csv,md,html}: every experiment's claims, in the registry's order, grouped by paper."""
 
-from crlrepro.runtime.artifacts import read_table, write_text
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.summary import collect_summary, summary_html, summary_markdown
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE
 
 run = ScriptRun(snakemake)
 table = collect_summary([read_table(path) for path in snakemake.input.claims])
-run.write_table(table, snakemake.output.csv)
+run.write_table(table, snakemake.output.csv, missing=CLAIM_NOT_APPLICABLE)
 table = read_table(snakemake.output.csv)  # the Markdown and HTML are what the CSV says (crlrepro.workflow.publish checks the md)
-write_text(summary_markdown(table), snakemake.output.md)
-write_text(summary_html(table), snakemake.output.html)
+run.write_text(summary_markdown(table), snakemake.output.md)
+run.write_text(summary_html(table), snakemake.output.html)

@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 __all__ = [
-    "any_of_claims", "check_claims_table", "Claim", "claim", "CLAIM_COLUMNS", "claims_frame", "decide_bound",
+    "any_of_claims", "check_claims_table", "Claim", "claim", "CLAIM_COLUMNS", "CLAIM_NOT_APPLICABLE", "claims_frame", "decide_bound",
     "decide_directions", "decide_identity", "decide_rate", "decide_value", "Decision", "detectable_difference",
     "direction_claims", "family_level", "holm", "KINDS", "LEVEL", "Paired", "paired_by_seed", "paired_t_power",
     "POWER", "reported_rounding", "seed_interval", "SEED_PLAN_LIMIT", "seeds_for_power", "SIDES", "value_claim",
@@ -82,6 +82,11 @@ def claim(experiment: str, claim_id: str, statement: str, kind: str, decision: D
         raise ValueError(f"{claim_id}: verdict {decision.verdict!r} is not one of a {kind} claim's {VERDICTS_OF_KIND[kind]}")
     return Claim(experiment, claim_id, statement, kind, _number(paper), _number(measured), _number(low), _number(high),
                  tolerance, decision.power, decision.verdict, decision.reason)
+
+
+# Columns of a claims table where an empty cell means "not applicable": no paper number, no measurement (a row that
+# is not comparable), no interval (a deterministic or single-seed value).
+CLAIM_NOT_APPLICABLE = ("paper_value", "measured", "ci_low", "ci_high")
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 
-__all__ = [
+__all__ = ["FAMILY_FIT_NOT_APPLICABLE", 
     "calibration_table", "calibration_trajectory", "family_exponents", "fit_calibration_exponent",
     "PERTURBATIONS", "perturbed_bayes_score", "score_family_table"
 ]
@@ -158,6 +158,10 @@ def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, pertu
              "auc": retrieval_auc(score, gmm, nodes, inner_nodes), "unique": unique}
             for name, parameter, score, unique in members]
     return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc", "unique"])
+
+
+# A family whose usable members are too few to fit has no exponent (crlrepro.runtime.artifacts.nonfinite_problems).
+FAMILY_FIT_NOT_APPLICABLE = ("exponent", "low", "high", "excess_min", "excess_max")
 
 
 def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: float) -> pd.DataFrame:

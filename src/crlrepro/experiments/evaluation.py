@@ -12,7 +12,7 @@ from crlrepro.learning.metrics import elbow_by_relative_gain, held_out_excess_ri
 from crlrepro.learning.networks import TwoTower, embed, numpy_score
 from crlrepro.theory.oracles import excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_to_bayes_score
 
-__all__ = ["evaluate_gmm_two_tower", "evaluate_lcgm_two_tower", "lcgm_elbow", "sensitivity_elbows"]
+__all__ = ["LCGM_NOT_APPLICABLE", "evaluate_gmm_two_tower", "evaluate_lcgm_two_tower", "lcgm_elbow", "sensitivity_elbows"]
 
 
 def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nodes: int) -> dict:
@@ -24,6 +24,9 @@ def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nod
     return {"excess_risk": excess_contrastive_risk(score, grid, tau), "l2_distance": l2_distance_to_bayes_score(score, grid, tau),
             **{f"l2_{name}": value for name, value in distances.items()}}
 
+
+# A sweep that never reaches D = K has no alignment at K (crlrepro.runtime.artifacts.nonfinite_problems).
+LCGM_NOT_APPLICABLE = ("alignment_at_K",)
 
 def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float, test_samples: int, seed: int) -> dict:
     """A3 metrics on fresh held-out samples (half to fit the probes, half to score them):

@@ -31,7 +31,7 @@ from crlrepro.theory.numerics import log_sum_exp
 from crlrepro.theory.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.theory.quadrature import trapezoid_mixture
 
-__all__ = [
+__all__ = ["BUDGET_NOT_APPLICABLE", "SLOPES_NOT_APPLICABLE", 
     "budget_summary", "deviation_rates", "DEVIATIONS", "draw_negative_sample", "empirical_contrastive_loss",
     "evaluate_trained_model", "fit_budget_model", "fixed_score_deviations", "fixed_score_family", "FixedScore",
     "gallery_recall", "in_batch_inner_draws", "IN_BATCH_SLOPE_M", "inner_term_draws", "log_partition",
@@ -278,6 +278,12 @@ def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Ge
     slopes = loglog_slope(xs, np.maximum(draws, np.finfo(float).tiny))
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
     return {"slope": point, "low": float(low), "high": float(high), "points": len(groups)}
+
+
+# Columns where an empty cell means "not applicable" (crlrepro.runtime.artifacts.nonfinite_problems): the predicted
+# slope of a quantity the theory predicts none for; a budget fit with no minimum to recommend (b, c ≤ 0).
+SLOPES_NOT_APPLICABLE = ("predicted",)
+BUDGET_NOT_APPLICABLE = ("recommended_m", "recommended_n")
 
 
 def scaling_slopes(table, predicted: dict, bootstrap: int, seed: int) -> "pd.DataFrame":

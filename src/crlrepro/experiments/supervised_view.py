@@ -28,7 +28,7 @@ from torch import nn
 from crlrepro.learning.losses import contrastive_loss, supervised_prototype_loss
 from crlrepro.learning.networks import ContrastiveModel
 
-__all__ = [
+__all__ = ["EXPERIMENT_NOT_APPLICABLE", "EVALUATION_NOT_APPLICABLE", 
     "baseline_table", "contrastive_batch_loss", "encode", "evaluate_contrastive", "evaluate_features",
     "evaluate_raw_pixels", "EVALUATED", "evaluation_table", "few_label_probe_top1", "knn_top1",
     "linear_probe_top1", "mean_feature_cosine", "metric_names", "prototype_bias", "tail_classes",
@@ -257,6 +257,14 @@ def tail_classes(num_classes: int, imbalance_ratio: float, seed: int) -> list[in
 
 
 EVALUATED = ("model", "balance", "augmentation", "similarity", "loss", "ratio", "seed", "train_size")
+
+
+# Columns of the evaluations where an empty cell means "not applicable" (crlrepro.runtime.artifacts.nonfinite_problems):
+# the metrics of a run that diverged, the tail accuracy without tail classes, the relative bias of features with no
+# spread, the bounds when not evaluated; in the experiment tables also the spec columns of the baseline rows.
+EVALUATION_NOT_APPLICABLE = ("*_top1", "*_top1_tail", "prototype_bias*", "feature_cosine", "attraction_*", "repulsion_*")
+EXPERIMENT_NOT_APPLICABLE = EVALUATION_NOT_APPLICABLE + ("ratio", "train_size", "balance", "augmentation", "similarity",
+                                                         "loss")
 
 
 def evaluation_table(records: list[dict], views: dict, evaluation: dict, device: str = "cpu"):

@@ -7,6 +7,7 @@ each table, ``<name>.provenance.json`` records what produced it.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -18,13 +19,15 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 __all__ = [
     "ArtifactError", "atomic_path", "config_hash", "CONFIGFILES_ENV", "DRAWN_KEY", "figure_texts", "git_commit",
-    "load_torch", "NOT_CODE", "package_versions", "provenance", "read_figure_texts", "read_json", "read_table",
-    "rebuild_command", "require_exact_set", "save_figure", "save_torch", "sha256_of", "sidecar_path", "verify",
-    "write_artifact_json", "write_csv", "write_json", "write_table", "write_text"
+    "load_torch", "nonfinite_problems", "NOT_CODE", "package_versions", "provenance", "read_figure_texts", "read_json", "read_table",
+    "rebuild_command", "RECORD_DIGEST", "record_digest", "require_exact_set", "save_figure", "save_torch", "sha256_of",
+    "sidecar_path", "sidecar_record", "STEM_SIDECARS", "verify", "write_artifact_json", "write_csv", "write_json",
+    "write_table", "write_text", "write_text_artifact"
 ]
 
 
@@ -96,8 +99,35 @@ def sha256_of(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+RECORD_DIGEST = "record_sha256"  # a sidecar's own checksum: every other field, canonical JSON, SHA-256
+
+
+def record_digest(record: dict) -> str:
+    """The SHA-256 of a provenance record's fields but :data:`RECORD_DIGEST` itself, as canonical JSON: stored in the
+    record, it makes an edit of any field (seed, config_hash, git_commit, packages, device, ...) detectable."""
+    fields = {key: value for key, value in record.items() if key != RECORD_DIGEST}
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 def _write_sidecar(path: str | Path, prov: dict) -> None:
-    write_json({"artifact": Path(path).name, "sha256": sha256_of(path), **prov}, sidecar_path(path))
+    record = {"artifact": Path(path).name, "sha256": sha256_of(path), **prov}
+    write_json({**record, RECORD_DIGEST: record_digest(record)}, sidecar_path(path))
+
+
+def sidecar_record(path: str | Path) -> dict:
+    """The provenance sidecar of ``path``, checked against its own digest (:func:`record_digest`): ArtifactError naming
+    the sidecar when it is missing, unreadable, not a record, or edited in any field since it was written."""
+    sidecar = sidecar_path(path)
+    try:
+        record = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        raise ArtifactError(f"{path}: its sidecar {sidecar} is missing or unreadable, so the file cannot be verified; "
+                            f"{_rebuild_hint(path)}") from None
+    if not isinstance(record, dict) or record.get(RECORD_DIGEST) != record_digest(record):
+        raise ArtifactError(f"{path}: its sidecar {sidecar} was edited since it was written (its fields do not match "
+                            f"their recorded digest {RECORD_DIGEST}), or was written by older code; {_rebuild_hint(path)}")
+    return record
 
 
 CONFIGFILES_ENV = "CRLREPRO_CONFIGFILES"  # the run's --configfile paths (os.pathsep-separated), set by the workflow
@@ -125,12 +155,7 @@ def verify(path: str | Path) -> Path:
     :class:`ArtifactError` naming the file and how to rebuild it."""
     path = Path(path)
     sidecar = sidecar_path(path)
-    try:
-        record = json.loads(sidecar.read_text())
-        recorded = record["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ArtifactError(f"{path}: its sidecar {sidecar} is missing, unreadable or has no checksum, so the "
-                            f"file cannot be verified; {_rebuild_hint(path)}") from None
+    recorded = sidecar_record(path).get("sha256")
     try:
         actual = sha256_of(path)
     except OSError as error:
@@ -207,10 +232,11 @@ def figure_texts(fig) -> dict:
 
 
 def read_figure_texts(path: str | Path) -> dict:
-    """The :func:`figure_texts` a PNG written by :func:`save_figure` carries; ArtifactError if it has none."""
+    """The :func:`figure_texts` a PNG written by :func:`save_figure` carries, after verifying the PNG against its
+    sidecar; ArtifactError if it has none."""
     from PIL import Image
 
-    with Image.open(path) as image:
+    with Image.open(verify(path)) as image:
         drawn = image.text.get(DRAWN_KEY) if hasattr(image, "text") else None
     if drawn is None:
         raise ArtifactError(f"{path}: no {DRAWN_KEY} text in the PNG: not written by this pipeline's save_figure, or "
@@ -218,10 +244,11 @@ def read_figure_texts(path: str | Path) -> dict:
     return json.loads(drawn)
 
 
-def save_figure(fig, paths, dpi: int = 200) -> None:
+def save_figure(fig, paths, dpi: int = 200, prov: dict | None = None) -> None:
     """Save a matplotlib figure to each path (format from the suffix; raster ones at ``dpi``),
     atomically, without timestamps in the metadata so that reruns give identical files; a PNG also carries
-    what the figure draws (:func:`figure_texts`)."""
+    what the figure draws (:func:`figure_texts`). With ``prov``, each file gets its provenance sidecar (its
+    checksum: a flipped byte is found where the figure is read, published or verified)."""
     for path in paths:
         path = Path(path)
         fmt = path.suffix.lstrip(".")
@@ -229,6 +256,8 @@ def save_figure(fig, paths, dpi: int = 200) -> None:
                      else {DRAWN_KEY: json.dumps(figure_texts(fig), sort_keys=True)} if fmt == "png" else {})
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata_)
+        if prov is not None:
+            _write_sidecar(path, prov)
 
 
 def package_versions() -> dict:
@@ -278,12 +307,54 @@ def provenance(*, config: dict, params: dict, rule: str | None, seed=None, devic
     }
 
 
+STEM_SIDECARS = (".csv", ".json", ".pt")  # tables, JSON results and models: <stem>.provenance.json
+
+
 def sidecar_path(path: str | Path) -> Path:
+    """The provenance sidecar of ``path``: ``<stem>.provenance.json`` for tables, JSON results and models (their
+    stems are unique in a folder), ``<name>.provenance.json`` for every other file (a figure's PNG and PDF, or
+    ``summary.md`` beside ``summary.csv``, share a stem)."""
     path = Path(path)
-    return path.with_name(path.stem + ".provenance.json")
+    if path.suffix in STEM_SIDECARS:
+        return path.with_name(path.stem + ".provenance.json")
+    return path.with_name(path.name + ".provenance.json")
 
 
-def write_table(table: pd.DataFrame, path: str | Path, prov: dict) -> None:
-    """Write a CSV table and its provenance sidecar with the table's checksum (both atomically)."""
+def write_text_artifact(text: str, path: str | Path, prov: dict) -> None:
+    """A text result (Markdown, HTML, a caption) and its provenance sidecar with the file's checksum."""
+    write_text(text, path)
+    _write_sidecar(path, prov)
+
+
+def nonfinite_problems(table: pd.DataFrame, missing=()) -> list[str]:
+    """The columns of ``table`` holding a number that is not finite: ±inf anywhere, NaN (or an empty cell) in a
+    column that does not declare it (``missing``: column names or shell patterns such as ``attraction_*``, where an
+    empty cell means "not applicable" for that row). A NaN elsewhere is a computation that failed (an overflow, a
+    degenerate setting), never a result."""
+    problems = []
+    for column in table.columns:
+        values = table[column]
+        if pd.api.types.is_bool_dtype(values):
+            continue
+        numbers = (values.to_numpy(dtype=float) if pd.api.types.is_numeric_dtype(values)
+                   else np.array([v for v in values if isinstance(v, float)], dtype=float))
+        infinite = int(np.isinf(numbers).sum())
+        empty = int(values.isna().sum())
+        if infinite:
+            problems.append(f"{column!r}: {infinite} infinite value(s)")
+        if empty and not any(fnmatch.fnmatchcase(str(column), pattern) for pattern in missing):
+            problems.append(f"{column!r}: {empty} NaN or empty value(s) in {len(values)} rows")
+    return problems
+
+
+def write_table(table: pd.DataFrame, path: str | Path, prov: dict, missing=()) -> None:
+    """Write a CSV table and its provenance sidecar with the table's checksum (both atomically), after refusing
+    non-finite numbers (:func:`nonfinite_problems`; ``missing``: the columns where an empty cell is declared to mean
+    "not applicable"). A refused table is not written, so nothing downstream reads it."""
+    problems = nonfinite_problems(table, missing)
+    if problems:
+        raise ArtifactError(f"{path}: not written: the computation produced non-finite numbers in columns that declare "
+                            f"none ({'; '.join(problems)}); a setting whose quantities overflow float64 or a failed "
+                            "computation, not a result")
     write_csv(table, path)
     _write_sidecar(path, prov)

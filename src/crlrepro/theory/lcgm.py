@@ -23,7 +23,7 @@ import pandas as pd
 
 from crlrepro.theory.numerics import log_sum_exp
 
-__all__ = [
+__all__ = ["SPECTRUM_NOT_APPLICABLE", 
     "deterministic_anchor_pmi", "LatentClassModel", "rank_k_evidence", "sampled_kernel_spectrum",
     "sampled_pmi_spectrum", "SampledSpectrum"
 ]
@@ -223,6 +223,9 @@ def _anchor_error(lcgm: LatentClassModel, x) -> float:
     """ε = E[1 − max_k p(k|x)]: how far the anchors are from deterministic (Prop. 5.6 needs ε = 0)."""
     return float(np.mean(-np.expm1(lcgm.log_posterior_x(x).max(axis=1))))
 
+
+# With one draw (repeats: 1) the spread across draws is not defined (crlrepro.runtime.artifacts.nonfinite_problems).
+SPECTRUM_NOT_APPLICABLE = ("sd", "*_sd")
 
 def _summarise(spectra, classes: int, rtol: float, z: float) -> dict:
     """Mean spectrum over independent draws, its standard error, and the floor rule of :func:`rank_k_evidence`."""

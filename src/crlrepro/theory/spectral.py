@@ -37,7 +37,7 @@ from crlrepro.theory.oracles import (L2_DEFINITIONS, excess_contrastive_risk, l2
                               mutual_information)
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, QuadratureRule
 
-__all__ = [
+__all__ = ["DECAY_NOT_APPLICABLE", "L2_MINIMA_NOT_APPLICABLE", "CONVERGENCE_NOT_APPLICABLE", 
     "approximation_bound_table", "convergence_table", "DECAY_FEATURES", "eigenvalue_decay", "l2_minima_table",
     "MIN_DECAY_GROUPS", "operator_svd", "pmi_spectrum", "rank_d_l2_fit", "rank_d_l2_minimum", "RankDFit",
     "significant_digits", "SingularSystem", "truncated_score", "truncation_metrics", "truncation_on_grid",
@@ -177,6 +177,14 @@ def significant_digits(value: np.ndarray, reference: np.ndarray) -> np.ndarray:
     value, reference = np.asarray(value, float), np.asarray(reference, float)
     with np.errstate(divide="ignore"):
         return -np.log10(np.abs(value - reference) / np.abs(reference))
+
+
+# Columns where an empty cell means "not applicable" (crlrepro.runtime.artifacts.nonfinite_problems): the correct digits
+# of the reference rule itself; the rank-0 rows of the L2 minima (no minimiser, no search); the last group's ratio and
+# local power (no next group) and the decay fits of a spectrum with too few groups to fit (MIN_DECAY_GROUPS).
+CONVERGENCE_NOT_APPLICABLE = ("*_digits",)
+L2_MINIMA_NOT_APPLICABLE = ("minimiser_*", "starts", "start_spread", "best_share", "iterations")
+DECAY_NOT_APPLICABLE = ("ratio_next", "local_power", "fit_*", "value", "rms_log", "intercept", "slope")
 
 
 def convergence_table(gmm: LatentClassGMM, tau: float, dims, nodes_list, support_widths=(SUPPORT_HALF_WIDTH,)) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """The ``crlrepro`` command: checks a user runs beside Snakemake.
 
-    crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of a scale against its sidecar
+    crlrepro verify [--configfile configs/smoke.yaml ...]   every artifact of every scale present (or of one scale)
+                                                             against its sidecar, and every published file
     crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
                                                              what a run checks when it starts (folder, data, sizes, GPU)
     crlrepro update-readme [--check]                         README.md's result blocks and docs/scales.md's comparison
@@ -43,17 +44,28 @@ def _check_config(paths: list[str], cluster: bool = False) -> int:
 
 
 def _verify(configfiles: list[str]) -> int:
-    from crlrepro.workflow.verify import verify_scale
+    """With ``configfiles``: that scale's outputs. Without: every scale present, each results folder under results/
+    with the effective config its run recorded, and each publication under docs/results/."""
+    from crlrepro.workflow.verify import verify_everything, verify_scale
 
     try:
-        checked, problems = verify_scale(Path.cwd(), configfiles)
+        if configfiles:
+            count, problems = verify_scale(Path.cwd(), configfiles)
+            checked = [f"the scale of {' + '.join(configfiles)}: {count} outputs"]
+        else:
+            checked, problems = verify_everything(Path.cwd())
     except RuntimeError as error:
         print(error, file=sys.stderr)
         return 2
+    if not checked:
+        print("nothing to verify: no results folder recorded a run (results/[<scale>/]effective_config.yaml) and nothing "
+              "is published under docs/results/; run a scale first: snakemake --cores all", file=sys.stderr)
+        return 1
     for problem in problems:
         print(problem)
     failed = len({p.path for p in problems})
-    print(f"{checked} outputs checked: {'all verified' if not problems else f'{failed} file(s) failed'}")
+    print("checked " + "; ".join(checked))
+    print("all verified" if not problems else f"{failed} file(s) failed")
     return 1 if problems else 0
 
 
@@ -97,8 +109,10 @@ def _update_readme(check: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    verify = commands.add_parser("verify", help="check every artifact of a scale against its sidecar and the workflow")
-    verify.add_argument("--configfile", action="append", default=[], help="the scale's config file(s), as given to snakemake")
+    verify = commands.add_parser("verify", help="check every artifact of every scale present (results/ and docs/results/) "
+                                 "against its sidecar and the workflow")
+    verify.add_argument("--configfile", action="append", default=[], help="only the scale of these config file(s), as "
+                        "given to snakemake (default: every scale present, each with the config its run recorded)")
     check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line, "
                                 "and what a run checks before its first job")
     check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")

@@ -12,8 +12,11 @@ from __future__ import annotations
 import ast
 import functools
 import logging
+import hashlib
 import os
+import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +24,7 @@ import pandas as pd
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
 
-__all__ = ["die_with_parent", "imported_library_files", "ScriptRun"]
+__all__ = ["die_with_parent", "imported_library_files", "interpreter_without_spaces", "ScriptRun"]
 
 
 def die_with_parent() -> bool:
@@ -85,9 +88,21 @@ class ScriptRun:
             threads=self.snakemake.threads,
         )
 
-    def write_table(self, table: pd.DataFrame, path, seed=None) -> None:
-        artifacts.write_table(table, path, self.provenance(seed))
+    def write_table(self, table: pd.DataFrame, path, seed=None, missing=()) -> None:
+        """``table`` with its sidecar; ``missing``: the columns (or patterns) where an empty cell means "not applicable"
+        (any other NaN or ±inf stops the job, naming the column: :func:`crlrepro.runtime.artifacts.nonfinite_problems`)."""
+        artifacts.write_table(table, path, self.provenance(seed), missing=missing)
         self.log.info("wrote %s (%d rows)", path, len(table))
+
+    def save_figure(self, fig, paths, dpi: int) -> None:
+        """A figure in each of ``paths`` (PNG, PDF), each with its provenance sidecar."""
+        artifacts.save_figure(fig, paths, dpi=dpi, prov=self.provenance())
+        self.log.info("wrote %s", ", ".join(map(str, paths)))
+
+    def write_text(self, text: str, path) -> None:
+        """A text result (Markdown, HTML, a caption) with its provenance sidecar."""
+        artifacts.write_text_artifact(text, path, self.provenance())
+        self.log.info("wrote %s", path)
 
 
 def imported_library_files(script: str | Path, package_dir: str | Path) -> list[str]:
@@ -156,3 +171,25 @@ def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
                 else:
                     break
     return tuple(path for path in files if path.exists())
+
+
+def interpreter_without_spaces(executable: str = sys.executable) -> str:
+    """``executable`` itself when the shell can run it unquoted, else a small wrapper script at a path without spaces
+    that runs it (``exec '<executable>' "$@"``). Snakemake runs every ``script:`` rule as ``<python> <script>`` with the
+    interpreter's path unquoted (snakemake/snakemake#2645): a virtual environment in a checkout whose path has a space
+    makes every script rule fail. The wrapper is written atomically, once per interpreter, in the temporary folder (or
+    /tmp where that path has a space)."""
+    if shlex.quote(executable) == executable:
+        return executable
+    folder = Path(tempfile.gettempdir())
+    if shlex.quote(str(folder)) != str(folder):
+        folder = Path("/tmp")
+    wrapper = folder / f"crlrepro-python-{hashlib.sha256(executable.encode()).hexdigest()[:16]}"
+    text = f'#!/bin/sh\nexec {shlex.quote(executable)} "$@"\n'
+    if not (wrapper.is_file() and wrapper.read_text() == text and os.access(wrapper, os.X_OK)):
+        fd, tmp = tempfile.mkstemp(prefix=f".{wrapper.name}.", dir=folder)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, wrapper)
+    return str(wrapper)

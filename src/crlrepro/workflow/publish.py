@@ -31,7 +31,7 @@ from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
 from crlrepro.claims.registry import PAPERS, experiment
 
-__all__ = [
+__all__ = ["SCALES_NOT_APPLICABLE", 
     "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
@@ -56,10 +56,10 @@ def _check_source(path: Path, relative: str) -> None:
     """ArtifactError unless the result file can be published: tables match their sidecars, figures are this
     pipeline's PNGs (their drawn-text record)."""
     if relative.endswith(".png"):
-        artifacts.read_figure_texts(path)
-    elif relative.endswith(".csv"):
+        artifacts.read_figure_texts(path)  # verified against its sidecar first
+    elif relative.endswith(".csv") or relative == "summary.md":
         artifacts.verify(path)
-    elif relative != "summary.md":
+    else:
         raise ValueError(f"{relative}: not a file kind this step publishes (csv, png, summary.md)")
 
 
@@ -141,7 +141,7 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
         expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
         if (results / "summary.md").read_text() != expected:
             raise ArtifactError(f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
-                                f"code); rebuild it: snakemake --cores all --forcerun summary")
+                                f"code); rebuild it: {artifacts.rebuild_command(results / 'summary.md')}")
     old = destination / PROVENANCE
     previous = []
     if old.is_file():
@@ -161,6 +161,7 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository),
               "config_hash": config_hash(config), "config": config, "packages": package_versions(), "machine": machine(),
               "runs": read_runs(results / RUNS_LOG), "files": checksums}
+    record[artifacts.RECORD_DIGEST] = artifacts.record_digest(record)  # an edit of any field is found (crlrepro verify)
     artifacts.write_json(record, old)
     return record
 
@@ -313,6 +314,10 @@ def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISH
         raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
     return compare_scales({s: read_published_table(s, "summary.csv", root) for s in scales},
                           {s: published_config(s, root) for s in scales})
+
+
+# A scale where a claim row is absent, or has no value or interval, leaves its cells empty.
+SCALES_NOT_APPLICABLE = ("verdict (*)", "measured (*)", "interval (*)", "what differs")
 
 
 def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict]) -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""Verify a scale's results on disk: every output the workflow declares is present, up to date, and what its
-provenance sidecar says it is.
+"""Verify the results on disk: every output the workflow declares is present, up to date, and what its provenance
+sidecar says it is; every published file is what its scale's provenance.json recorded.
 
 A reader verifies an artifact when it reads it; this checks all of them at once, on a tree that looks finished,
 so that corruption which keeps a file's mtime, or a sidecar edited in any field, is found before anyone reads it:
@@ -7,11 +7,16 @@ so that corruption which keeps a file's mtime, or a sidecar edited in any field,
 * the set of outputs comes from Snakemake's own plan (``snakemake --summary``), so a missing file, a file the
   workflow would rewrite (code, parameters or inputs changed) and a file the workflow does not write (an extra
   model beside the ones the config asks for) are each reported;
-* every table, JSON result and model (``.csv``, ``.json``, ``.pt``) must have its sidecar, and the sidecar must be
-  consistent with the file (name and SHA-256), with itself (``params_hash`` is the hash of ``params``), with the
-  rule Snakemake records as its producer, and with the parameters Snakemake recorded when it ran that job
+* every output (tables, JSON results, models, figures, summaries, captions, HTML) must have its sidecar, and the
+  sidecar must be consistent with the file (name and SHA-256), with itself (its digest covers every field: seed,
+  config_hash, git_commit, packages, device, ...; ``params_hash`` is the hash of ``params``), with the rule Snakemake
+  records as its producer, and with the parameters Snakemake recorded when it ran that job
   (``.snakemake/metadata``), which are in turn the rule's parameters under the current config and code (else
-  Snakemake's plan reports the file as out of date).
+  Snakemake's plan reports the file as out of date);
+* without config files (:func:`verify_everything`), every scale present is checked: each results folder under
+  ``results/`` with the effective config its run recorded (:mod:`crlrepro.workflow.folder`), so that no flag has to
+  be remembered, and each publication under ``docs/results/<scale>/`` against its provenance.json (every file's
+  SHA-256, the record's own digest, no file beside them).
 
 Each problem names the file and the command that rebuilds it and everything computed from it.
 """
@@ -30,16 +35,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from crlrepro.runtime.artifacts import config_hash, rebuild_command, sha256_of, sidecar_path
+from crlrepro.runtime.artifacts import RECORD_DIGEST, config_hash, rebuild_command, record_digest, sha256_of, sidecar_path
 
 __all__ = [
-    "planned_outputs", "Problem", "recorded_params", "SIDECAR_FIELDS", "sidecar_problems", "SIDECAR_SUFFIXES",
-    "UNTRACKED", "verify_scale"
+    "planned_outputs", "Problem", "published_problems", "recorded_params", "SIDECAR_FIELDS", "sidecar_problems",
+    "UNTRACKED", "verify_everything", "verify_scale"
 ]
 
-SIDECAR_SUFFIXES = (".csv", ".json", ".pt")  # written with a provenance sidecar (crlrepro.runtime.artifacts)
 UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
-SIDECAR_FIELDS = ("artifact", "sha256", "rule", "params", "params_hash")
+SIDECAR_FIELDS = ("artifact", "sha256", "rule", "params", "params_hash", "config_hash", "seed", "device", "threads",
+                  "packages", "git_commit", RECORD_DIGEST)
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,9 @@ def sidecar_problems(workdir: Path, output: str, rule: str) -> list[str]:
         missing = [f for f in SIDECAR_FIELDS if not isinstance(record, dict) or f not in record]
         return [f"its provenance sidecar lacks {', '.join(missing)}"]
     problems = []
+    if record[RECORD_DIGEST] != record_digest(record):
+        problems.append(f"its sidecar {sidecar_path(output)} was edited since it was written (its fields do not match "
+                        f"their digest {RECORD_DIGEST})")
     if record["artifact"] != path.name:
         problems.append(f"its sidecar describes {record['artifact']!r}, not this file")
     if record["sha256"] != sha256_of(path):
@@ -132,8 +140,7 @@ def verify_scale(workdir: str | Path = ".", configfiles: list[str] = ()) -> tupl
             continue
         if row.status != "ok":
             problems.append(Problem(output, f"out of date ({row.status}): snakemake would rewrite it", rebuild))
-        if path.suffix in SIDECAR_SUFFIXES:
-            problems += [Problem(output, problem, rebuild) for problem in sidecar_problems(workdir, output, row.rule)]
+        problems += [Problem(output, problem, rebuild) for problem in sidecar_problems(workdir, output, row.rule)]
     # Files in the scale's folders that the workflow does not write: a model beside the ones the config names is
     # as wrong as a missing one (a reader given a folder could pick it up).
     results = _results_folder(plan)
@@ -155,3 +162,62 @@ def _results_folder(plan: pd.DataFrame) -> Path | None:
     if not outputs:
         return None
     return Path(os.path.commonpath([str(Path(o).parent) for o in outputs]))
+
+
+def published_problems(workdir: Path, scale: str, root: str = "docs/results") -> tuple[int, list[Problem]]:
+    """Check the publication ``root/<scale>/`` against its provenance.json: the record's own digest, each file's
+    SHA-256, and no file in the folder that the record does not list. A published file is tracked by git, so the
+    advice restores it from the commit (or republishes from a finished run of the scale)."""
+    from crlrepro.workflow.publish import PROVENANCE
+
+    folder = Path(root) / scale
+    provenance = folder / PROVENANCE
+    restore = f"git checkout -- {provenance.parent}"
+    try:
+        record = json.loads((workdir / provenance).read_text())
+        files = record["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, [Problem(str(provenance), "missing or not a publication record", restore)]
+    problems = []
+    if record.get(RECORD_DIGEST) != record_digest(record):
+        problems.append(Problem(str(provenance), f"edited since it was published (its fields do not match their digest "
+                                f"{RECORD_DIGEST}), or published by older code", restore))
+    for relative, checksum in sorted(files.items()):
+        path = folder / relative
+        advice = f"git checkout -- {path}"
+        if not (workdir / path).is_file():
+            problems.append(Problem(str(path), "missing", advice))
+        elif sha256_of(workdir / path) != checksum:
+            problems.append(Problem(str(path), f"its content does not match the SHA-256 {provenance} records (corrupted "
+                                    "or edited since it was published)", advice))
+    for file in sorted((workdir / folder).rglob("*")):
+        relative = str(file.relative_to(workdir / folder))
+        if (file.is_file() or file.is_symlink()) and relative not in files and relative != PROVENANCE:
+            problems.append(Problem(str(folder / relative), f"not listed in {provenance} (left by another version or put "
+                                    "there by hand)", f"remove it: rm {folder / relative}"))
+    return len(files), problems
+
+
+def verify_everything(workdir: str | Path = ".") -> tuple[list[str], list[Problem]]:
+    """Every scale present: each results folder under results/ with its recorded effective config, and each
+    publication under docs/results/. Returns a line per scale checked (what, where, how many files) and the problems."""
+    from crlrepro.workflow.folder import read_effective_config, recorded_scales
+    from crlrepro.workflow.publish import published_scales
+
+    workdir = Path(workdir)
+    checked, problems = [], []
+    for record in recorded_scales(workdir):
+        try:
+            scale = read_effective_config(workdir / record.parent)["scale"]
+        except Exception as error:  # an unreadable record is a problem of this folder, not the end of the check
+            problems.append(Problem(str(record), str(error), f"rm {record}  (then run the scale again)"))
+            continue
+        count, found = verify_scale(workdir, [str(record)])
+        checked.append(f"scale {scale}: {count} outputs in {record.parent}/ (config: {record})")
+        problems += found
+    root = "docs/results"
+    for scale in published_scales(workdir / root):
+        count, found = published_problems(workdir, scale, root)
+        checked.append(f"published scale {scale}: {count} files in {root}/{scale}/")
+        problems += found
+    return checked, problems
