@@ -1,4 +1,5 @@
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -31,7 +32,8 @@ from crlrepro.workflow.plan import (
     sweep_trained_points,
 )
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
-from crlrepro.workflow.pipeline import imported_library_files
+from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
+from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
 from crlrepro.workflow.publish import RUNS_LOG, comparison_config, published_scales, record_run
 
 RUN_CLOCK = {}
@@ -43,13 +45,30 @@ try:
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
+# Snakemake runs each script rule as `<python> <script>` with the interpreter's path unquoted (snakemake/snakemake#2645):
+# where it holds a space (a virtual environment inside a checkout at "My projects/crlrepro"), jobs run through a wrapper
+# at a path without one. Not in a cluster run's main process, whose job commands name the interpreter too (refused below).
+if workflow.local_exec or not workflow.is_main_process:
+    sys.executable = interpreter_without_spaces(sys.executable)
+elif shlex.quote(sys.executable) != sys.executable:
+    raise WorkflowError(
+        f"cannot submit jobs: the Python interpreter's path {sys.executable!r} has a space or a shell character, and "
+        "Snakemake's cluster job command does not quote it (snakemake/snakemake#2645); install the environment at a "
+        "path without one (python -m venv /path/without/spaces/venv), or run locally (snakemake --cores all)"
+    )
 
-onstart:
-    # Checked when a run starts, before any job and before Snakemake removes any output it would
-    # recompute; not in a dry run, which previews the plan even where the data or GPU are not here.
-    problems = preflight_problems(config, local=workflow.local_exec)
+# Everything a run checks before its first job, checked in a dry run too (what `snakemake -n` accepts, the run
+# accepts): the results folder and the scale it belongs to, the data, and where jobs run here, memory, time and GPU.
+# Only in Snakemake's main process: the processes that run single jobs were started by a run that passed them.
+if workflow.is_main_process:
+    problems = folder_problems(config) + preflight_problems(config, local=workflow.local_exec)
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
+
+
+onstart:
+    # The folder records the scale and effective config that write into it (crlrepro.workflow.folder), before any job.
+    record_effective_config(config, RESULTS)
     RUN_CLOCK["started"] = time.time()
 
 
@@ -83,13 +102,10 @@ def workdir_relative(path):
     return str(path) if relative.startswith("..") else relative
 
 
-# The run's own --configfile files (the Snakefile's config.yaml is read anyway), for the rebuild commands that
-# errors advise (crlrepro.runtime.artifacts.rebuild_command): followed literally, they rebuild this same scale.
-os.environ[CONFIGFILES_ENV] = os.pathsep.join(
-    workdir_relative(path)
-    for path in workflow.configfiles
-    if Path(path).resolve() != (Path(workflow.basedir) / "config.yaml").resolve()
-)
+# The rebuild commands that errors advise (crlrepro.runtime.artifacts.rebuild_command) name the folder's record of this
+# run's effective config (written when the run starts) as their one config file: followed literally, they rebuild this
+# same scale, whichever --configfile and --config flags the run was started with.
+os.environ[CONFIGFILES_ENV] = str(effective_config_path(RESULTS))
 
 
 def library(script):

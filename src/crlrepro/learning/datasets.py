@@ -7,7 +7,7 @@ import numpy as np
 from pathlib import Path
 
 __all__ = [
-    "balance_problems", "CIFAR10_FOLDER", "CIFAR10_TRAIN_PER_CLASS", "class_ranks", "DATASETS", "digits_split",
+    "balance_problems", "few_label_problems", "CIFAR10_FOLDER", "CIFAR10_TRAIN_PER_CLASS", "class_ranks", "DATASETS", "digits_split",
     "FASHION_MNIST_DEBIAN", "FASHION_MNIST_FILES", "fashion_mnist_files", "FASHION_MNIST_TRAIN_PER_CLASS",
     "long_tailed_class_sizes", "missing_data_message", "pareto_class_sizes", "subset_problems",
     "training_class_counts"
@@ -126,6 +126,16 @@ def long_tailed_class_sizes(num_classes: int, per_class: int, imbalance_ratio: f
     (total num_classes·per_class) assigned to the classes by :func:`class_ranks`."""
     profile = pareto_class_sizes(num_classes, num_classes * int(per_class), imbalance_ratio)
     return profile[class_ranks(num_classes, seed)]
+
+
+def few_label_problems(view: dict) -> list[str]:
+    """The few-label probes draw ``few_labels[i]`` labelled images of every class from the training split without
+    replacement: each count must fit in its smallest class."""
+    counts = training_class_counts(view["data"])
+    k = int(np.argmin(counts))
+    return [f"supervised_view.few_labels[{i}]: {count} labelled images per class, but class {k} of the training split has "
+            f"only {int(counts[k])} ({view['data']['name']}); use at most {int(counts[k])}"
+            for i, count in enumerate(view.get("few_labels", [])) if isinstance(count, int) and count > counts[k]]
 
 
 def balance_problems(view: dict) -> list[str]:

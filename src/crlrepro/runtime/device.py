@@ -145,7 +145,13 @@ class GpuSlots:
     def _private_lock_dir(self) -> None:
         """Create the slot folder (mode 0700) or check the existing one: a real folder, not a link, owned by this
         user and closed to others; in a shared /tmp another user could otherwise plant links or hold the slots."""
-        self.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            self.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:  # a file or a dangling or looping link in its place, a parent that is not a folder
+            raise PermissionError(f"the GPU slot folder {self.lock_dir} cannot be made a folder "
+                                  f"({error.strerror or type(error).__name__}: something else is at that path, e.g. a "
+                                  f"link that leads nowhere or to itself); remove it (rm {self.lock_dir}), or set "
+                                  f"{GPU_LOCK_DIR_ENV} to a private folder") from None
         info = os.lstat(self.lock_dir)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
             raise PermissionError(f"the GPU slot folder {self.lock_dir} must be a folder of this user's own with mode "

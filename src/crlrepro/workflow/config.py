@@ -8,6 +8,7 @@ offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
 from __future__ import annotations
 
 import copy
+import io
 import math
 import os
 import re
@@ -18,13 +19,14 @@ from typing import Callable
 import jsonschema
 import yaml
 
-from crlrepro.learning.datasets import balance_problems, missing_data_message, subset_problems
+from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.claims.registry import figure_styles
+from crlrepro.workflow.folder import scale_folder
 from crlrepro.workflow.plan import SWEEPS, sweep_points
 
 __all__ = [
     "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "DATA_SHAPES", "EPOCH_LIMIT", "FLOPS", "integer_keys",
-    "load_config", "MAGNITUDE_LIMIT", "NOT_SIZES", "preflight_problems", "read_config_file", "read_yaml",
+    "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES", "NOT_SIZES", "preflight_problems", "read_config_file", "read_yaml",
     "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
     "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
 ]
@@ -87,6 +89,8 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         weights = gmm.get("weights", [])
         if weights and abs(sum(weights) - 1.0) > WEIGHT_SUM_TOLERANCE:
             problems.append(f"{block}.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
+    if not problems:
+        problems += mixture_resolution_problems(config)
     approx = config.get("approximation", {})
     # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
     for key, values in (("approximation.dims", approx.get("dims", [])), ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
@@ -172,6 +176,57 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         if values and first not in values:
             problems.append(f"supervised_view.{key}: must contain {first!r} (the reference), got {values}")
     return problems + (data_problems(config) if check_data else [])
+
+
+# The quadrature rules that integrate each mixture (crlrepro.theory.quadrature.trapezoid_mixture: equispaced nodes on
+# [min_k μ_k − 10σ_k, max_k μ_k + 10σ_k]); a convergence ladder's coarse rules are meant to be coarse and are not listed.
+MIXTURE_QUADRATURES = {
+    "gmm": ("approximation.quadrature_nodes",),
+    "consistency.gmm": ("consistency.oracle.nodes", "consistency.calibration.nodes",
+                        "consistency.calibration.families.nodes", "consistency.scaling.nodes", "consistency.deviation.nodes"),
+}
+RESOLUTION = 1.0  # node spacing / smallest standard deviation: the trapezoidal error of a Gaussian ~ exp(−2π²σ²/Δ²) < 3e-9
+
+
+def mixture_resolution_problems(config: dict) -> list[str]:
+    """Mixtures whose narrowest component falls between the nodes of a quadrature that integrates it: a spacing
+    Δ = (support width)/(nodes − 1) above :data:`RESOLUTION` times the smallest standard deviation leaves that
+    component unresolved, and L*, I(X;Y) and E* come out wrong, or non-finite once σ² underflows float64 (σ = 1e-200).
+    Each names the std, the node key and the nodes it would need."""
+    from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
+
+    problems = []
+    for block, node_keys in MIXTURE_QUADRATURES.items():
+        try:
+            gmm = config_value(config, block)
+        except KeyError:
+            continue
+        for view in ("x", "y"):
+            means, stds = gmm.get(f"mean_{view}"), gmm.get(f"std_{view}")
+            if not (isinstance(means, list) and isinstance(stds, list) and stds and len(means) == len(stds)):
+                continue
+            low = min(m - SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds))
+            high = max(m + SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds))
+            narrowest = min(stds)
+            for key in node_keys:
+                try:
+                    nodes = config_value(config, key)
+                except KeyError:
+                    continue
+                if not isinstance(nodes, int) or nodes < 2:
+                    continue
+                spacing = (high - low) / (nodes - 1)
+                if spacing > RESOLUTION * narrowest:
+                    need = (high - low) / (RESOLUTION * narrowest) + 1
+                    fix = (f"raise {key} to at least {math.ceil(need)} or widen the std" if need < 1e6 else
+                           f"no quadrature of a feasible size resolves it: widen the std to at least "
+                           f"{(high - low) / (RESOLUTION * 1e6):.3g}")
+                    problems.append(f"{block}.std_{view}: its narrowest component (σ = {narrowest:g}) is finer than the "
+                                    f"node spacing {spacing:.3g} of the {nodes}-node quadrature ({key}) over [{low:.3g}, "
+                                    f"{high:.3g}], which must be at most {RESOLUTION:g}σ: the population integrals (L*, "
+                                    f"I(X;Y), E*) cannot see that component; {fix}")
+                    break
+    return problems
 
 
 # --- sizes: every integer key that sizes an array or a loop is bounded before any job ------------------------------
@@ -596,6 +651,8 @@ def resource_problems(config: dict, memory_bytes: int) -> list[str]:
     for cost in COSTS:
         lead, *others = cost.keys
         value = config_value(config, lead)
+        if value is None:  # an unset key (its effective value comes from elsewhere): the costs led by the set keys report
+            continue
         shown = max(value) if isinstance(value, list) and value else value
         also = f" (with {', '.join(others)})" if others else ""
         if cost.memory is not None:
@@ -644,7 +701,7 @@ def data_problems(config: dict) -> list[str]:
     missing = missing_data_message(view.get("data", {})) if view.get("data") else None
     if missing:
         return [missing]
-    return balance_problems(view) if view else []
+    return balance_problems(view) + few_label_problems(view) if view else []
 
 
 def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> list[str]:
@@ -713,6 +770,24 @@ def _matches(key: str, pattern: str) -> bool:
     return re.fullmatch(re.escape(pattern).replace(r"\*", r"[^.\[\]]+"), key) is not None
 
 
+def _coerce_integers(config: dict, integers: list[str]) -> None:
+    """Exact integers written as floats (``epochs: 2.0``, YAML's ``1e3`` read as 1000.0) in the schema's integer keys
+    become ints in place: JSON Schema accepts 2.0 as an integer, but ``range``, tensor shapes and indices do not. A
+    fraction (2.5) is left for the schema to refuse, naming the key."""
+
+    def visit(node, path):
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            here = (*path, key)
+            if isinstance(value, (dict, list)):
+                visit(value, here)
+            elif (isinstance(value, float) and value.is_integer() and abs(value) < 2**53
+                  and any(_matches(_schema_key(here), pattern) for pattern in integers)):
+                node[key] = int(value)
+
+    visit(config, ())
+
+
 def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
     """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), seeds too large
     for the generators, and any number past :data:`MAGNITUDE_LIMIT` that is not an integer count (``integers``,
@@ -734,7 +809,17 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last)."""
+    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last), and aliases
+    (``*name``): a config needs none, and they are how a small file expands to billions of items or refers to itself
+    (an alias bomb, a recursive alias), which would hang or overflow every reader after this one."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise ConfigError(f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
+                              "refers to another part of the file; config files may not use YAML anchors and aliases "
+                              "(write the value out)")
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         seen = {}
@@ -751,8 +836,22 @@ def read_yaml(path: str | Path):
     """A YAML file as plain data, refusing duplicate keys, syntax errors and tags that are not plain data (such as
     ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run)."""
     try:
-        with open(path) as handle:
-            return yaml.load(handle, Loader=_UniqueKeyLoader)
+        data = Path(path).read_bytes()
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte {data[error.start]:#04x} at offset {error.start}); "
+                          "save the file as UTF-8") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    stream = io.StringIO(text)
+    stream.name = str(path)  # the name every YAML error mark carries
+    try:
+        return yaml.load(stream, Loader=_UniqueKeyLoader)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
@@ -763,10 +862,11 @@ def read_yaml(path: str | Path):
 
 
 def read_config_file(path: str | Path) -> dict:
-    """A config file: YAML (:func:`read_yaml`) whose top level is a mapping of keys (an empty file is no keys)."""
+    """A config file: YAML (:func:`read_yaml`) whose top level is a non-empty mapping of keys."""
     data = read_yaml(path)
-    if data is None:
-        return {}
+    if data is None or data == {}:
+        raise ConfigError(f"{path}: holds no keys (an empty config file changes nothing; leave the --configfile out, or "
+                          "write the keys it should set, e.g. 'tau: 0.5')")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}, line 1: a config file is a mapping of keys (e.g. 'tau: 0.5'), this one holds a "
                           f"{type(data).__name__}")
@@ -791,6 +891,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
     overrides["propertyNames"] = {"enum": figure_styles()}
+    _coerce_integers(config, integer_keys(schema))
     validator = _validator_with_defaults(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     problems = _check_numbers(config, integer_keys(schema)) + [_describe(e) for e in errors]
@@ -799,6 +900,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     if problems:
         raise ConfigError("invalid config:\n  " + "\n  ".join(problems))
     config["approximation"].setdefault("seeds", list(config["seeds"]))  # A2's own seeds default to everyone's
+    config.setdefault("results", scale_folder(config["scale"]))  # each scale its own folder
     return config
 
 

@@ -1,0 +1,150 @@
+"""A scale's results folder belongs to one scale: it records the scale and the effective configuration that made it.
+
+Each scale writes into its own folder, ``results/`` for the default scale and ``results/<scale>/`` for every other
+(:func:`scale_folder`; the config key ``results`` is derived from ``scale`` unless a config sets it). When a run starts,
+the workflow writes the run's effective configuration (config.yaml with every ``--configfile`` and ``--config`` merged
+over it, defaults filled in) into the folder as ``effective_config.yaml`` (:func:`record_effective_config`). That file
+is a complete config file, so
+
+* every command the pipeline advises (a rebuild after a damaged artifact, ``crlrepro verify``) names it as its one
+  ``--configfile`` and rebuilds exactly this scale, whatever flags the run was started with;
+* a run whose scale is not the folder's is refused before any job, naming both (:func:`folder_problems`), and
+  publishing refuses results made by another configuration than the run's, or a publication of the same scale made
+  from another configuration (:func:`publish_problems`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from crlrepro.runtime.artifacts import ArtifactError, config_hash, write_text
+
+__all__ = ["differing_keys", "EFFECTIVE_CONFIG", "effective_config_path", "folder_problems", "publish_problems",
+           "read_effective_config", "record_effective_config", "recorded_scales", "scale_folder"]
+
+EFFECTIVE_CONFIG = "effective_config.yaml"
+_HEADER = ("# The effective configuration of the last run that wrote into this folder (config.yaml with every --configfile\n"
+           "# and --config merged over it), written by the workflow when the run started. A complete config file:\n"
+           "#   snakemake --cores all --configfile {path}\n"
+           "# reruns this same scale. Do not edit; a run with another config rewrites it.\n")
+
+
+def scale_folder(scale: str) -> str:
+    """The results folder of ``scale``: ``results`` for the default scale, ``results/<scale>`` for every other."""
+    return "results" if scale == "default" else f"results/{scale}"
+
+
+def effective_config_path(results: str | Path) -> Path:
+    return Path(results) / EFFECTIVE_CONFIG
+
+
+def record_effective_config(config: dict, results: str | Path) -> Path:
+    """Write ``config`` (validated, defaults filled) as the folder's effective configuration, atomically."""
+    path = effective_config_path(results)
+    # In the config's own key order: Snakemake compares a rule's params by their text, so a reordered mapping would
+    # read as changed params and rerun the jobs.
+    text = yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120)
+    write_text(_HEADER.format(path=path) + text, path)
+    return path
+
+
+def read_effective_config(results: str | Path) -> dict | None:
+    """The effective configuration recorded in ``results`` (None where no run has recorded one); ArtifactError
+    naming the file when it is not a config mapping."""
+    from crlrepro.workflow.config import ConfigError, read_config_file
+
+    path = effective_config_path(results)
+    if not path.is_file():
+        return None
+    try:
+        record = read_config_file(path)
+    except ConfigError as error:
+        raise ArtifactError(f"{error}; it is written when a run starts: remove it (rm {path}) and run the scale "
+                            "again") from None
+    if not isinstance(record.get("scale"), str):
+        raise ArtifactError(f"{path}: records no scale; it is written when a run starts: remove it (rm {path}) and run "
+                            "the scale again")
+    return record
+
+
+def differing_keys(a: dict, b: dict, prefix: str = "") -> list[str]:
+    """The dotted keys whose values differ between two configs (a key present in one only counts)."""
+    keys = []
+    for key in sorted(set(a) | set(b), key=str):
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(a.get(key), dict) and isinstance(b.get(key), dict):
+            keys += differing_keys(a[key], b[key], name)
+        elif key not in a or key not in b or a[key] != b[key]:
+            keys.append(name)
+    return keys
+
+
+def _listed(keys: list[str], most: int = 6) -> str:
+    return ", ".join(keys[:most]) + (f" and {len(keys) - most} more" if len(keys) > most else "")
+
+
+def folder_problems(config: dict, workdir: str | Path = ".") -> list[str]:
+    """Why this run may not write into its results folder: the folder records another scale (checked in every run,
+    dry runs included, before any job)."""
+    results = config["results"]
+    try:
+        record = read_effective_config(Path(workdir) / results)
+    except ArtifactError as error:
+        return [str(error)]
+    if record is None or record["scale"] == config["scale"]:
+        return []
+    return [f"results: {results}/ holds the results of scale {record['scale']!r} "
+            f"({effective_config_path(results)}), but this run's scale is {config['scale']!r}; a folder belongs to one "
+            f"scale: leave `results` out of the config (scale {config['scale']!r} writes into "
+            f"{scale_folder(config['scale'])}/), or run scale {record['scale']!r} with its own config: "
+            f"--configfile {effective_config_path(results)}"]
+
+
+def publish_problems(config: dict, workdir: str | Path = ".", published_root: str | Path = "docs/results") -> list[str]:
+    """Why ``snakemake publish`` may not publish this run's scale: its results folder was made by another scale or
+    another configuration than this run's, or ``docs/results/<scale>/`` holds a publication of the same scale made
+    from another configuration (each names both, and the keys that differ)."""
+    from crlrepro.workflow.publish import PROVENANCE
+
+    problems = folder_problems(config, workdir)
+    if problems:
+        return problems
+    results, scale, this = config["results"], config["scale"], config_hash(config)
+    record = read_effective_config(Path(workdir) / results)
+    if record is not None and config_hash(record) != this:
+        problems.append(
+            f"publish: {results}/ was made by scale {scale!r} with config hash {config_hash(record)} "
+            f"({effective_config_path(results)}), but this run's config hash is {this}: they differ in "
+            f"{_listed(differing_keys(record, config))}. Publish the folder's own results with "
+            f"`snakemake publish --cores all --configfile {effective_config_path(results)}`, or run this config first "
+            "(`snakemake --cores all` with the same flags) and publish after it")
+    provenance = Path(workdir) / published_root / scale / PROVENANCE
+    if provenance.is_file():
+        import json
+
+        try:
+            published = json.loads(provenance.read_text())
+            before = published["config"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return problems + [f"publish: {provenance} is not a publication record; restore it "
+                               f"(git checkout -- {provenance}) or remove the folder (rm -r {provenance.parent})"]
+        if isinstance(before, dict) and config_hash(before) != this:
+            problems.append(
+                f"publish: {provenance.parent}/ holds scale {scale!r} published from config hash {config_hash(before)}, "
+                f"but this run's config hash is {this}: they differ in {_listed(differing_keys(before, config))}. "
+                f"Publishing would replace it with results of another configuration under the same name. If this "
+                f"scale's config changed on purpose, remove the old publication first (rm -r {provenance.parent}); "
+                "else run with that scale's own config file")
+    return problems
+
+
+def recorded_scales(workdir: str | Path = ".") -> list[Path]:
+    """The effective-configuration records of every results folder under ``results/`` (relative to ``workdir``)."""
+    root = Path(workdir) / "results"
+    if not root.is_dir():
+        return []
+    found = [root / EFFECTIVE_CONFIG] if (root / EFFECTIVE_CONFIG).is_file() else []
+    found += sorted(p for p in root.glob(f"*/{EFFECTIVE_CONFIG}") if p.is_file())
+    return [p.relative_to(workdir) for p in found]
