@@ -210,11 +210,13 @@ def test_a_key_written_twice_in_a_yaml_file_is_an_error(tmp_path):
         read_yaml(path)
 
 
-def test_data_on_disk_is_checked_when_a_run_starts_not_when_a_plan_is_previewed(tmp_path):
+def test_data_on_disk_is_checked_by_validation_only_where_asked(tmp_path):
+    """validate_config(check_data=False) leaves the data to preflight_problems (the Snakefile runs both before any job,
+    in a dry run too: tests/workflow/test_faults.py)."""
     from crlrepro.workflow.config import data_problems
 
     config = set_key(default_config(), "supervised_view.data", {"name": "cifar10", "root": str(tmp_path / "none")})
-    validate_config(copy.deepcopy(config), SCHEMA, check_data=False)  # the plan can be previewed
+    validate_config(copy.deepcopy(config), SCHEMA, check_data=False)
     with pytest.raises(ConfigError, match="supervised_view.data.root: no CIFAR-10"):
         validate_config(copy.deepcopy(config), SCHEMA)
     assert data_problems(config) and "download: true" in data_problems(config)[0]

@@ -505,24 +505,28 @@ def test_a_duplicate_key_in_a_config_file_stops_before_any_job(tmp_path):
     assert not (workdir / "results").exists()
 
 
-def test_device_cuda_without_a_gpu_stops_before_any_job_but_a_dry_run_previews(tmp_path):
+def test_device_cuda_without_a_gpu_stops_before_any_job_in_a_dry_run_too(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     run = [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, "--config", "device=cuda"]
-    preview = subprocess.run([*run, "-n"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert preview.returncode == 0 and "gmm_mlp_train" in preview.stdout
-    real = subprocess.run(run, cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
-    assert real.returncode != 0 and "device: cuda, but no GPU is visible" in real.stdout + real.stderr
+    for dry in (["-n"], []):  # what a run refuses, its dry run refuses (issue 44)
+        proc = subprocess.run([*run, *dry], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode != 0 and "device: cuda, but no GPU is visible" in proc.stdout + proc.stderr
     assert not (workdir / "results").exists()
+    preview = subprocess.run([*run[:-2], "-n"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    assert preview.returncode == 0 and "gmm_mlp_train" in preview.stdout  # can fail: device auto previews
 
 
-def test_the_paper_config_previews_without_cifar10_and_a_real_run_stops_on_it(tmp_path):
+def test_the_paper_config_stops_without_cifar10_and_previews_with_it(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
-    preview = snakemake(workdir, "-n", "--cores", "1", "--configfile", "configs/paper.yaml")
-    assert "ssl_train" in preview.stdout
-    real = snakemake(workdir, "--cores", "1", "--configfile", "configs/paper.yaml", check=False)
-    assert real.returncode != 0 and "supervised_view.data.root: no CIFAR-10" in real.stdout + real.stderr
+    for dry in (["-n"], []):
+        proc = snakemake(workdir, *dry, "--cores", "1", "--configfile", "configs/paper.yaml", check=False)
+        assert proc.returncode != 0 and "supervised_view.data.root: no CIFAR-10" in proc.stdout + proc.stderr
     assert not (workdir / "results").exists()
+    (workdir / "data" / "cifar-10-batches-py").mkdir(parents=True)  # where the loader looks (the files are read by jobs)
+    preview = snakemake(workdir, "-n", "--cores", "1", "--configfile", "configs/paper.yaml", "--workflow-profile",
+                        "profiles/slurm")  # a cluster plan: this machine's memory is not the jobs'
+    assert "ssl_train" in preview.stdout
 
 
 def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_log(tmp_path):
@@ -612,8 +616,9 @@ def _planned_outputs(workdir, *args) -> list[str]:
 
 def test_each_scale_writes_only_into_its_own_folder(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
+    (workdir / "data" / "cifar-10-batches-py").mkdir(parents=True)  # the paper scale's data, as far as planning looks
     smoke, default, paper = (_planned_outputs(workdir, *extra) for extra in
-                             (SMOKE, (), ("--configfile", "configs/paper.yaml")))
+                             (SMOKE, (), ("--configfile", "configs/paper.yaml", "--workflow-profile", "profiles/slurm")))
     assert smoke and all(path.startswith("results/smoke/") for path in smoke)
     assert paper and all(path.startswith("results/paper/") for path in paper)
     assert default and not any(path.startswith(("results/smoke/", "results/paper/")) for path in default)
