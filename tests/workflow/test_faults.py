@@ -193,6 +193,19 @@ def test_a_dry_run_refuses_every_config_a_run_refuses(tmp_path):
            "nothing written")
 
 
+def test_the_executor_a_command_line_asks_for_decides_whether_this_machine_sizes_the_jobs(tmp_path):
+    from crlrepro.workflow.config import requested_executor
+
+    assert requested_executor(["snakemake", "--cores", "all"], REPO, environ={}) == "local"  # profiles/default: none
+    assert requested_executor(["snakemake", "--workflow-profile", "profiles/slurm"], REPO, environ={}) == "slurm"
+    assert requested_executor(["snakemake", "--executor", "slurm", "-n"], REPO, environ={}) == "slurm"
+    assert requested_executor(["snakemake", "-e=cluster-generic"], REPO, environ={}) == "cluster-generic"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "config.yaml").write_text("executor: slurm\njobs: 10\n")
+    assert requested_executor(["snakemake"], REPO, environ={"SNAKEMAKE_PROFILE": str(tmp_path / "mine")}) == "slurm"
+    assert requested_executor(["snakemake", "--workflow-profile", "none"], REPO, environ={}) == "local"
+
+
 # --- 8. small things -----------------------------------------------------------------------------------------------
 
 def test_a_gpu_slot_folder_that_is_a_link_loop_is_a_clear_error(tmp_path):

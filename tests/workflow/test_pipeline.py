@@ -246,7 +246,7 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     report = failed.stdout + failed.stderr
     assert failed.returncode != 0 and f"{model}: its content does not match the checksum" in report
     (advice,) = set(re.findall(r"rebuild it and what is computed from it: (snakemake [^\n]+)", report))
-    assert advice == f"snakemake --cores all --configfile configs/smoke.yaml --forcerun {model}"
+    assert advice == f"snakemake --cores all --configfile {SMOKE_RESULTS}/effective_config.yaml --forcerun {model}"
     (smoke_run / model).unlink()  # what the old advice said to do first: the command must work all the same
     words = shlex.split(advice)
     subprocess.run([sys.executable, "-m", *words], cwd=smoke_run, check=True, capture_output=True, timeout=900)
@@ -554,7 +554,7 @@ def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_l
     report = failed.stdout + failed.stderr
     assert failed.returncode != 0 and f"{SMOKE_RESULTS}/logs/claims_a4.log" in report
     assert "does not match the checksum" in report
-    assert f"snakemake --cores all --configfile configs/smoke.yaml --forcerun {target}" in report
+    assert f"snakemake --cores all --configfile {SMOKE_RESULTS}/effective_config.yaml --forcerun {target}" in report
 
 
 @pytest.mark.parametrize("target", ["all", "paper1", "paper2", "paper3"])

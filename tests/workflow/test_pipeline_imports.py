@@ -46,6 +46,7 @@ NOT_IN_ANY_SCRIPT = {
     "workflow/config.py": "validated by the Snakefile before any job; a job gets its keys as params",
     "workflow/plan.py": "the job grid, read by the Snakefile; a job gets its points as params",
     "workflow/verify.py": "`crlrepro verify`",
+    "workflow/folder.py": "the Snakefile (a results folder's scale record, the publish checks) and `crlrepro verify`",
 }
 
 

@@ -101,7 +101,7 @@ def test_calibration_figure_draws_non_unique_truncations_apart_from_their_family
 def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it(tmp_path):
     """save_figure writes each panel's title and every label, legend entry and annotation into the PNG; a caption
     that names a quantity ([[...]]) or a panel the figure does not draw is a problem, named."""
-    from crlrepro.runtime.artifacts import ArtifactError, read_figure_texts
+    from crlrepro.runtime.artifacts import ArtifactError, _write_sidecar, read_figure_texts
     from crlrepro.claims.summary import caption_problems, caption_text
 
     fig, (left, right) = plt.subplots(1, 2)
@@ -111,7 +111,7 @@ def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it
     left.set(title="(a) margin", xlabel="t", ylabel=r"$P(|r|\leq t)$")
     right.set_title("(b) slope")
     right.annotate("diverged: 1/3", (0.5, 0.5))
-    save_figure(fig, [tmp_path / "f.png", tmp_path / "f.pdf"])
+    save_figure(fig, [tmp_path / "f.png", tmp_path / "f.pdf"], prov={"rule": "figure_f"})
     plt.close(fig)
     drawn = read_figure_texts(tmp_path / "f.png")
     assert drawn["panels"] == ["(a) margin", "(b) slope"]
@@ -126,6 +126,9 @@ def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it
     assert caption_problems("(d, e)", drawn) == ["panel (d) is named but the figure has no panel titled (d)",
                                                  "panel (e) is named but the figure has no panel titled (e)"]
     plt.figure().savefig(tmp_path / "plain.png")  # not written by save_figure: nothing to check a caption against
+    with pytest.raises(ArtifactError, match="plain.png: its sidecar .* is missing"):
+        read_figure_texts(tmp_path / "plain.png")
+    _write_sidecar(tmp_path / "plain.png", {})  # its checksum recorded, still no record of what it draws
     with pytest.raises(ArtifactError, match="no crlrepro:drawn text in the PNG"):
         read_figure_texts(tmp_path / "plain.png")
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from crlrepro.workflow import publish
-from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table
+from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table, write_text_artifact
 from crlrepro.workflow.cli import main
 from crlrepro.claims.registry import experiment
 from crlrepro.claims.summary import SUMMARY_COLUMNS, summary_markdown
@@ -35,11 +35,11 @@ def results(tmp_path):
     folder = tmp_path / "results"
     summary = _summary()
     write_table(summary, folder / "summary.csv", {"rule": "summary"})
-    (folder / "summary.md").write_text(summary_markdown(pd.read_csv(folder / "summary.csv")))
+    write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", {"rule": "summary"})
     write_table(summary[summary["experiment"] == "A4"].drop(columns="role"), folder / "claims/A4.csv", {"rule": "claims_a4"})
     fig, ax = plt.subplots()
     ax.set_title("(a) panel")
-    save_figure(fig, [folder / "figures/tsybakov.png"], dpi=20)
+    save_figure(fig, [folder / "figures/tsybakov.png"], dpi=20, prov={"rule": "figure_tsybakov"})
     plt.close(fig)
     return folder
 
@@ -85,8 +85,12 @@ def test_nothing_is_published_from_a_damaged_or_inconsistent_results_folder(resu
 
 
 def test_a_summary_md_that_is_not_its_csvs_is_refused(results, tmp_path):
-    (results / "summary.md").write_text((results / "summary.md").read_text().replace("reproduced", "contradicted"))
-    with pytest.raises(ArtifactError, match="does not match its summary.csv.*--forcerun summary"):
+    edited = (results / "summary.md").read_text().replace("reproduced", "contradicted")
+    (results / "summary.md").write_text(edited)  # an edit: its checksum no longer matches
+    with pytest.raises(ArtifactError, match="summary.md: its content does not match the checksum"):
+        publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
+    write_text_artifact(edited, results / "summary.md", {"rule": "summary"})  # consistent with its sidecar, not its CSV
+    with pytest.raises(ArtifactError, match="does not match its summary.csv.*--forcerun .*summary.md"):
         publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
     (results / "figures/tsybakov.png").write_bytes(b"\x89PNG not one")
     with pytest.raises(Exception):
@@ -167,7 +171,7 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     summary.loc[summary["claim_id"] == "A4.rate_arithmetic", "verdict"] = "verified"
     summary = summary[summary["claim_id"] != "C3.auc_grows_with_m"]
     write_table(summary, big / "summary.csv", {"rule": "summary"})
-    (big / "summary.md").write_text(summary_markdown(pd.read_csv(big / "summary.csv")))
+    write_text_artifact(summary_markdown(pd.read_csv(big / "summary.csv")), big / "summary.md", {"rule": "summary"})
     publish.publish_scale(big, root / "big", ["summary.md", "summary.csv"], scale="big",
                           config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}, "seeds": [0]})
     table = publish.scale_comparison(["demo", "big"], root).set_index("claim_id")

@@ -19,6 +19,7 @@ from crlrepro.workflow.config import (
     config_value,
     read_config_file,
     preflight_problems,
+    requested_executor,
     validate_config,
 )
 from crlrepro.workflow.plan import (
@@ -45,10 +46,10 @@ try:
 except ConfigError as error:
     raise WorkflowError(str(error)) from None
 
-# Snakemake runs each script rule as `<python> <script>` with the interpreter's path unquoted (snakemake/snakemake#2645):
-# where it holds a space (a virtual environment inside a checkout at "My projects/crlrepro"), jobs run through a wrapper
+# Snakemake runs each `script:` job as `<python> <script>` with the interpreter's path unquoted (upstream issue 2645).
+# Where that path holds a space (a virtual environment inside a checkout at "My projects/crlrepro"), jobs run through a wrapper
 # at a path without one. Not in a cluster run's main process, whose job commands name the interpreter too (refused below).
-if workflow.local_exec or not workflow.is_main_process:
+if not workflow.is_main_process or requested_executor(sys.argv, workflow.basedir) == "local":
     sys.executable = interpreter_without_spaces(sys.executable)
 elif shlex.quote(sys.executable) != sys.executable:
     raise WorkflowError(
@@ -58,15 +59,23 @@ elif shlex.quote(sys.executable) != sys.executable:
     )
 
 # Everything a run checks before its first job, checked in a dry run too (what `snakemake -n` accepts, the run
-# accepts): the results folder and the scale it belongs to, the data, and where jobs run here, memory, time and GPU.
-# Only in Snakemake's main process: the processes that run single jobs were started by a run that passed them.
+# accepts): the results folder and the scale it belongs to, the data, and where jobs run here (no --executor or a
+# profile's executor asks for a cluster), memory, time and GPU. Snakemake picks the executor after reading this file
+# (a dry run always its own), so the intent comes from the command line; onstart checks again with the executor the
+# run really has. Only in Snakemake's main process: the processes that run single jobs were started by a run that
+# passed them.
 if workflow.is_main_process:
-    problems = folder_problems(config) + preflight_problems(config, local=workflow.local_exec)
+    problems = folder_problems(config) + preflight_problems(
+        config, local=requested_executor(sys.argv, workflow.basedir) == "local"
+    )
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
 
 
 onstart:
+    problems = preflight_problems(config, local=workflow.local_exec)
+    if problems:
+        raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
     # The folder records the scale and effective config that write into it (crlrepro.workflow.folder), before any job.
     record_effective_config(config, RESULTS)
     RUN_CLOCK["started"] = time.time()
@@ -396,3 +405,13 @@ def ssl_training():
         "temperature",
         "seeds",
     )
+
+
+def publish_allowed(wildcards):
+    """Nothing, once the run may publish: evaluated when Snakemake plans the publish job (a dry run too, before any
+    job), it refuses results made by another scale or config, or a publication of this scale from another config
+    (crlrepro.workflow.folder.publish_problems)."""
+    problems = publish_problems(config, published_root=workdir_relative(Path(workflow.basedir) / "docs" / "results"))
+    if problems:
+        raise WorkflowError("cannot publish:\n  " + "\n  ".join(problems))
+    return []

@@ -81,16 +81,6 @@ rule scales_table:
 PUBLISHED = workdir_relative(Path(workflow.basedir) / "docs" / "results" / config["scale"])
 
 
-def publish_allowed(wildcards):
-    """Nothing, once the run may publish: evaluated when Snakemake plans the publish job (a dry run too, before any
-    job), it refuses results made by another scale or config, or a publication of this scale from another config
-    (crlrepro.workflow.folder.publish_problems)."""
-    problems = publish_problems(config, published_root=workdir_relative(Path(workflow.basedir) / "docs" / "results"))
-    if problems:
-        raise WorkflowError("cannot publish:\n  " + "\n  ".join(problems))
-    return []
-
-
 rule publish:
     input:
         publish_allowed,

@@ -21,17 +21,22 @@ import yaml
 
 from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.claims.registry import figure_styles
-from crlrepro.workflow.folder import scale_folder
 from crlrepro.workflow.plan import SWEEPS, sweep_points
 
 __all__ = [
     "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "DATA_SHAPES", "EPOCH_LIMIT", "FLOPS", "integer_keys",
-    "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES", "NOT_SIZES", "preflight_problems", "read_config_file", "read_yaml",
-    "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
+    "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES", "NOT_SIZES", "RESOLUTION", "scale_folder", "preflight_problems", "read_config_file", "read_yaml",
+    "requested_executor", "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
     "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
 ]
 
 WEIGHT_SUM_TOLERANCE = 1e-6
+
+
+def scale_folder(scale: str) -> str:
+    """The results folder of ``scale`` when the config leaves ``results`` out: ``results`` for the default scale,
+    ``results/<scale>`` for every other (crlrepro.workflow.folder records which scale a folder belongs to)."""
+    return "results" if scale == "default" else f"results/{scale}"
 
 
 class ConfigError(ValueError):
@@ -725,6 +730,48 @@ def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: in
                                 "device: auto or cpu (e.g. --config device=auto), or submit to a cluster "
                                 "(--workflow-profile profiles/slurm)")
     return problems
+
+
+def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ) -> str:
+    """The executor a Snakemake command line asks for: ``--executor``/``-e``, else the ``executor:`` of its profile
+    (``--profile``, ``--workflow-profile`` or ``SNAKEMAKE_PROFILE``; ``profiles/default`` of the workflow when none is
+    named), else ``local``. Snakemake decides the executor after it has read the Snakefile, and a dry run always runs
+    its own, so the workflow reads the intent from the command line to size jobs before any of them: a cluster run's
+    jobs are sized by its profile, not by this machine's memory."""
+    def option(names):
+        for i, word in enumerate(argv):
+            for name in names:
+                if word == name and i + 1 < len(argv):
+                    return argv[i + 1]
+                if word.startswith(name + "="):
+                    return word.split("=", 1)[1]
+        return None
+
+    executor = option(("--executor", "-e"))
+    if executor:
+        return executor
+    profiles = [option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"), option(("--workflow-profile",))]
+    if profiles[1] is None:
+        profiles[1] = str(Path(basedir) / "profiles" / "default")
+    for profile in profiles:
+        if not profile or profile == "none":
+            continue
+        folders = [Path(profile), Path(basedir) / profile, Path.home() / ".config" / "snakemake" / profile,
+                   Path("/etc/xdg/snakemake") / profile]
+        for folder in folders:
+            for name in ("config.v8+.yaml", "config.yaml"):
+                if (folder / name).is_file():
+                    try:
+                        executor = (yaml.safe_load((folder / name).read_text()) or {}).get("executor")
+                    except (OSError, yaml.YAMLError, AttributeError):
+                        executor = None
+                    if executor:
+                        return str(executor)
+                    break
+            else:
+                continue
+            break
+    return "local"
 
 
 def start_refusal(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> str:

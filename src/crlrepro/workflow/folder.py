@@ -1,7 +1,7 @@
 """A scale's results folder belongs to one scale: it records the scale and the effective configuration that made it.
 
 Each scale writes into its own folder, ``results/`` for the default scale and ``results/<scale>/`` for every other
-(:func:`scale_folder`; the config key ``results`` is derived from ``scale`` unless a config sets it). When a run starts,
+(:func:`crlrepro.workflow.config.scale_folder`; the config key ``results`` is derived from ``scale`` unless a config sets it). When a run starts,
 the workflow writes the run's effective configuration (config.yaml with every ``--configfile`` and ``--config`` merged
 over it, defaults filled in) into the folder as ``effective_config.yaml`` (:func:`record_effective_config`). That file
 is a complete config file, so
@@ -20,20 +20,16 @@ from pathlib import Path
 import yaml
 
 from crlrepro.runtime.artifacts import ArtifactError, config_hash, write_text
+from crlrepro.workflow.config import ConfigError, read_config_file, scale_folder
 
 __all__ = ["differing_keys", "EFFECTIVE_CONFIG", "effective_config_path", "folder_problems", "publish_problems",
-           "read_effective_config", "record_effective_config", "recorded_scales", "scale_folder"]
+           "read_effective_config", "record_effective_config", "recorded_scales"]
 
 EFFECTIVE_CONFIG = "effective_config.yaml"
 _HEADER = ("# The effective configuration of the last run that wrote into this folder (config.yaml with every --configfile\n"
            "# and --config merged over it), written by the workflow when the run started. A complete config file:\n"
            "#   snakemake --cores all --configfile {path}\n"
            "# reruns this same scale. Do not edit; a run with another config rewrites it.\n")
-
-
-def scale_folder(scale: str) -> str:
-    """The results folder of ``scale``: ``results`` for the default scale, ``results/<scale>`` for every other."""
-    return "results" if scale == "default" else f"results/{scale}"
 
 
 def effective_config_path(results: str | Path) -> Path:
@@ -53,8 +49,6 @@ def record_effective_config(config: dict, results: str | Path) -> Path:
 def read_effective_config(results: str | Path) -> dict | None:
     """The effective configuration recorded in ``results`` (None where no run has recorded one); ArtifactError
     naming the file when it is not a config mapping."""
-    from crlrepro.workflow.config import ConfigError, read_config_file
-
     path = effective_config_path(results)
     if not path.is_file():
         return None

@@ -33,7 +33,7 @@ from crlrepro.claims.registry import PAPERS, experiment
 
 __all__ = ["SCALES_NOT_APPLICABLE", 
     "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
-    "read_published", "read_published_table", "read_runs", "readme_block", "readme_blocks", "record_run",
+    "read_published", "read_published_table", "read_runs", "wall_time_text", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
     "measured_text", "measured_markers"
 ]
@@ -223,10 +223,36 @@ def readme_block(summary: pd.DataFrame, scale: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+_WALL_TIME = re.compile(r"(<!-- walltime:([a-z][a-z0-9_-]{0,31}) -->)(.*?)(<!-- /walltime -->)", re.S)
+
+
+def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
+    """How long the published run of ``scale`` took from clean, from its provenance.json (the recorded run with the most
+    jobs, a run from an empty results folder), e.g. ``16 min on 2 cores``."""
+    path = Path(root) / check_scale(scale) / PROVENANCE
+    try:
+        runs = json.loads(path.read_text())["runs"]
+        clean = max(runs, key=lambda run: run["jobs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{path}: no recorded runs to time the scale by; publish the scale again") from None
+    minutes = clean["wall_s"] / 60
+    shown = f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
+    return f"{shown} on {clean['cores']} cores"
+
+
 def readme_blocks(readme: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, list[str]]:
-    """``readme`` with every results block regenerated from the published summaries, and the scales whose block
+    """``readme`` with every results block regenerated from the published summaries, and every wall-time marker
+    (``<!-- walltime:<scale> -->…<!-- /walltime -->``) from the published provenance, and the scales whose block
     changed."""
     changed = []
+
+    def fill_time(match):
+        text = wall_time_text(match.group(2), root)
+        if text != match.group(3):
+            changed.append(f"{match.group(2)} (wall time)")
+        return match.group(1) + text + match.group(4)
+
+    readme = _WALL_TIME.sub(fill_time, readme)
 
     def fill(match):
         scale = match.group(2)
