@@ -63,10 +63,10 @@ def _alias_bomb() -> str:
 
 
 YAML_CASES = {
-    "alias bomb": (_alias_bomb().encode(), "config files may not use YAML anchors and aliases"),
-    "recursive alias": (b"a: &a [*a]\n", "config files may not use YAML anchors and aliases"),
-    "Latin-1 file": ("tau: 0.5  # caf\xe9\n".encode("latin-1"), "line 1: not UTF-8 text (byte 0xe9 at offset 15)"),
-    "empty file": (b"", "holds no keys"),
+    "an alias bomb": (_alias_bomb().encode(), "config files may not use YAML anchors and aliases"),
+    "a recursive alias": (b"a: &a [*a]\n", "config files may not use YAML anchors and aliases"),
+    "a Latin-1 file": ("tau: 0.5  # caf\xe9\n".encode("latin-1"), "line 1: not UTF-8 text (byte 0xe9 at offset 15)"),
+    "an empty file": (b"", "holds no keys"),
 }
 
 
@@ -83,7 +83,7 @@ def test_a_config_file_that_is_not_a_yaml_map_is_one_line_naming_the_file_in_und
     assert expected in message and str(path) in message and "\n" not in message and elapsed < 1.0
     proc = crlrepro(REPO, "check-config", str(path))
     assert proc.returncode == 1 and proc.stderr.strip().count("\n") == 0 and expected in proc.stderr
-    record(f"config file: {case}", f"`crlrepro check-config mine.yaml`, the file a {case}",
+    record(f"config file: {case.split(' ', 1)[1]}", f"`crlrepro check-config mine.yaml`, mine.yaml being {case}",
            f"refused in one line naming the file ({expected!r}), read in under a second")
 
 
