@@ -113,6 +113,8 @@ BOUNDS = {
     "degenerate std (1e-200)": ({"consistency": {"gmm": {"std_x": [1.0e-200, 1.0, 1.0, 1.0]}}},
                                 "consistency.gmm.std_x: its narrowest component (σ = 1e-200) is finer than the node spacing"),
     "std finer than the quadrature": ({"gmm": {"std_y": [0.05, 1.0]}}, "gmm.std_y: its narrowest component (σ = 0.05)"),
+    "D past the quadrature's rank (a 300 in a dims list)": ({"approximation": {"dims": [1, 2, 4, 300]}},
+                                                             "approximation.dims[3]: D = 300 is not below"),
 }
 
 
@@ -123,6 +125,16 @@ def test_bounds_are_refused_before_any_job_naming_the_key(case):
     assert expected in message, message
     assert refusal() == ""  # can fail: the smoke config itself starts
     record(f"bound: {case}", f"`{json.dumps(override)}`", f"refused before any job: “{expected} …”")
+
+
+def test_the_approximation_bound_refuses_a_rank_past_its_rule_instead_of_dividing_by_zero():
+    from crlrepro.theory.gmm import LatentClassGMM
+    from crlrepro.theory.spectral import approximation_bound_table
+
+    gmm = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
+    with pytest.raises(ValueError, match=r"D = \[60\] is not below the 50 singular values"):
+        approximation_bound_table(gmm, 0.5, [1, 60], 50)  # was a ZeroDivisionError in the job
+    assert len(approximation_bound_table(gmm, 0.5, [1, 49], 50)) == 2
 
 
 def test_a_refusal_names_only_keys_the_user_set():

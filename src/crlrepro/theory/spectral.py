@@ -450,6 +450,11 @@ def approximation_bound_table(gmm, tau: float, dims, nodes: int, trained=None) -
     estimate of inf_{S_D} L − L*, α, B = ‖s_D‖∞ (and whether it is finite), the constant C and the bound C·tail."""
     grid = gmm.grid(nodes)
     system = operator_svd(gmm.pmi, grid.x, grid.y)
+    too_large = [int(d) for d in dims if int(d) >= system.eigenvalues.size]
+    if too_large:
+        raise ValueError(f"D = {too_large} is not below the {system.eigenvalues.size} singular values of the operator on "
+                         f"this {nodes}-node rule: its tail Σ_(i>D) λ_i is exactly 0 and the ratios to it are undefined; "
+                         "use a smaller D or more nodes")
     alpha = density_ratio_bound(gmm)
     rows = []
     for d in sorted(int(d) for d in dims):

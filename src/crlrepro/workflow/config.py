@@ -105,6 +105,13 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
     nodes = approx.get("quadrature_nodes")
     ladder = approx.get("convergence_nodes", [])
+    rules = [n for n in [nodes, *ladder] if isinstance(n, int) and not isinstance(n, bool)]
+    for i, d in enumerate(approx.get("dims", [])):
+        if rules and isinstance(d, int) and d >= min(rules):
+            key = "approximation.quadrature_nodes" if min(rules) == nodes else "approximation.convergence_nodes"
+            problems.append(f"approximation.dims[{i}]: D = {d} is not below {key} = {min(rules)}: the PMI operator on an "
+                            f"n-node rule has at most n singular values, so at D ≥ n its tail Σ_(i>D) λ_i is exactly 0 "
+                            f"and A1/A2's comparisons with it are undefined; use D < {min(rules)} or more nodes")
     if nodes is not None and ladder and max(ladder) <= nodes:
         problems.append(
             f"approximation.convergence_nodes: the largest size ({max(ladder)}) must exceed "
