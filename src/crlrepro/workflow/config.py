@@ -708,7 +708,8 @@ def results_location_problems(results: str, workdir: str | Path = ".") -> list[s
 
 def data_problems(config: dict) -> list[str]:
     """What a run needs of its data and does not find: the CIFAR-10 or Fashion-MNIST files, and enough
-    images of each class for S3's training sets (checked when a run starts, not in a dry run)."""
+    images of each class for S3's training sets, and few-label counts that fit every class (checked before any job,
+    in a dry run too: :func:`preflight_problems`)."""
     view = config.get("supervised_view", {})
     missing = missing_data_message(view.get("data", {})) if view.get("data") else None
     if missing:
@@ -939,8 +940,8 @@ _SCHEMAS: dict = {}
 
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
     """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
-    listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (a
-    dry run previews the plan of a config whose data are not here yet)."""
+    listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (the Snakefile
+    makes them in :func:`preflight_problems`, with the other start checks)."""
     schema = _read_schema(str(schema_path), Path(schema_path).stat().st_mtime_ns)
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
