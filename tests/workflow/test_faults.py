@@ -256,6 +256,24 @@ def test_every_sidecar_field_is_covered_by_its_digest(tmp_path):
     assert RECORD_DIGEST in json.loads(original)
 
 
+def test_verify_reports_a_scale_it_cannot_plan_and_checks_the_others(tmp_path, monkeypatch):
+    from crlrepro.workflow import verify as verify_module
+
+    for scale, folder in (("default", tmp_path / "results"), ("paper", tmp_path / "results" / "paper")):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "effective_config.yaml").write_text(f"scale: {scale}\n")
+
+    def plan(workdir, configfiles):
+        if "paper" in configfiles[0]:
+            raise RuntimeError("snakemake --summary failed:\ncannot start:\n  device: cuda, but no GPU is visible")
+        return 3, []
+
+    monkeypatch.setattr(verify_module, "verify_scale", plan)
+    checked, problems = verify_module.verify_everything(tmp_path)
+    assert checked == ["scale default: 3 outputs in results/ (config: results/effective_config.yaml)"]
+    assert len(problems) == 1 and problems[0].path == "results/paper" and "device: cuda" in problems[0].problem
+
+
 def _flip(path: Path) -> None:
     """One bit of ``path`` flipped, its modification time kept (so that only a checksum can tell)."""
     times = path.stat()
@@ -313,9 +331,13 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     original = published.read_bytes()
     _flip(published)
     code, out = _verify(workdir)
-    assert code == 1 and _bad_files(out) == {"docs/results/smoke/summary.md": "git checkout -- docs/results/smoke/summary.md"}
-    subprocess.run(shlex.split(_bad_files(out)["docs/results/smoke/summary.md"]), cwd=workdir, check=True)
-    assert published.read_bytes() == original
+    restore = _bad_files(out)["docs/results/smoke/summary.md"]
+    tracked = (workdir / ".git").exists()  # a git checkout restores it from the commit, an archive republishes it
+    assert code == 1 and list(_bad_files(out)) == ["docs/results/smoke/summary.md"]
+    assert restore == ("git checkout -- docs/results/smoke/summary.md" if tracked else
+                       "snakemake publish --cores all --configfile results/smoke/effective_config.yaml"), restore
+    subprocess.run(shlex.split(restore), cwd=workdir, check=True, capture_output=True, timeout=600)
+    assert published.read_bytes() == original if tracked else _verify(workdir)[0] == 0
     # The advice followed literally: a flipped figure rebuilt by the command verify names, then all verified.
     _flip(workdir / SMOKE_RESULTS / "figures" / "tsybakov.png")
     code, out = _verify(workdir)

@@ -172,7 +172,21 @@ def published_problems(workdir: Path, scale: str, root: str = "docs/results") ->
 
     folder = Path(root) / scale
     provenance = folder / PROVENANCE
-    restore = f"git checkout -- {provenance.parent}"
+
+    def advice(path) -> str:
+        """Restore a tracked file from the commit; else (an unpacked archive, a new publication) publish it again from
+        this scale's finished run (its recorded config, or its config file)."""
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", str(path)], cwd=workdir, capture_output=True)
+        if tracked.returncode == 0:
+            return f"git checkout -- {path}"
+        from crlrepro.workflow.config import scale_folder
+
+        record = Path(scale_folder(scale)) / "effective_config.yaml"
+        config = (f" --configfile {record}" if (workdir / record).is_file()
+                  else "" if scale == "default" else f" --configfile configs/{scale}.yaml")
+        return f"snakemake publish --cores all{config}"
+
+    restore = advice(provenance)
     try:
         record = json.loads((workdir / provenance).read_text())
         files = record["files"]
@@ -184,12 +198,11 @@ def published_problems(workdir: Path, scale: str, root: str = "docs/results") ->
                                 f"{RECORD_DIGEST}), or published by older code", restore))
     for relative, checksum in sorted(files.items()):
         path = folder / relative
-        advice = f"git checkout -- {path}"
         if not (workdir / path).is_file():
-            problems.append(Problem(str(path), "missing", advice))
+            problems.append(Problem(str(path), "missing", advice(path)))
         elif sha256_of(workdir / path) != checksum:
             problems.append(Problem(str(path), f"its content does not match the SHA-256 {provenance} records (corrupted "
-                                    "or edited since it was published)", advice))
+                                    "or edited since it was published)", advice(path)))
     for file in sorted((workdir / folder).rglob("*")):
         relative = str(file.relative_to(workdir / folder))
         if (file.is_file() or file.is_symlink()) and relative not in files and relative != PROVENANCE:
@@ -212,7 +225,14 @@ def verify_everything(workdir: str | Path = ".") -> tuple[list[str], list[Proble
         except Exception as error:  # an unreadable record is a problem of this folder, not the end of the check
             problems.append(Problem(str(record), str(error), f"rm {record}  (then run the scale again)"))
             continue
-        count, found = verify_scale(workdir, [str(record)])
+        try:
+            count, found = verify_scale(workdir, [str(record)])
+        except RuntimeError as error:  # this scale cannot be planned here (e.g. its data or memory): say so, go on
+            first = "; ".join(line.strip() for line in str(error).splitlines()[1:] if line.strip()) or str(error)
+            problems.append(Problem(str(record.parent), f"scale {scale} cannot be planned on this machine, so its "
+                                    f"outputs were not checked: {first}",
+                                    f"crlrepro check-config --cluster {record}  (what a run of it would refuse)"))
+            continue
         checked.append(f"scale {scale}: {count} outputs in {record.parent}/ (config: {record})")
         problems += found
     root = "docs/results"
