@@ -24,10 +24,11 @@ from crlrepro.claims.registry import figure_styles
 from crlrepro.workflow.plan import SWEEPS, sweep_points
 
 __all__ = [
-    "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "DATA_SHAPES", "EPOCH_LIMIT", "FLOPS", "integer_keys",
-    "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES", "NOT_SIZES", "RESOLUTION", "scale_folder", "preflight_problems", "read_config_file", "read_yaml",
-    "requested_executor", "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND", "start_refusal",
-    "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
+    "config_value", "ConfigError", "Cost", "COSTS", "data_problems", "DATA_SHAPES", "EPOCH_LIMIT", "FLOPS",
+    "integer_keys", "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES",
+    "NOT_SIZES", "RESOLUTION", "scale_folder", "preflight_problems", "read_config_file", "read_yaml",
+    "requested_executor", "resource_problems", "results_location_problems", "SEED_LIMIT", "SSL_IMAGES_PER_SECOND",
+    "start_refusal", "TIME_LIMIT_S", "TRAINING_PAIRS_PER_SECOND", "validate_config", "WEIGHT_SUM_TOLERANCE"
 ]
 
 WEIGHT_SUM_TOLERANCE = 1e-6
@@ -758,28 +759,29 @@ def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ)
     executor = option(("--executor", "-e"))
     if executor:
         return executor
-    profiles = [option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"), option(("--workflow-profile",))]
-    if profiles[1] is None:
-        profiles[1] = str(Path(basedir) / "profiles" / "default")
+    profiles = [option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"),
+                option(("--workflow-profile",)) or str(Path(basedir) / "profiles" / "default")]
     for profile in profiles:
-        if not profile or profile == "none":
-            continue
-        folders = [Path(profile), Path(basedir) / profile, Path.home() / ".config" / "snakemake" / profile,
-                   Path("/etc/xdg/snakemake") / profile]
-        for folder in folders:
-            for name in ("config.v8+.yaml", "config.yaml"):
-                if (folder / name).is_file():
-                    try:
-                        executor = (yaml.safe_load((folder / name).read_text()) or {}).get("executor")
-                    except (OSError, yaml.YAMLError, AttributeError):
-                        executor = None
-                    if executor:
-                        return str(executor)
-                    break
-            else:
-                continue
-            break
+        if profile and profile != "none":
+            executor = _profile_executor(profile, basedir)
+            if executor:
+                return executor
     return "local"
+
+
+def _profile_executor(profile: str, basedir: str | Path) -> str | None:
+    """The ``executor:`` of the first config file of the profile ``profile`` (a folder, or a name Snakemake looks up
+    beside the workflow, in ~/.config/snakemake or /etc/xdg/snakemake); None where it sets none."""
+    for folder in (Path(profile), Path(basedir) / profile, Path.home() / ".config" / "snakemake" / profile,
+                   Path("/etc/xdg/snakemake") / profile):
+        for name in ("config.v8+.yaml", "config.yaml"):
+            if (folder / name).is_file():
+                try:
+                    executor = (yaml.safe_load((folder / name).read_text()) or {}).get("executor")
+                except (OSError, yaml.YAMLError, AttributeError):
+                    return None
+                return str(executor) if executor else None
+    return None
 
 
 def start_refusal(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> str:
@@ -903,8 +905,6 @@ def read_yaml(path: str | Path):
     stream.name = str(path)  # the name every YAML error mark carries
     try:
         return yaml.load(stream, Loader=_UniqueKeyLoader)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except yaml.MarkedYAMLError as error:

@@ -100,13 +100,13 @@ def publish_problems(config: dict, workdir: str | Path = ".", published_root: st
     """Why ``snakemake publish`` may not publish this run's scale: its results folder was made by another scale or
     another configuration than this run's, or ``docs/results/<scale>/`` holds a publication of the same scale made
     from another configuration (each names both, and the keys that differ)."""
-    from crlrepro.workflow.publish import PROVENANCE
+    from crlrepro.workflow.publish import PROVENANCE, published_config
 
     problems = folder_problems(config, workdir)
     if problems:
         return problems
     results, scale, this = config["results"], config["scale"], config_hash(config)
-    record = read_effective_config(Path(workdir) / results)
+    record = read_effective_config(Path(workdir) / results)  # readable: folder_problems read it
     if record is not None and config_hash(record) != this:
         problems.append(
             f"publish: {results}/ was made by scale {scale!r} with config hash {config_hash(record)} "
@@ -116,12 +116,9 @@ def publish_problems(config: dict, workdir: str | Path = ".", published_root: st
             "(`snakemake --cores all` with the same flags) and publish after it")
     provenance = Path(workdir) / published_root / scale / PROVENANCE
     if provenance.is_file():
-        import json
-
         try:
-            published = json.loads(provenance.read_text())
-            before = published["config"]
-        except (OSError, ValueError, KeyError, TypeError):
+            before = published_config(scale, Path(workdir) / published_root)
+        except ArtifactError:
             return problems + [f"publish: {provenance} is not a publication record; restore it "
                                f"(git checkout -- {provenance}) or remove the folder (rm -r {provenance.parent})"]
         if isinstance(before, dict) and config_hash(before) != this:

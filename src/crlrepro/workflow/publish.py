@@ -31,8 +31,8 @@ from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
 from crlrepro.claims.registry import PAPERS, experiment
 
-__all__ = ["SCALES_NOT_APPLICABLE", 
-    "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
+__all__ = [
+    "SCALES_NOT_APPLICABLE", "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
     "read_published", "read_published_table", "read_runs", "wall_time_text", "readme_block", "readme_blocks", "record_run",
     "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
     "measured_text", "measured_markers"
@@ -187,14 +187,19 @@ def read_published(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT)
     return path
 
 
-def published_config(scale: str, root: str | Path = PUBLISHED_ROOT) -> dict:
-    """The config a published scale was run with (its provenance.json)."""
+def _provenance_field(scale: str, field: str, root: str | Path = PUBLISHED_ROOT):
+    """One field of a published scale's provenance.json; ArtifactError when the record or the field is missing."""
     path = Path(root) / check_scale(scale) / PROVENANCE
     try:
-        return json.loads(path.read_text())["config"]
+        return json.loads(path.read_text())[field]
     except (OSError, ValueError, KeyError, TypeError):
         raise ArtifactError(f"{path}: missing or not a provenance record; publish the scale again: "
                             f"snakemake publish --cores 1 (with that scale's --configfile)") from None
+
+
+def published_config(scale: str, root: str | Path = PUBLISHED_ROOT) -> dict:
+    """The config a published scale was run with (its provenance.json)."""
+    return _provenance_field(scale, "config", root)
 
 
 def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
@@ -229,12 +234,12 @@ _WALL_TIME = re.compile(r"(<!-- walltime:([a-z][a-z0-9_-]{0,31}) -->)(.*?)(<!-- 
 def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
     """How long the published run of ``scale`` took from clean, from its provenance.json (the recorded run with the most
     jobs, a run from an empty results folder), e.g. ``16 min on 2 cores``."""
-    path = Path(root) / check_scale(scale) / PROVENANCE
+    runs = _provenance_field(scale, "runs", root)
     try:
-        runs = json.loads(path.read_text())["runs"]
         clean = max(runs, key=lambda run: run["jobs"])
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ArtifactError(f"{path}: no recorded runs to time the scale by; publish the scale again") from None
+    except (ValueError, KeyError, TypeError):
+        raise ArtifactError(f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the "
+                            "scale again") from None
     minutes = clean["wall_s"] / 60
     shown = f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
     return f"{shown} on {clean['cores']} cores"
