@@ -5,8 +5,10 @@ import copy
 import numpy as np
 import pytest
 import yaml
+from snakemake.utils import update_config
 
 from crlrepro.runtime.artifacts import config_hash
+from crlrepro.runtime.yamlfile import read_yaml
 from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
 
 from conftest import REPO, SCHEMA
@@ -23,6 +25,8 @@ def set_key(config, dotted, value):
         node = node[p]
     if value is DELETE:
         del node[last]
+    elif isinstance(value, dict) and isinstance(node.get(last), dict):
+        update_config(node[last], value)  # a mapping in a --configfile sets some keys of the block, as Snakemake merges
     else:
         node[last] = value
     return config
@@ -112,9 +116,7 @@ def test_default_and_scale_configs_are_valid(tmp_path):
         assert load_config(path, SCHEMA)["tau"] == 0.5
     for scale in ("smoke", "paper"):
         merged = default_config()
-        override = yaml.safe_load((REPO / "configs" / f"{scale}.yaml").read_text())
-        for key, value in override.items():
-            merged[key] = {**merged[key], **value} if isinstance(value, dict) else value
+        update_config(merged, yaml.safe_load((REPO / "configs" / f"{scale}.yaml").read_text()))  # as Snakemake merges
         if scale == "paper":
             # the paper scale reads CIFAR-10 from supervised_view.data.root: without it, a clear error
             merged["supervised_view"]["data"]["root"] = str(tmp_path)
@@ -124,13 +126,66 @@ def test_default_and_scale_configs_are_valid(tmp_path):
         validate_config(merged, SCHEMA)
 
 
-def test_defaults_are_filled_in():
-    config = default_config()
-    del config["approximation"]["quadrature_nodes"]
-    del config["device"]
-    validate_config(config, SCHEMA)
-    assert config["approximation"]["quadrature_nodes"] == 400
-    assert config["device"] == "auto"
+def _schema_objects(node, path=()):
+    """(dotted path, schema node) of every object the schema declares properties for."""
+    if isinstance(node, dict) and isinstance(node.get("properties"), dict):
+        yield path, node
+        for name, sub in node["properties"].items():
+            yield from _schema_objects(sub, (*path, name))
+
+
+DERIVED = {"results", "approximation.seeds"}  # set by validate_config from other keys (scale, seeds) when left out
+
+
+def test_every_default_is_written_once_in_config_yaml():
+    """The schema types and bounds; config.yaml alone holds the defaults. Fails if the schema grows a default (a second
+    source that a deleted key would silently fall back to), if config.yaml lacks a key the schema declares, or if it
+    sets a key the schema does not."""
+    schema = read_yaml(SCHEMA)
+    defaults = [".".join(p) for p in _walk_keys(schema) if p[-1] == "default" and "properties" in p]
+    assert not defaults, f"defaults written in the schema too: {defaults}"
+    config = read_yaml(REPO / "config.yaml")
+    for path, node in _schema_objects(schema):
+        declared = set(node["properties"])
+        dotted = [".".join((*path, name)) for name in declared]
+        assert set(node.get("required", [])) == {n for n, d in zip(declared, dotted) if d not in DERIVED}, path
+        where = config_value(config, ".".join(path)) if path else config
+        if node["properties"] and not path[-1:] == ("overrides",):
+            missing = [d for n, d in zip(declared, dotted) if n not in where and d not in DERIVED]
+            extra = sorted(set(where) - declared)
+            assert not missing and not extra, (path, missing, extra)
+
+
+def _walk_keys(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*path, key)
+            yield from _walk_keys(value, (*path, key))
+    elif isinstance(node, list):
+        for item in node:
+            yield from _walk_keys(item, path)
+
+
+@pytest.mark.parametrize("key", ["device", "approximation.quadrature_nodes", "supervised_view.seeds",
+                                 "figures.style.dpi", "lcgm.sensitivity.elbow_dims"])
+def test_a_deleted_key_is_named_with_where_to_restore_it(key):
+    config = set_key(default_config(), key, DELETE)
+    with pytest.raises(ConfigError, match=rf"{key}: missing; config.yaml, which every run reads first"):
+        validate_config(config, SCHEMA)
+
+
+def test_every_yaml_file_the_project_owns_reads_with_the_one_loader(tmp_path):
+    """config.yaml, the scales, the schema, the papers' values, the profiles, the conda environment and the citation:
+    no key written twice, no alias, plain data. The loader refuses a duplicate key, naming the line."""
+    owned = [REPO / p for p in ("config.yaml", "CITATION.cff", "envs/crlrepro.yaml", "profiles/default/config.yaml",
+                                "profiles/slurm/config.yaml", "src/crlrepro/claims/paper_values.yaml")]
+    owned += [SCHEMA, *sorted((REPO / "configs").glob("*.yaml"))]
+    for path in owned:
+        assert read_yaml(path) is not None, path
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("properties:\n  tau: {type: number}\n  tau: {type: string}\n")
+    with pytest.raises(ConfigError, match=r"twice.yaml, line 3: the key 'tau' is written twice in one mapping \(first on line 2\)"):
+        read_yaml(twice)
 
 
 def test_a2_seeds_default_to_the_top_level_seeds_and_can_be_set_alone():

@@ -7,7 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
+
+from crlrepro.runtime.yamlfile import read_yaml
 
 __all__ = ["matches_setting", "PAPER_VALUES", "paper_values", "setting_mismatches"]
 
@@ -16,7 +17,7 @@ PAPER_VALUES = Path(__file__).with_name("paper_values.yaml")
 
 @lru_cache(maxsize=None)
 def _load(path: str) -> dict:
-    return yaml.safe_load(Path(path).read_text())
+    return read_yaml(path)
 
 
 def paper_values(experiment: str, path: str | Path = PAPER_VALUES) -> dict:

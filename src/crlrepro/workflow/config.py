@@ -1,14 +1,14 @@
 """The one loader and validator of pipeline configs.
 
-A config is checked against ``workflow/schemas/config.schema.yaml`` (JSON Schema, defaults
-filled in) and then against the cross-field rules a schema cannot state. Every error names the
+A config is config.yaml (the default scale, and the one place every default is written) with a scale's
+``--configfile`` over it, checked against ``workflow/schemas/config.schema.yaml`` (JSON Schema: types and bounds,
+every key required, no defaults) and then against the cross-field rules a schema cannot state. Every error names the
 offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
 """
 
 from __future__ import annotations
 
 import copy
-import io
 import math
 import os
 import re
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 import jsonschema
-import yaml
 
+from crlrepro.runtime.yamlfile import ConfigError, read_yaml
 from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.claims.registry import figure_styles
 from crlrepro.workflow.plan import SWEEPS, sweep_points
@@ -40,10 +40,6 @@ def scale_folder(scale: str) -> str:
     return "results" if scale == "default" else f"results/{scale}"
 
 
-class ConfigError(ValueError):
-    """A config value that the pipeline cannot run with; the message names the key."""
-
-
 def _key(path) -> str:
     out = ""
     for part in path:
@@ -51,17 +47,10 @@ def _key(path) -> str:
     return out or "<top level>"
 
 
-def _validator_with_defaults(schema: dict):
-    """A Draft 2020-12 validator that also fills in the schema's ``default:`` values."""
+def _validator(schema: dict):
+    """A Draft 2020-12 validator whose patterns match whole strings. It fills in nothing: every default is written
+    once, in config.yaml (DEFAULTS_FILE), which a run always reads first."""
     base = jsonschema.Draft202012Validator
-    check_properties = base.VALIDATORS["properties"]
-
-    def properties(validator, props, instance, schema):
-        if isinstance(instance, dict):
-            for name, sub in props.items():
-                if "default" in sub and name not in instance:
-                    instance[name] = copy.deepcopy(sub["default"])
-        yield from check_properties(validator, props, instance, schema)
 
     def pattern(validator, regex, instance, schema):
         # The whole string must match: with re.search (JSON Schema's reading) `$` also matches before a final
@@ -69,7 +58,7 @@ def _validator_with_defaults(schema: dict):
         if isinstance(instance, str) and not re.fullmatch(regex, instance):
             yield jsonschema.ValidationError(f"{instance!r} does not match {regex!r} (the whole value must match)")
 
-    return jsonschema.validators.extend(base, {"properties": properties, "pattern": pattern})(schema)
+    return jsonschema.validators.extend(base, {"pattern": pattern})(schema)
 
 
 # A number as PyYAML (YAML 1.1) may leave it text: 1e-3 without a dot, +5, 1_000.
@@ -81,6 +70,12 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if (error.validator == "type" and isinstance(error.instance, str)
             and _NUMBER_AS_TEXT.fullmatch(error.instance.strip())):
         message += " (YAML reads 1e-3 as text: write 1.0e-3)"
+    if error.validator == "required":  # one error per missing key, named only in its message
+        missing = next((name for name in error.validator_value if error.message == f"{name!r} is a required property"),
+                       None)
+        if missing is not None:
+            return (f"{_key([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
+                    "every key (a --configfile only overrides some): restore it there")
     return f"{_key(error.absolute_path)}: {message}"
 
 
@@ -777,8 +772,8 @@ def _profile_executor(profile: str, basedir: str | Path) -> str | None:
         for name in ("config.v8+.yaml", "config.yaml"):
             if (folder / name).is_file():
                 try:
-                    executor = (yaml.safe_load((folder / name).read_text()) or {}).get("executor")
-                except (OSError, yaml.YAMLError, AttributeError):
+                    executor = (read_yaml(folder / name) or {}).get("executor")
+                except (ConfigError, AttributeError):
                     return None
                 return str(executor) if executor else None
     return None
@@ -865,57 +860,6 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
     return problems
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last), and aliases
-    (``*name``): a config needs none, and they are how a small file expands to billions of items or refers to itself
-    (an alias bomb, a recursive alias), which would hang or overflow every reader after this one."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise ConfigError(f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
-                              "refers to another part of the file; config files may not use YAML anchors and aliases "
-                              "(write the value out)")
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node, deep=False):
-        seen = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise ConfigError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: the key {key!r} is "
-                                  f"written twice in one mapping (first on line {seen[key] + 1}); YAML would keep only the last")
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
-
-
-def read_yaml(path: str | Path):
-    """A YAML file as plain data, refusing duplicate keys, syntax errors and tags that are not plain data (such as
-    ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run)."""
-    try:
-        data = Path(path).read_bytes()
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte {data[error.start]:#04x} at offset {error.start}); "
-                          "save the file as UTF-8") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
-    stream = io.StringIO(text)
-    stream.name = str(path)  # the name every YAML error mark carries
-    try:
-        return yaml.load(stream, Loader=_UniqueKeyLoader)
-    except RecursionError:
-        raise ConfigError(f"{path}: nested too deeply to be a config") from None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        what = " ".join(filter(None, [error.context, error.problem]))
-        raise ConfigError(f"{where}: not valid YAML ({what})") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML ({error})") from None
-
-
 def read_config_file(path: str | Path) -> dict:
     """A config file: YAML (:func:`read_yaml`) whose top level is a non-empty mapping of keys."""
     data = read_yaml(path)
@@ -931,7 +875,7 @@ def read_config_file(path: str | Path) -> dict:
 def _read_schema(path: str, mtime_ns: int) -> dict:
     """The schema file as data: parsed once per path and modification time, a fresh copy for each caller."""
     if (path, mtime_ns) not in _SCHEMAS:
-        _SCHEMAS[(path, mtime_ns)] = yaml.safe_load(Path(path).read_text())
+        _SCHEMAS[(path, mtime_ns)] = read_yaml(path)
     return copy.deepcopy(_SCHEMAS[(path, mtime_ns)])
 
 
@@ -939,7 +883,7 @@ _SCHEMAS: dict = {}
 
 
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
-    """Validate ``config`` in place (filling defaults) and return it; raise :class:`ConfigError`
+    """Validate ``config`` in place (deriving `results` and A2's seeds where left out) and return it; raise :class:`ConfigError`
     listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (the Snakefile
     makes them in :func:`preflight_problems`, with the other start checks)."""
     schema = _read_schema(str(schema_path), Path(schema_path).stat().st_mtime_ns)
@@ -947,7 +891,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
     overrides["propertyNames"] = {"enum": figure_styles()}
     _coerce_integers(config, integer_keys(schema))
-    validator = _validator_with_defaults(schema)
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     problems = _check_numbers(config, integer_keys(schema)) + [_describe(e) for e in errors]
     if not problems:

@@ -3,7 +3,7 @@
 Each scale writes into its own folder, ``results/`` for the default scale and ``results/<scale>/`` for every other
 (:func:`crlrepro.workflow.config.scale_folder`; the config key ``results`` is derived from ``scale`` unless a config sets it). When a run starts,
 the workflow writes the run's effective configuration (config.yaml with every ``--configfile`` and ``--config`` merged
-over it, defaults filled in) into the folder as ``effective_config.yaml`` (:func:`record_effective_config`). That file
+over it, derived keys filled in) into the folder as ``effective_config.yaml`` (:func:`record_effective_config`). That file
 is a complete config file, so
 
 * every command the pipeline advises (a rebuild after a damaged artifact, ``crlrepro verify``) names it as its one
@@ -37,7 +37,7 @@ def effective_config_path(results: str | Path) -> Path:
 
 
 def record_effective_config(config: dict, results: str | Path) -> Path:
-    """Write ``config`` (validated, defaults filled) as the folder's effective configuration, atomically."""
+    """Write ``config`` (validated, derived keys filled in) as the folder's effective configuration, atomically."""
     path = effective_config_path(results)
     # In the config's own key order: Snakemake compares a rule's params by their text, so a reordered mapping would
     # read as changed params and rerun the jobs.

@@ -1,0 +1,71 @@
+"""The one reader of the project's YAML files (configs, the schema, the papers' values, profiles).
+
+Every YAML file the project owns is read by :func:`read_yaml`: plain data only (no tag that builds an object, so a
+crafted file runs nothing), no key written twice in one mapping (plain YAML silently keeps the last), no anchors or
+aliases, UTF-8 text; each refusal is one :class:`ConfigError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import yaml
+
+__all__ = ["ConfigError", "read_yaml"]
+
+
+class ConfigError(ValueError):
+    """A config value (or a file the project reads) that the pipeline cannot run with; the message names the key, or
+    the file and line."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last), and aliases
+    (``*name``): a config needs none, and they are how a small file expands to billions of items or refers to itself
+    (an alias bomb, a recursive alias), which would hang or overflow every reader after this one."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise ConfigError(f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
+                              "refers to another part of the file; config files may not use YAML anchors and aliases "
+                              "(write the value out)")
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ConfigError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: the key {key!r} is "
+                                  f"written twice in one mapping (first on line {seen[key] + 1}); YAML would keep only the last")
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: str | Path):
+    """A YAML file as plain data, refusing duplicate keys, syntax errors and tags that are not plain data (such as
+    ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run)."""
+    try:
+        data = Path(path).read_bytes()
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte {data[error.start]:#04x} at offset {error.start}); "
+                          "save the file as UTF-8") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    stream = io.StringIO(text)
+    stream.name = str(path)  # the name every YAML error mark carries
+    try:
+        return yaml.load(stream, Loader=_UniqueKeyLoader)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a config") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        what = " ".join(filter(None, [error.context, error.problem]))
+        raise ConfigError(f"{where}: not valid YAML ({what})") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML ({error})") from None
