@@ -17,12 +17,18 @@ configfile: Path(workflow.basedir) / "config.yaml"
 report: "workflow/report/workflow.rst"
 
 
-# One file per paper (each experiment's rules in order: <exp>_train, computations and <exp>_table, figure, claims),
-# then what spans the papers.
+# One file per study (crlrepro.studies.<study>: its rules in order, <exp>_train, computations and <exp>_table, figure,
+# claims), then what spans the studies.
 include: "workflow/rules/common.smk"
-include: "workflow/rules/paper2.smk"
-include: "workflow/rules/paper1.smk"
-include: "workflow/rules/paper3.smk"
+include: "workflow/rules/gmm_spectrum.smk"
+include: "workflow/rules/gmm_mlp.smk"
+include: "workflow/rules/lcgm.smk"
+include: "workflow/rules/tsybakov.smk"
+include: "workflow/rules/oracles.smk"
+include: "workflow/rules/calibration.smk"
+include: "workflow/rules/scaling.smk"
+include: "workflow/rules/oce.smk"
+include: "workflow/rules/supervised_view.smk"
 include: "workflow/rules/report.smk"
 
 

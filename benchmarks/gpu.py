@@ -123,8 +123,8 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     from crlrepro.learning.augment import simclr_spec
     from crlrepro.learning.datasets import training_class_counts
     from crlrepro.theory.lcgm import LatentClassModel
-    from crlrepro.workflow.config import DATA_SHAPES
-    from crlrepro.workflow.plan import SSL_EXPERIMENTS, ssl_experiment_specs
+    from crlrepro.studies.supervised_view import DATA_SHAPES
+    from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 
     t, approx, lcgm = config["training"], config["approximation"], config["lcgm"]
     calibration, view = config["consistency"]["calibration"], config["supervised_view"]

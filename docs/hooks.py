@@ -1,7 +1,7 @@
 """MkDocs hooks: the pages' generated parts, read from the code and the published results at build time, so the
 site cannot drift from either.
 
-* ``<!-- claims-table:<paper> -->``: for each experiment of that paper, its registered rows (crlrepro.claims.registry:
+* ``<!-- claims-table:<paper> -->``: for each experiment of that paper, its registered rows (crlrepro.studies.registry:
   statement, kind, role, the config keys its comparability depends on, the values the summary leaves out) and, for
   every published scale (docs/results/<scale>/), that scale's figure and claims table.
 * ``<!-- results:<scale> -->...<!-- /results -->``: the scale's headline and per-paper counts from its published
@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from crlrepro.workflow.publish import measured_markers, published_scales, readme_blocks
-from crlrepro.claims.registry import experiments_of
+from crlrepro.studies.registry import experiments_of
 
 DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"

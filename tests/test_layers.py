@@ -16,8 +16,12 @@ ALLOWED = {
     "learning": {"theory", "runtime"},
     "experiments": {"learning", "theory", "runtime"},
     "claims": {"learning", "theory", "runtime"},
-    "workflow": {"claims", "experiments", "learning", "theory", "runtime"},
+    "studies": {"claims", "experiments", "learning", "theory", "runtime"},
+    "workflow": {"studies", "claims", "experiments", "learning", "theory", "runtime"},
 }
+# Inside studies: each study (crlrepro.studies.<name>, a package) imports only itself and the layers below; the
+# registry and the summary, which gather every study, import them (and nothing imports the registry from a study).
+GATHERING = {"crlrepro.studies", "crlrepro.studies.registry", "crlrepro.studies.summary"}
 
 
 def imported_modules(path: Path, root: Path, package: str) -> set[str]:
@@ -103,6 +107,22 @@ def test_no_layer_imports_upward():
             if target == "crlrepro" and module != "crlrepro":
                 upward.append(f"{module} -> crlrepro (the top package holds no code to import)")
     assert upward == [], upward
+
+
+def study_of(module: str) -> str | None:
+    """The study a module belongs to (crlrepro.studies.<name>[.<module>]), None for the registry, the summary and
+    everything outside the studies."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "studies" and module not in GATHERING else None
+
+
+def test_a_study_imports_no_other_study_and_not_the_registry():
+    """A study is a vertical slice: what it knows it holds itself, so adding to one study touches only it."""
+    crossing = [f"{module} -> {target}" for module, targets in graph(SRC, "crlrepro").items() if study_of(module)
+                for target in targets if target in GATHERING or (study_of(target) and study_of(target) != study_of(module))]
+    assert crossing == [], crossing
+    studies = {study_of(m) for m in module_files(SRC)} - {None}
+    assert len(studies) >= 9, studies
 
 
 def test_the_library_and_the_benchmarks_have_no_import_cycle():

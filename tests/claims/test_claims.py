@@ -7,12 +7,18 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from crlrepro.claims.paper1 import c1_claims, c2_claims, c3_claims, c4_claims, c5_claims
-from crlrepro.claims.paper2 import a1_claims, a2_claims, a3_claims, a4_claims
+from crlrepro.studies.oracles.claims import c1_claims
+from crlrepro.studies.calibration.claims import c2_claims
+from crlrepro.studies.scaling.claims import c3_claims, c4_claims
+from crlrepro.studies.oce.claims import c5_claims
+from crlrepro.studies.gmm_spectrum.claims import a1_claims
+from crlrepro.studies.gmm_mlp.claims import a2_claims
+from crlrepro.studies.lcgm.claims import a3_claims
+from crlrepro.studies.tsybakov.claims import a4_claims
 from crlrepro.theory.tsybakov import admissible_exponent
-from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.studies.supervised_view.claims import ssl_claims
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.registry import EXPERIMENTS
+from crlrepro.studies.registry import EXPERIMENTS
 from crlrepro.claims.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
 
 SEEDS = range(5)
@@ -93,7 +99,7 @@ def a2(good: bool):
 
 
 def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution():
-    from crlrepro.claims.paper2 import sample_convergence_claim
+    from crlrepro.studies.gmm_mlp.claims import sample_convergence_claim
     converged = sample_convergence_claim(sample_study(True))
     assert converged.verdict == REPRODUCED and converged.claim_id == "A2.converged_in_samples.D8"
     assert "N = 100000 vs 200000" in converged.claim and converged.measured == pytest.approx(0.001 * 9.188e-6, rel=1e-6)
@@ -1006,7 +1012,7 @@ def test_a4_admissibility_band_and_a_curve_too_short_to_extrapolate():
 def test_a4_admissibility_at_the_band_edges_and_its_reason_and_power_strings():
     """μ̂ exactly on an edge of the extrapolations' band is inside it (undecided); the reason quotes the local slope at
     the curve's smallest t (whatever the row order), the power the signed margin μ₀ − μ̂."""
-    from crlrepro.claims import paper2
+    from crlrepro.studies.tsybakov import claims as a4_study
 
     t = np.geomspace(1e-9, 1e-1, 17)
     u = 1.0 / np.log(1.0 / t)
@@ -1014,8 +1020,8 @@ def test_a4_admissibility_at_the_band_edges_and_its_reason_and_power_strings():
     curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}).iloc[::-1]  # largest t first: the function sorts
     band = admissible_exponent(t, slopes)
     for edge in (band["low"], band["high"]):
-        assert paper2._decide_admissible(curve, edge)[0].verdict == INCONCLUSIVE
-    decision, limit = paper2._decide_admissible(curve, band["low"] - 0.01)
+        assert a4_study._decide_admissible(curve, edge)[0].verdict == INCONCLUSIVE
+    decision, limit = a4_study._decide_admissible(curve, band["low"] - 0.01)
     assert decision.verdict == REPRODUCED and limit == band
     assert f"local slope {slopes[0]:.4g} at t = {t[0]:.2g})" in decision.reason
     assert f"margin μ₀ − μ̂ = {band['limit'] - (band['low'] - 0.01):+.3g};" in decision.power

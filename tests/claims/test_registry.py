@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from crlrepro.claims import registry
+from crlrepro.studies import registry
 from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import KINDS

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.claims.summary import claims_caption, collect_summary, rst_text, summary_html, summary_markdown, verdict_counts
+from crlrepro.studies.summary import claims_caption, collect_summary, rst_text, summary_html, summary_markdown, verdict_counts
 from crlrepro.claims.verdicts import CLAIM_COLUMNS
 
 
@@ -85,8 +85,8 @@ def test_report_captions_and_html_summary_escape_and_count():
 def test_diagnostics_are_shown_apart_and_not_counted():
     """A row's role comes from the registry: the headline, the per-paper counts and the captions count claims only;
     diagnostics keep their verdicts in a section of their own, each with the reason it is a diagnostic."""
-    from crlrepro.claims.registry import experiment
-    from crlrepro.claims.summary import SUMMARY_COLUMNS
+    from crlrepro.studies.registry import experiment
+    from crlrepro.studies.summary import SUMMARY_COLUMNS
 
     summary = collect_summary([table(row("A2", "reproduced"), row("A2", "reproduced", "direction", "D1-D2", key="excess_risk_decreases")),
                                table(row("C1", "verified", "identity", "mi", key="monte_carlo"))])
@@ -115,7 +115,7 @@ def html_escape(text):
 
 
 def test_every_registered_row_has_a_role_and_every_diagnostic_says_why():
-    from crlrepro.claims.registry import EXPERIMENTS, ROLES
+    from crlrepro.studies.registry import EXPERIMENTS, ROLES
 
     for e in EXPERIMENTS:
         for spec in e.claims:
@@ -126,7 +126,7 @@ def test_every_registered_row_has_a_role_and_every_diagnostic_says_why():
 
 
 def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not():
-    from crlrepro.claims.summary import UNDECIDED, decided_table
+    from crlrepro.studies.summary import UNDECIDED, decided_table
 
     def row(experiment, verdict, reason="", power=""):
         return {"experiment": experiment, "claim_id": f"{experiment}.x", "claim": "c", "kind": "direction", "paper_value": np.nan,

@@ -10,7 +10,7 @@ import torch
 
 from crlrepro.theory.bounds import calibration_bound
 from crlrepro.experiments.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
-from crlrepro.workflow.plan import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.studies.scaling import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.experiments.generalization import (
     budget_summary,
     draw_negative_sample,
@@ -28,7 +28,8 @@ from crlrepro.experiments.generalization import (
 )
 from crlrepro.learning.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
-from crlrepro.claims.paper1 import c2_claims, c3_claims, c4_claims
+from crlrepro.studies.calibration.claims import c2_claims
+from crlrepro.studies.scaling.claims import c3_claims, c4_claims
 from crlrepro.learning.train import TrainSettings, train
 
 

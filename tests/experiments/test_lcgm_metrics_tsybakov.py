@@ -124,7 +124,7 @@ def test_sensitivity_elbows_take_each_swept_point_alone():
 
 
 def test_the_sensitivity_grids_centre_reuses_a3s_models_and_trains_only_what_a3_does_not():
-    from crlrepro.workflow.plan import lcgm_sensitivity_dims, lcgm_sensitivity_reused
+    from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 
     lcgm = {"classes": 8, "noise_y": 2.0, "separation": 3.0, "dims": [2, 4, 8, 16],
             "sensitivity": {"noise_y": [1.0, 2.0, 4.0], "separation": [3.0, 5.0], "elbow_dims": [4, 6]}}

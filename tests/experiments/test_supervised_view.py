@@ -16,7 +16,7 @@ from crlrepro.learning.images import (
     training_subset,
     view_bank,
 )
-from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.studies.supervised_view.claims import ssl_claims
 from crlrepro.learning.datasets import pareto_class_sizes
 from crlrepro.claims.verdicts import claims_frame
 from crlrepro.learning.losses import balanced_contrastive_loss, similarity_matrix

@@ -313,7 +313,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     the default's (or 10^9 where the default is 0 or unset) of each size key is refused, naming the key, while the
     shipped configs pass. The campaign's four: lcgm.spectrum.samples 10^6 (7.3 TiB), tsybakov.bootstrap 10^9
     (156 GiB), lcgm.test_samples 10^9 and supervised_view.bias_views 10^8."""
-    from crlrepro.workflow.config import COSTS, NOT_SIZES, integer_keys, resource_problems
+    from crlrepro.studies.registry import COSTS, NOT_SIZES
+    from crlrepro.workflow.config import integer_keys, resource_problems
 
     schema = yaml.safe_load(SCHEMA.read_text())
     keys = integer_keys(schema)

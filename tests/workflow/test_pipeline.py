@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.summary import SUMMARY_COLUMNS
+from crlrepro.studies.summary import SUMMARY_COLUMNS
 from crlrepro.claims.verdicts import VERDICTS
 
 from conftest import (REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edited, planned_jobs, planned_outputs, require_browser,
@@ -202,7 +202,7 @@ def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of
     and a provenance file with the runs that built the results (the smoke run's own, recorded by onsuccess); a
     second call has nothing to do, and `snakemake` (all) never plans it."""
     from crlrepro.workflow import publish
-    from crlrepro.claims.registry import published_files
+    from crlrepro.studies.registry import published_files
 
     assert "publish" not in planned_jobs(smoke_run, *SMOKE)
     snakemake(smoke_run, "publish", "--cores", "1", *SMOKE)
@@ -276,6 +276,12 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     tolerance = smoke_run / "tolerance.yaml"
     tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}, "oce": {"tolerance": 1.0e-8}}}))
     assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "claims_c5", "summary", "scales_table", "report_captions"}
+    # A key that only A4's figure and claims read (the tolerance around the paper's μ̂) reruns them, not the 4M-pair
+    # Monte Carlo or the exact curve.
+    mu_tolerance = smoke_run / "mu_tolerance.yaml"
+    mu_tolerance.write_text(yaml.safe_dump({"tsybakov": {"exact": {"tolerance": 0.03}}}))
+    assert planned_jobs(smoke_run, *SMOKE, str(mu_tolerance)) == {"figure_tsybakov", "claims_a4", "summary", "scales_table",
+                                                                  "report_captions"}
     # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
@@ -313,9 +319,12 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
     assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "scales_table", "report_captions"}
 
-    # Editing the plotting module reruns the figures only; written back as it was, nothing (a file newer than the
-    # outputs but with the content they were made from: Snakemake compares the checksum, not the time).
-    with edited(smoke_run / "src" / "crlrepro" / "workflow" / "plots.py"):
+    # A study's figure module reruns that figure; the shared style module, every figure and nothing else; written back
+    # as it was, nothing (a file newer than the outputs but with the content they were made from: Snakemake compares
+    # the checksum, not the time).
+    with edited(smoke_run / "src" / "crlrepro" / "studies" / "tsybakov" / "figure.py"):
+        assert planned_jobs(smoke_run, *SMOKE) == {"figure_tsybakov", "report_captions"}
+    with edited(smoke_run / "src" / "crlrepro" / "runtime" / "figures.py"):
         assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm",
                                                    "figure_tsybakov", "figure_calibration", "figure_scaling",
                                                    "figure_budget", "figure_ssl", "report_captions"}

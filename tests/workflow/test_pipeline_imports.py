@@ -44,7 +44,6 @@ SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
 NOT_IN_ANY_SCRIPT = {
     "workflow/cli.py": "the `crlrepro` command line",
     "workflow/config.py": "validated by the Snakefile before any job; a job gets its keys as params",
-    "workflow/plan.py": "the job grid, read by the Snakefile; a job gets its points as params",
     "workflow/verify.py": "`crlrepro verify`",
     "workflow/folder.py": "the Snakefile (a results folder's scale record, the publish checks) and `crlrepro verify`",
 }

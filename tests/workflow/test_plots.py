@@ -11,7 +11,7 @@ import seaborn as sns
 import yaml
 
 from crlrepro.runtime.artifacts import save_figure
-from crlrepro.workflow.plots import CONTEXTS, PALETTES, THEMES, FigureStyle
+from crlrepro.runtime.figures import CONTEXTS, PALETTES, THEMES, FigureStyle
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -60,7 +60,7 @@ def test_paper3_figures_do_not_depend_on_numpys_global_state(tmp_path):
     import numpy as np
     import pandas as pd
 
-    from crlrepro.workflow.plots import plot_ssl
+    from crlrepro.studies.supervised_view.figure import plot_ssl
 
     rows = [{"model": "trained", "loss": loss, "ratio": ratio, "seed": seed, "diverged": False, "linear_top1": 0.9 + 0.01 * seed,
              "knn_top1": 0.8, "few1_top1": 0.5 + 0.02 * seed, "attraction_worst_lhs": -0.5, "attraction_worst_rhs": -0.4,
@@ -79,7 +79,7 @@ def test_paper3_figures_do_not_depend_on_numpys_global_state(tmp_path):
 def test_calibration_figure_draws_non_unique_truncations_apart_from_their_family():
     import pandas as pd
 
-    from crlrepro.workflow.plots import plot_calibration
+    from crlrepro.studies.calibration.figure import plot_calibration
 
     table = pd.DataFrame({"model": "D3_seed0", "checkpoint": [0, 1, 2], "excess_loss": [0.1, 0.01, 0.001],
                           "excess_auc": [0.05, 0.01, 0.002], "E_star": 0.73, "informative": True})
@@ -103,7 +103,7 @@ def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it
     """save_figure writes each panel's title and every label, legend entry and annotation into the PNG; a caption
     that names a quantity ([[...]]) or a panel the figure does not draw is a problem, named."""
     from crlrepro.runtime.artifacts import ArtifactError, _write_sidecar, read_figure_texts
-    from crlrepro.claims.summary import caption_problems, caption_text
+    from crlrepro.studies.summary import caption_problems, caption_text
 
     fig, (left, right) = plt.subplots(1, 2)
     left.plot([1, 2], [1, 2], label=r"exact $\hat F(t)$ (quadrature)")
@@ -137,7 +137,7 @@ def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it
 def test_every_caption_template_names_only_what_the_pipelines_figures_can_draw():
     """The report's caption templates mark what they name; the marks exist (a template without any would escape the
     check) and the panel letters they use are a–h."""
-    from crlrepro.claims.summary import _DRAWN, _panel_letters
+    from crlrepro.studies.summary import _DRAWN, _panel_letters
 
     report = Path(__file__).resolve().parents[2] / "workflow" / "report"
     for name in ("gmm_spectrum", "gmm_mlp", "lcgm", "tsybakov", "calibration", "scaling", "budget", "supervised_view"):

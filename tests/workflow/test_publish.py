@@ -11,8 +11,8 @@ import pytest
 from crlrepro.workflow import publish
 from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table, write_text_artifact
 from crlrepro.workflow.cli import main
-from crlrepro.claims.registry import experiment
-from crlrepro.claims.summary import SUMMARY_COLUMNS, summary_markdown
+from crlrepro.studies.registry import experiment
+from crlrepro.studies.summary import SUMMARY_COLUMNS, summary_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ["summary.md", "summary.csv", "claims/A4.csv", "figures/tsybakov.png"]

@@ -22,7 +22,7 @@ with SnakemakeApi(OutputSettings()) as api:
     workflow = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=Path("Snakefile"), workdir=Path("."))
     rules = [{"name": r.name, "script": r.script, "input": [str(f) for f in r.input], "log": [str(f) for f in r.log],
               "benchmark": None if r.benchmark is None else str(r.benchmark), "conda": r.conda_env,
-              "results": workflow._workflow.config["results"]}
+              "results": workflow._workflow.config["results"], "params": list(r.params.keys())}
              for r in workflow._workflow.rules]
 print("RULES=" + json.dumps(rules))
 """
@@ -94,7 +94,7 @@ def test_the_check_names_a_rule_without_its_tail(tmp_path):
     """The same check on a checkout whose gmm_spectrum rule lost its log and benchmark, whose figure rule lost its
     library inputs and whose claims rule lost its environment: each is named, and nothing else."""
     workdir = copy_repo(tmp_path / "repo")
-    rules_file = workdir / "workflow" / "rules" / "paper2.smk"
+    rules_file = workdir / "workflow" / "rules" / "gmm_spectrum.smk"
     text = rules_file.read_text()
     cuts = ['    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
             '        library("figure_gmm_spectrum"),\n']
@@ -107,3 +107,60 @@ def test_the_check_names_a_rule_without_its_tail(tmp_path):
     rules_file.write_text(text)
     problems = _tail_problems(workdir, _rules(workdir))
     assert [p.split(":")[0] for p in problems] == ["gmm_spectrum", "gmm_spectrum", "figure_gmm_spectrum", "claims_a1"], problems
+
+
+def _script_names(path: Path) -> set[str]:
+    """Every attribute name and string constant of a script: the names it can read its params by."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return ({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            | {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and id(n) not in docstrings})
+
+
+def _keys_problems(workdir, rules) -> list[str]:
+    """Where a study's rule and its declared keys (crlrepro.studies.<study>.RULE_KEYS) disagree: a declared rule the
+    workflow lacks, a study rule that declares nothing, a declared param the rule does not take, or one its script never
+    reads (a key declared but unread would rerun the rule for nothing)."""
+    from crlrepro.studies.registry import EXPERIMENTS, RULE_STUDY
+
+    by_name = {r["name"]: r for r in rules}
+    family = lambda name: name.rsplit("_ny", 1)[0] if name.startswith("lcgm_sensitivity_train_ny") else name  # noqa: E731
+    problems = [f"{rule}: declared by study {study.name}, but no rule has this name" for rule, study in RULE_STUDY.items()
+                if not any(family(name) == rule for name in by_name)]
+    study_rules = {r for e in EXPERIMENTS for r in (*e.rules, e.claims_rule, e.figure_rule) if r}
+    problems += [f"{rule}: a study's rule whose keys no study declares" for rule in sorted(study_rules - set(RULE_STUDY))]
+    for name, rule in by_name.items():
+        declared = RULE_STUDY.get(family(name))
+        if declared is None:
+            continue
+        keys = declared.rule_keys[family(name)]
+        problems += [f"{name}: does not take the declared key {k!r} as a param (params: **keys(\"{family(name)}\"))"
+                     for k in keys if k not in rule["params"]]
+        script = workdir / "workflow" / "rules" / rule["script"] if rule["script"] else None
+        if script is not None:
+            read = _script_names(script.resolve())
+            problems += [f"{name}: declares {k!r}, which its script never reads" for k in keys if k not in read]
+    return problems
+
+
+def test_every_study_rule_takes_exactly_the_keys_its_study_declares(tmp_path):
+    workdir = copy_repo(tmp_path / "repo")
+    problems = _keys_problems(workdir, _rules(workdir))
+    assert not problems, "\n".join(problems)
+
+
+def test_the_keys_check_names_an_unread_and_an_untaken_key(tmp_path):
+    """The same check where tsybakov_table's params lost the declared keys and oce_identity's script stopped reading its
+    declared block: each is named."""
+    workdir = copy_repo(tmp_path / "repo")
+    rules_file = workdir / "workflow" / "rules" / "tsybakov.smk"
+    text = rules_file.read_text()
+    assert text.count('**keys("tsybakov_table"),') == 1
+    rules_file.write_text(text.replace('**keys("tsybakov_table"),', 'unused=1,'))
+    script = workdir / "workflow" / "scripts" / "oce_identity.py"
+    script.write_text(script.read_text().replace('"oce"', '"OCE"').replace("params.oce", "params.OCE"))
+    problems = _keys_problems(workdir, _rules(workdir))
+    assert sorted(p.split(":")[0] for p in problems) == ["oce_identity", "tsybakov_table", "tsybakov_table"], problems

@@ -13,7 +13,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 
 from snakemake.exceptions import WorkflowError
 
-from crlrepro.claims import registry
+from crlrepro.studies import registry
 from crlrepro.workflow.config import (
     ConfigError,
     config_value,
@@ -22,16 +22,9 @@ from crlrepro.workflow.config import (
     requested_executor,
     validate_config,
 )
-from crlrepro.workflow.plan import (
-    SSL_EXPERIMENTS,
-    lcgm_sensitivity_dims,
-    lcgm_sensitivity_points,
-    lcgm_sensitivity_reused,
-    ssl_experiment_specs,
-    sweep_points,
-    sweep_sources,
-    sweep_trained_points,
-)
+from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
+from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_points, lcgm_sensitivity_reused
+from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
 from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
@@ -141,20 +134,10 @@ def caption(name):
 
 def figure_style(name):
     """Style of the figure called ``name``: figures.style, with figures.overrides[name] over it; keys
-    left out take crlrepro.workflow.plots.FigureStyle's defaults. Only figure rules read it, each its own, so
+    left out take crlrepro.runtime.figures.FigureStyle's defaults. Only figure rules read it, each its own, so
     restyling one figure reruns that figure's rule and nothing else."""
     figures = config["figures"]
     return {**figures["style"], **figures["overrides"].get(name, {})}
-
-
-def gmm_params():
-    """Paper 2's mixture (A1–A4)."""
-    return dict(config["gmm"])
-
-
-def paper1_gmm():
-    """Paper 1's own mixture (C1–C4): its Bayes ranking is not monotone in y."""
-    return dict(config["consistency"]["gmm"])
 
 
 def gpu_request():
@@ -269,38 +252,18 @@ def claim_tables():
     return registry.claim_tables(RESULTS)
 
 
+def keys(rule):
+    """The params of a study's rule: the value of every config key its computation reads, as the study declares them
+    (crlrepro.studies.<study>.RULE_KEYS, through the registry). Changing a key reruns exactly the rules that read it;
+    a key only the claims or a figure read never reruns a training or a Monte Carlo."""
+    return registry.rule_params(rule, config)
+
+
 def claim_setting(*experiments):
     """This run's values of the config keys that the claims of ``experiments`` depend on (each
     compared with the paper's setting): a claims rule reruns when one of them changes."""
-    keys = sorted({key for e in experiments for spec in registry.experiment(e).claims for key in spec.depends_on})
-    return {key: config_value(config, key) for key in keys}
-
-
-def config_keys(block, *keys):
-    """Only ``keys`` of the config block at dotted path ``block``: a rule gets the keys it computes
-    with, so that a key only the claims read (a tolerance, a significance) never reruns it."""
-    return {k: config_value(config, block)[k] for k in keys}
-
-
-def lcgm_model():
-    """The lcgm keys that define the model itself (its classes, views, noise and means)."""
-    return config_keys("lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed")
-
-
-def lcgm_training():
-    """The lcgm keys that shape one A3 training (the model, its sample and epochs), not the sweep of
-    D, the evaluation or the elbow rule."""
-    return config_keys(
-        "lcgm", "classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed", "train_samples", "epochs"
-    )
-
-
-def calibration_training():
-    """The consistency.calibration keys that shape one C2 trajectory (training and the quadrature
-    that evaluates its checkpoints), not the sweep of D, the exponent fit or its bootstrap."""
-    return config_keys(
-        "consistency.calibration", "samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes"
-    )
+    depends = sorted({key for e in experiments for spec in registry.experiment(e).claims for key in spec.depends_on})
+    return {key: config_value(config, key) for key in depends}
 
 
 wildcard_constraints:
@@ -327,25 +290,6 @@ def scaling_runs(sweeps):
 def scaling_points(sweeps):
     """Each sweep's (n, m), for the rules that assemble sweeps from the run tables."""
     return {sweep: sweep_points(sweep, config["consistency"]) for sweep in sweeps}
-
-
-def scaling_model():
-    """The consistency.scaling keys that shape one trained model (not the sweeps, seeds or fits)."""
-    return config_keys(
-        "consistency.scaling",
-        "dim",
-        "hidden",
-        "layers",
-        "score_bound",
-        "batch_size",
-        "learning_rate",
-        "weight_decay",
-        "steps",
-        "nodes",
-        "inner_nodes",
-        "gallery_size",
-        "galleries",
-    )
 
 
 def ssl_specs(experiment):
@@ -380,31 +324,6 @@ def ssl_bank_views():
     views are drawn fresh at every step."""
     view = config["supervised_view"]
     return view["views"] if view["augment"] == "bank" else 0
-
-
-def ssl_evaluation():
-    """The supervised_view keys of the frozen-feature evaluation (probes, bias, bounds)."""
-    return config_keys(
-        "supervised_view", "knn_k", "few_labels", "few_label_draws", "bound_nu", "temperature", "balance"
-    )
-
-
-def ssl_training():
-    """The supervised_view keys that shape a training (not the sweeps or evaluation)."""
-    return config_keys(
-        "supervised_view",
-        "encoder",
-        "projection_dim",
-        "projector_hidden",
-        "augment",
-        "optimizer",
-        "epochs",
-        "batch_size",
-        "learning_rate",
-        "weight_decay",
-        "temperature",
-        "seeds",
-    )
 
 
 def publish_allowed(wildcards):

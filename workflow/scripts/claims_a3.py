@@ -2,7 +2,7 @@
 in its own spectrum."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.claims.paper2 import a3_claims
+from crlrepro.studies.lcgm.claims import a3_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame

@@ -2,7 +2,7 @@
 Monte-Carlo CDF against the exact one."""
 
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.claims.paper2 import a4_claims
+from crlrepro.studies.tsybakov.claims import a4_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame

@@ -1,7 +1,7 @@
 """C1 claims (identities): the quadrature oracles against Monte Carlo, and their convergence."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.claims.paper1 import c1_claims
+from crlrepro.studies.oracles.claims import c1_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 

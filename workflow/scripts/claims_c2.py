@@ -2,7 +2,7 @@
 (μ+1)/(μ+2) with this mixture's own small-t μ, along training and along score families."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.claims.paper1 import c2_claims
+from crlrepro.studies.calibration.claims import c2_claims
 from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values

@@ -3,7 +3,7 @@
 SCRL's faster approach to the Bayes AUC E* (the oracle's) in m."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.claims.paper1 import c3_claims
+from crlrepro.studies.scaling.claims import c3_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame

@@ -1,7 +1,7 @@
 """C4 claims: at a fixed budget, each extreme split is beaten by an interior one; the fit's split beats its neighbours."""
 
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.claims.paper1 import c4_claims
+from crlrepro.studies.scaling.claims import c4_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 

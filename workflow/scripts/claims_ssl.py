@@ -1,7 +1,7 @@
 """Paper 3 claims (S1–S4): the effects as direction claims, the paper's ImageNet values as reference."""
 
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.claims.paper3 import ssl_claims
+from crlrepro.studies.supervised_view.claims import ssl_claims
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame

@@ -2,7 +2,8 @@
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_budget
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.scaling.figure import plot_budget
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

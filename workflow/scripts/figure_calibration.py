@@ -3,7 +3,8 @@ paper 2's accelerated exponent for this mixture's own μ."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_calibration
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.calibration.figure import plot_calibration
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

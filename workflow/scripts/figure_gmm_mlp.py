@@ -3,7 +3,8 @@ against its rank-D floor; the Sec. 3 bound's ratios and constant; the spectrum's
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_gmm_mlp
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.gmm_mlp.figure import plot_gmm_mlp
 from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)

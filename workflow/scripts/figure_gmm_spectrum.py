@@ -2,7 +2,8 @@
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_gmm_spectrum
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.gmm_spectrum.figure import plot_gmm_spectrum
 from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)

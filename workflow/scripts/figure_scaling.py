@@ -3,7 +3,8 @@
 
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_scaling
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.scaling.figure import plot_scaling
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -2,7 +2,8 @@
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_ssl
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.supervised_view.figure import plot_ssl
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

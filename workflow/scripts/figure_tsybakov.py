@@ -3,7 +3,8 @@ every scanned fit window."""
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.plots import FigureStyle, plot_tsybakov
+from crlrepro.runtime.figures import FigureStyle
+from crlrepro.studies.tsybakov.figure import plot_tsybakov
 from crlrepro.claims.reference import matches_setting, paper_values
 
 run = ScriptRun(snakemake)

@@ -1,12 +1,12 @@
 """results/report/captions/<name>.rst: each report item's description completed with what this run
 measured for its claims, the verdicts and (for the summary) the run's provenance; a caption that names a panel
-or a quantity its figure does not draw stops the job (crlrepro.claims.summary.caption_problems)."""
+or a quantity its figure does not draw stops the job (crlrepro.studies.summary.caption_problems)."""
 
 from pathlib import Path
 
 from crlrepro.runtime.artifacts import read_figure_texts, read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.summary import caption_problems, claims_caption
+from crlrepro.studies.summary import caption_problems, claims_caption
 
 run = ScriptRun(snakemake)
 claims = read_table(snakemake.input.summary)

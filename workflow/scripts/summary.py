@@ -2,7 +2,7 @@
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.summary import collect_summary, summary_html, summary_markdown
+from crlrepro.studies.summary import collect_summary, summary_html, summary_markdown
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE
 
 run = ScriptRun(snakemake)

@@ -245,7 +245,7 @@ def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seed
 def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.DataFrame":
     """One sweep's rows from the run tables of every sweep: the rows of ``runs`` at the sweep's (n, m)
     ``points``, labelled with the sweep. A point two sweeps share is trained once (one row per regime and seed,
-    :func:`crlrepro.workflow.plan.sweep_owner`) and appears in each sweep's rows. Every point must be there for every
+    :func:`crlrepro.studies.scaling.sweep_owner`) and appears in each sweep's rows. Every point must be there for every
     one of ``regimes`` with exactly ``seeds``, and no (regime, n, m, seed) twice."""
     keys = ["regime", "n", "m", "seed"]
     twice = runs[runs.duplicated(keys, keep=False)]

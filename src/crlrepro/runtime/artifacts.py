@@ -218,7 +218,7 @@ DRAWN_KEY = "crlrepro:drawn"  # the PNG text chunk that lists what a figure draw
 def figure_texts(fig) -> dict:
     """What a matplotlib figure draws, as text: each panel's title (``panels``, in order) and every title, axis
     label, legend entry and annotation (``texts``). Saved into each PNG (:data:`DRAWN_KEY`) so that a caption can be
-    checked against the figure it describes (:func:`crlrepro.claims.summary.caption_problems`)."""
+    checked against the figure it describes (:func:`crlrepro.studies.summary.caption_problems`)."""
     texts = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) is not None else []
     for legend in fig.legends:
         texts += [t.get_text() for t in legend.get_texts()]

@@ -29,7 +29,7 @@ import pandas as pd
 
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
-from crlrepro.claims.registry import PAPERS, experiment
+from crlrepro.studies.registry import PAPERS, experiment
 
 __all__ = [
     "SCALES_NOT_APPLICABLE", "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
@@ -136,7 +136,7 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     if "summary.md" in files:
         if "summary.csv" not in files:
             raise ValueError("summary.md is published with the summary.csv it is checked against")
-        from crlrepro.claims.summary import summary_markdown  # here: the Snakefile imports this module (scipy.stats)
+        from crlrepro.studies.summary import summary_markdown  # here: the Snakefile imports this module (scipy.stats)
 
         expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
         if (results / "summary.md").read_text() != expected:
@@ -210,7 +210,7 @@ def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED
 def readme_block(summary: pd.DataFrame, scale: str) -> str:
     """The README's block for one published scale: its headline (claims only), the verdicts per paper, and how many
     claims per paper are decided and why the others are not (summary.decided_table)."""
-    from crlrepro.claims.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
+    from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
 
     claims = claims_only(summary)
     lines = [f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.", "",
@@ -356,7 +356,7 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
     column order): its verdict, measured value and interval per scale, whether the verdicts agree, and, where they
     differ, which of the config keys the row depends on (its registry spec's ``depends_on`` and ``unreported``)
     differ between the scales."""
-    from crlrepro.claims.summary import claim_spec
+    from crlrepro.studies.summary import claim_spec
 
     scales = [check_scale(s) for s in summaries]
     if not scales or set(configs) != set(scales):
@@ -433,7 +433,7 @@ def comparison_config(config: dict) -> dict:
     (a rule that passes only this reruns when one of them changes, not on a figure's style)."""
     import copy
 
-    from crlrepro.claims.registry import EXPERIMENTS
+    from crlrepro.studies.registry import EXPERIMENTS
 
     keys = {k for e in EXPERIMENTS for spec in e.claims for k in (*spec.depends_on, *spec.unreported)}
     out: dict = {}

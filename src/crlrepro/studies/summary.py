@@ -1,6 +1,6 @@
 """The summary: every experiment's claims gathered into ``results/summary.{csv,md,html}`` and the
 report captions. Rendering only: the claims are decided in :mod:`crlrepro.claims.verdicts` and the
-papers' claims modules; the order and the papers come from :mod:`crlrepro.claims.registry`.
+studies' claims modules; the order and the papers come from :mod:`crlrepro.studies.registry`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from crlrepro.claims.registry import EXPERIMENT_ORDER, PAPERS, experiment
+from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
 
 __all__ = [

@@ -1,12 +1,5 @@
-"""Paper 3's claims (Understanding SSL through supervised objectives): S1 balanced loss, S2 similarity,
-S3 data balance, S4 prototype representation bias.
-
-The paper's numbers are ImageNet's: they are the reference of ``value`` rows that are not comparable
-on other data. The decisions are the paper's effects as ``direction`` claims fixed in advance (arms
-and pairs come from the config, never from the results), on the paper's metric (linear top-1; k-NN
-stays in the tables and figures), seed-paired and Holm-corrected per experiment, and each names the
-data it was measured on. A diverged run counts at chance level 1/K for accuracy and is left out of
-the bias.
+"""The claims of S1, S2, S3, S4: its result tables turned into claim rows (:class:`crlrepro.claims.verdicts.Claim`)
+whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.studies.supervised_view`).
 """
 
 from __future__ import annotations
@@ -17,24 +10,41 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.claims.reference import setting_mismatches
-from crlrepro.claims.registry import experiment
-from crlrepro.claims.verdicts import (NOT_COMPARABLE, Claim, Decision, any_of_claims, claim, decide_bound, direction_claims, family_level,
-                               paired_by_seed, seed_interval, value_claim)
+from crlrepro.claims.verdicts import (
+    NOT_COMPARABLE,
+    Claim,
+    Decision,
+    any_of_claims,
+    claim,
+    decide_bound,
+    direction_claims,
+    family_level,
+    paired_by_seed,
+    seed_interval,
+    value_claim,
+)
+from crlrepro.studies.supervised_view import STUDY
 
-__all__ = [
-    "ARM", "COLLAPSE_COSINE", "METRICS", "PAPER_METRIC", "s1_claims", "s2_claims", "s3_claims", "S4_BIAS",
-    "s4_claims", "S4_ORDER", "ssl_claims"
-]
+__all__ = ["ARM", "COLLAPSE_COSINE", "METRICS", "PAPER_METRIC", "s1_claims", "s2_claims", "s3_claims", "S4_BIAS", "s4_claims", "S4_ORDER", "ssl_claims"]
+
 
 METRICS = {"linear_top1": "linear top-1", "linear_top1_tail": "linear top-1 on the tail classes", "knn_top1": "k-NN top-1",
            "prototype_bias_relative": "prototype bias relative to the prototypes' spread"}
+
+
 # S4's ordering is tested on the scale-invariant bias (fixed by argument, not by a run): an absolute distance on the
 # unit sphere shrinks as features concentrate, so an untrained or collapsed encoder has the lowest absolute bias and
 # the worst accuracy; divided by the spread of the surrogate prototypes (crlrepro.experiments.supervised_view.prototype_bias,
 # relative=True) it no longer rewards concentration.
 S4_BIAS = "prototype_bias_relative"
+
+
 PAPER_METRIC = "linear_top1"  # the paper's reported accuracy; the config's claim_metric may name another probe
+
+
 ARM = {"S1": "ratio", "S2": "similarity", "S3": "balance", "S4": "augmentation"}
+
+
 S4_ORDER = ("base", "no_blur", "plus_rotation")
 
 
@@ -60,7 +70,7 @@ def _by_seed(table: pd.DataFrame, arm: str, value, metric: str) -> pd.Series:
 
 def _value_rows(experiment_id: str, table: pd.DataFrame, reference: dict, setting: dict, key: str,
                 column: str | None = None) -> list[Claim]:
-    spec = experiment(experiment_id).claim(key)
+    spec = STUDY.experiment(experiment_id).claim(key)
     arm, metric = ARM[experiment_id], spec.paper_value
     column = column or metric
     level = family_level(table[arm].nunique())  # Bonferroni over the arms
@@ -78,7 +88,7 @@ def _value_rows(experiment_id: str, table: pd.DataFrame, reference: dict, settin
 
 def _pairs(experiment_id: str, key: str, table: pd.DataFrame, pairs, metrics, data: str) -> list:
     """One family entry per (better, worse) pair and metric, better − worse paired by seed."""
-    spec = experiment(experiment_id).claim(key)
+    spec = STUDY.experiment(experiment_id).claim(key)
     arm = ARM[experiment_id]
     present = set(table[arm])
     return [(f"{experiment_id}.{key}.{better}-{worse}.{metric}",
@@ -98,7 +108,7 @@ def _variants(table: pd.DataFrame, metric: str, setting: dict) -> list[Claim]:
     base = _by_seed(table[table["loss"] == "balanced"], "ratio", 1.0, metric)
     rows = []
     for loss in sorted(set(table["loss"]) - {"balanced"}):
-        spec = experiment("S1").claim("supervised_reference" if loss == "supervised_prototype" else "variant")
+        spec = STUDY.experiment("S1").claim("supervised_reference" if loss == "supervised_prototype" else "variant")
         paired = paired_by_seed(_by_seed(table, "loss", loss, metric), base, f"{loss} − InfoNCE")
         mean, low, high = paired.interval(family_level(1))
         rows.append(value_claim("S1", spec, f".{loss}.{metric}", f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)} "
@@ -127,7 +137,7 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
                  "repulsion": "under our reading of the summary's undefined ν and n (ν = supervised_view.bound_nu, n = the "
                               "number of classes): a violation may be that reading's"}
     for key, name in (("attraction_bound", "attraction"), ("repulsion_bound", "repulsion")):
-        spec = experiment("S1").claim(key)
+        spec = STUDY.experiment("S1").claim(key)
         if f"{name}_worst_lhs" not in runs or runs.empty:
             continue
         decision = decide_bound(1.0 + runs[f"{name}_worst_lhs"], 1.0 + runs[f"{name}_worst_rhs"], 2.0)
@@ -172,7 +182,7 @@ def s1_claims(table: pd.DataFrame, setting: dict, metric: str = PAPER_METRIC) ->
     ratio tested against InfoNCE, all in one Holm family fixed by the config (no ratio picked after
     seeing the results; any one suffices, each one's test is in the reason, with the runs that
     collapsed); the loss variants against InfoNCE; and the bounds of Sec. 4 on the trained features."""
-    spec = experiment("S1").claim("balanced_beats_infonce")
+    spec = STUDY.experiment("S1").claim("balanced_beats_infonce")
     balanced = table[table["loss"] == "balanced"] if "loss" in table else table
     ratios = sorted(r for r in balanced["ratio"].unique() if r != 1.0)
     base = _by_seed(balanced, "ratio", 1.0, metric)

@@ -1,6 +1,6 @@
-# Paper 3 (SSL contrastive learning through supervised objectives), S1-S4: images and view banks per augmentation ->
-# one training job per run spec (all its seeds) -> one evaluation per run spec, and the baselines -> a table per
-# experiment (ssl_table) -> figures -> claims.
+# S1–S4 (paper 3, Sec. 5): images and view banks per augmentation -> one training job per run spec (all its seeds)
+# -> one evaluation per run spec, and the baselines -> a table per experiment (ssl_table) -> figures -> claims.
+# Each rule's params are the config keys it reads, declared once in crlrepro.studies.supervised_view.RULE_KEYS.
 
 
 wildcard_constraints:
@@ -23,11 +23,8 @@ rule image_views:
     conda:
         CONDA_ENV
     params:
-        data=config["supervised_view"]["data"],
+        **keys("image_views"),
         views=ssl_bank_views(),
-        bias_views=config["supervised_view"]["bias_views"],
-        bias_images=config["supervised_view"]["bias_images"],
-        seed=config["supervised_view"]["view_seed"],
     script:
         "../scripts/image_views.py"
 
@@ -47,9 +44,7 @@ rule ssl_train:
     resources:
         gpu=gpu_request(),
     params:
-        training=ssl_training(),
-        balance=config["supervised_view"]["balance"],
-        device=config["device"],
+        **keys("ssl_train"),
         checkpoint_dir=f"{RESULTS}/checkpoints/ssl",
     script:
         "../scripts/ssl_train.py"
@@ -71,8 +66,7 @@ rule ssl_eval:
     resources:
         gpu=gpu_request(),
     params:
-        evaluation=ssl_evaluation(),
-        device=config["device"],
+        **keys("ssl_eval"),
     script:
         "../scripts/ssl_eval.py"
 
@@ -90,9 +84,7 @@ rule ssl_baselines:
     conda:
         CONDA_ENV
     params:
-        evaluation=ssl_evaluation(),
-        training=ssl_training(),
-        device=config["device"],
+        **keys("ssl_baselines"),
     script:
         "../scripts/ssl_baselines.py"
 
@@ -150,8 +142,8 @@ rule claims_ssl:
     conda:
         CONDA_ENV
     params:
+        **keys("claims_ssl"),
         experiments=list(SSL_EXPERIMENTS),
         setting=claim_setting(*SSL_EXPERIMENTS),
-        metric=config["supervised_view"]["claim_metric"],
     script:
         "../scripts/claims_ssl.py"

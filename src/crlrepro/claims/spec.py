@@ -1,0 +1,143 @@
+"""What a registered experiment and claim are: the vocabulary every study's entry is written in.
+
+For each experiment: its paper and section, the rules that compute it, its result files, its claims
+table, figure and report caption; for each claim: its statement, its kind (see
+:mod:`crlrepro.claims.verdicts`), the paper's value (the key in ``paper_values.yaml``), the config keys its
+comparability depends on (each must equal the paper's setting) and the keys the paper leaves
+unreported. The registry of all studies is :mod:`crlrepro.studies.registry`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from crlrepro.runtime.costs import config_value
+
+__all__ = ["key_values", "spec_keys", "ClaimSpec", "diagnostic", "Experiment", "OPTIMISER", "Paper", "PAPERS", "RECIPE", "ROLES", "Study"]
+
+
+RECIPE = ("training.batch_size", "training.hidden", "training.layers")  # paper 2's stated training recipe (A2, A3)
+OPTIMISER = ("training.learning_rate", "training.weight_decay")  # AdamW's, not in the summary (nor the cosine decay)
+
+
+@dataclass(frozen=True)
+class Paper:
+    number: int
+    title: str
+    venue: str
+
+
+PAPERS = {
+    2: Paper(2, "Approximation in Contrastive Representation Learning", "NeurIPS 2026"),
+    1: Paper(1, "Statistical Consistency and Generalization of Contrastive Representation Learning", "ICML 2026"),
+    3: Paper(3, "Understanding Self-supervised Contrastive Learning through Supervised Objectives", "TMLR 2025"),
+}
+
+
+ROLES = ("claim", "diagnostic")
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One registered row (or family of rows) of a claims table. ``role``: ``claim`` when it tests a statement the
+    paper makes (or a theorem's inequality on measured quantities), ``diagnostic`` for our own checks, context
+    numbers, checks of our simulator, rows the paper gives no number or statement for, and rows that cannot fail
+    in their setting; ``why`` says why a row is a diagnostic (the summary shows it). Only claims are counted in the
+    headline, the per-paper counts and the report captions."""
+    key: str
+    statement: str
+    kind: str
+    paper_value: str | None = None
+    depends_on: tuple[str, ...] = ()
+    unreported: tuple[str, ...] = ()
+    role: str = "claim"
+    why: str = ""
+
+
+def diagnostic(spec: ClaimSpec, why: str) -> ClaimSpec:
+    """``spec`` as a diagnostic, with the reason it is not a test of the paper."""
+    return ClaimSpec(spec.key, spec.statement, spec.kind, spec.paper_value, spec.depends_on, spec.unreported,
+                     "diagnostic", why)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    paper: int
+    section: str
+    title: str
+    rules: tuple[str, ...]
+    tables: tuple[str, ...]
+    claims_rule: str
+    claims: tuple[ClaimSpec, ...]
+    figure: str | None = None
+    figure_rule: str | None = None
+    style: str | None = None
+    caption: str | None = None
+    seeds: str | None = None  # the config key listing the seeds its models are trained with (None: none are)
+
+    @property
+    def claims_table(self) -> str:
+        return f"claims/{self.id}.csv"
+
+    def claim(self, key: str) -> ClaimSpec:
+        for spec in self.claims:
+            if spec.key == key:
+                return spec
+        raise KeyError(f"{self.id} has no claim {key!r}; it has {[c.key for c in self.claims]}")
+
+
+def key_values(spec, config: dict):
+    """The config's values for one entry of a study's ``rule_keys``: a dotted key's value (a copy), ``(block, names)``
+    as ``{name: value}`` in the order named, a mapping of entries as a mapping of their values."""
+    if isinstance(spec, str):
+        return copy.deepcopy(config_value(config, spec))
+    if isinstance(spec, tuple):
+        block, names = spec
+        values = config_value(config, block)
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise KeyError(f"the config has no key {block}.{missing[0]!r}")
+        return {n: copy.deepcopy(values[n]) for n in names}
+    return {name: key_values(sub, config) for name, sub in spec.items()}
+
+
+def spec_keys(spec) -> list[str]:
+    """The dotted keys one entry of ``rule_keys`` reads."""
+    if isinstance(spec, str):
+        return [spec]
+    if isinstance(spec, tuple):
+        return [f"{spec[0]}.{n}" for n in spec[1]]
+    return [key for sub in spec.values() for key in spec_keys(sub)]
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study: the experiments it reports (with their claims), and what the workflow needs to know of it. Each
+    study lives in one package, crlrepro.studies.<name>: this entry, its cost model and the config keys each of its
+    rules reads in ``__init__.py``, its claims builders in ``claims.py``, its figure in ``figure.py``; its rules in
+    ``workflow/rules/<name>.smk``."""
+    name: str
+    experiments: tuple[Experiment, ...]
+    costs: tuple = ()
+    not_sizes: dict = field(default_factory=dict)
+    rule_keys: dict = field(default_factory=dict)
+
+    def params(self, rule: str, config: dict) -> dict:
+        """The params of ``rule``: the value of every config key it reads (:data:`rule_keys`), named as its script
+        reads them. A key is a dotted string; ``(block, names)`` those keys of one block, as a mapping; a mapping of
+        either, a mapping of their values."""
+        if rule not in self.rule_keys:
+            raise KeyError(f"study {self.name} declares no keys for rule {rule!r}; it declares {sorted(self.rule_keys)}")
+        return {name: key_values(spec, config) for name, spec in self.rule_keys[rule].items()}
+
+    def keys_read(self, rule: str) -> set[str]:
+        """The dotted config keys ``rule`` reads (a block's keys each by name)."""
+        return {key for spec in self.rule_keys[rule].values() for key in spec_keys(spec)}
+
+    def experiment(self, identifier: str) -> Experiment:
+        for e in self.experiments:
+            if e.id == identifier:
+                return e
+        raise KeyError(f"study {self.name} has no experiment {identifier!r}; it has {[e.id for e in self.experiments]}")

@@ -1,0 +1,214 @@
+"""C3 and C4 (paper 1, Thm 4.5 and Sec. 5): negatives and anchors under SCRL and SSCRL, and a fixed budget N = n·m.
+
+The study's entry (its experiments and claims), its cost model and the keys its rules read; its claims builders are
+in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/scaling.smk``.
+"""
+
+from __future__ import annotations
+
+from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.runtime.costs import TRAINING_PAIRS_PER_SECOND, Cost, count, inner_bytes, quadrature_bytes
+from crlrepro.runtime.costs import config_value as at
+
+__all__ = ["MODEL", "RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY", "sweep_owner", "sweep_points", "sweep_sources", "sweep_trained_points", "SWEEPS"]
+
+
+SWEEPS = ("m", "n", "budget")
+
+
+def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
+    """The (n, m) of one paper-1 sweep of the config's ``consistency`` block: ``m`` (scaling.m_sweep:
+    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m) or ``budget`` (n = total / m)."""
+    scaling, budget = consistency["scaling"], consistency["budget"]
+    if sweep == "m":
+        return [(int(scaling["m_sweep"]["n"]), int(m)) for m in sorted(scaling["m_sweep"]["ms"])]
+    if sweep == "n":
+        return [(int(n), int(scaling["n_sweep"]["m"])) for n in sorted(scaling["n_sweep"]["ns"])]
+    if sweep == "budget":
+        total = int(budget["total"])
+        if any(total % int(m) for m in budget["ms"]):
+            raise ValueError(f"consistency.budget.ms: every m must divide consistency.budget.total = {total}, got {budget['ms']}")
+        return [(total // int(m), int(m)) for m in sorted(budget["ms"])]
+    raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
+
+
+def sweep_owner(point: tuple[int, int], consistency: dict) -> str:
+    """The sweep whose job trains ``point`` = (n, m): the first of SWEEPS (m, n, budget) that lists it. A point two
+    sweeps share (the m sweep's n with the n sweep's m, a budget split on the n sweep) is trained once, with the
+    same seeds and model, so its rows are those either job would write."""
+    for sweep in SWEEPS:
+        if tuple(point) in sweep_points(sweep, consistency):
+            return sweep
+    raise ValueError(f"no sweep of the consistency block lists (n, m) = {tuple(point)}")
+
+
+def sweep_trained_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
+    """The points of ``sweep`` its own job trains (:func:`sweep_owner`): none of an earlier sweep's."""
+    return [point for point in sweep_points(sweep, consistency) if sweep_owner(point, consistency) == sweep]
+
+
+def sweep_sources(sweeps, consistency: dict) -> list[str]:
+    """The sweeps (in SWEEPS order) whose run tables hold every point of ``sweeps``."""
+    owners = {sweep_owner(point, consistency) for sweep in sweeps for point in sweep_points(sweep, consistency)}
+    return [sweep for sweep in SWEEPS if sweep in owners]
+
+
+def _scaling_jobs(config: dict) -> list[list[tuple[int, int]]]:
+    """C3/C4: the (n, m) points of each sweep's job (m, n, budget; a job trains all of its points for every seed)."""
+    return [sweep_points(sweep, config["consistency"]) for sweep in SWEEPS]
+
+
+def _scaling_seconds(config: dict) -> float:
+    s = config["consistency"]["scaling"]
+    seeds = count(s["seeds"])
+
+    def point(n, m):
+        b = min(s["batch_size"], n)
+        return max(s["steps"], n // b) * b * (m + 1) * seeds / TRAINING_PAIRS_PER_SECOND  # whole epochs: ≥ one pass
+
+    return max(sum(point(n, m) for n, m in job) for job in _scaling_jobs(config))
+
+
+def _scaling_bytes(config: dict) -> float:
+    """The SCRL negatives (n·m per seed, float64 and float32 copies), the ensemble's activations, the evaluation's
+    float64 chunks of 2^20 rows, at the largest point of any sweep."""
+    s = config["consistency"]["scaling"]
+    seeds = count(s["seeds"])
+    return max(16.0 * seeds * n * m + 16.0 * s["layers"] * seeds * min(s["batch_size"], n) * (m + 1) * (s["hidden"] + s["dim"])
+               for job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
+
+
+def _trained_batch(config: dict) -> int:
+    """The batch of the trained deviation models: the scaling block's, capped at their n (as the trainer caps it)."""
+    return min(config["consistency"]["scaling"]["batch_size"], config["consistency"]["deviation"]["trained"]["n"])
+
+
+COSTS = (
+    Cost(("consistency.scaling.steps", "consistency.scaling.seeds", "consistency.scaling.m_sweep.ms",
+          "consistency.scaling.m_sweep.n", "consistency.scaling.n_sweep.ns", "consistency.scaling.n_sweep.m", "consistency.budget.total",
+          "consistency.budget.ms"), "steps for each sweep point and seed of a job",
+         seconds=_scaling_seconds),
+    Cost(("consistency.scaling.m_sweep.n", "consistency.scaling.m_sweep.ms", "consistency.scaling.n_sweep.ns",
+          "consistency.scaling.n_sweep.m", "consistency.budget.total", "consistency.budget.ms", "consistency.scaling.seeds",
+          "consistency.scaling.hidden", "consistency.scaling.layers", "consistency.scaling.dim"),
+         "anchors n of the m sweep",
+         memory=_scaling_bytes),
+    Cost(("consistency.scaling.nodes", "consistency.scaling.inner_nodes"), "quadrature nodes per view",
+         memory=lambda c: quadrature_bytes(at(c, "consistency.scaling.nodes"))
+         + inner_bytes(at(c, "consistency.scaling.nodes"), at(c, "consistency.scaling.inner_nodes"))),
+    Cost(("consistency.scaling.gallery_size", "consistency.scaling.galleries"), "candidates per retrieval gallery",
+         memory=lambda c: 16.0 * at(c, "consistency.scaling.gallery_size") ** 2
+         + 40.0 * at(c, "consistency.scaling.gallery_size") * at(c, "consistency.scaling.galleries"),
+         seconds=lambda c: 1e-7 * at(c, "consistency.scaling.gallery_size") ** 2 * at(c, "consistency.scaling.galleries")
+         * count(c["consistency"]["scaling"]["seeds"]) * max(map(len, _scaling_jobs(c)))),
+    Cost(("consistency.scaling.bootstrap",), "bootstrap replicates",
+         memory=lambda c: 16.0 * at(c, "consistency.scaling.bootstrap") * count(c["consistency"]["scaling"]["seeds"]),
+         seconds=lambda c: 1e-4 * at(c, "consistency.scaling.bootstrap") * max(map(len, _scaling_jobs(c))) * 3),
+    Cost(("consistency.deviation.ms", "consistency.deviation.pools", "consistency.deviation.batches"), "negatives m of the deviation draws",
+         memory=lambda c: 25.0 * max(max(at(c, "consistency.deviation.ms")) + 1, 1024) ** 2
+         + 40.0 * max(at(c, "consistency.deviation.pools"), at(c, "consistency.deviation.batches")) * max(at(c, "consistency.deviation.ms")),
+         seconds=lambda c: 6e-8 * at(c, "consistency.deviation.batches") * sum(
+             (m + 1) * max(m + 1, 1024) for m in at(c, "consistency.deviation.ms"))),
+    Cost(("consistency.deviation.ns", "consistency.deviation.pools"), "anchors n of the deviation draws",
+         memory=lambda c: 40.0 * max(at(c, "consistency.deviation.ns")) + 96e6,
+         seconds=lambda c: 6e-8 * at(c, "consistency.deviation.pools") * sum(at(c, "consistency.deviation.ns"))
+         * at(c, "consistency.deviation.nodes")),
+    Cost(("consistency.deviation.nodes", "consistency.deviation.pools", "consistency.deviation.ms"), "quadrature nodes of the deviation draws",
+         memory=lambda c: 24.0 * max(2**22, at(c, "consistency.deviation.nodes") * max(at(c, "consistency.deviation.ms")))
+         + 48.0 * at(c, "consistency.deviation.nodes") ** 2,
+         seconds=lambda c: 1e-8 * at(c, "consistency.deviation.nodes") * at(c, "consistency.deviation.pools")
+         * sum(at(c, "consistency.deviation.ms")) * 6),
+    Cost(("consistency.deviation.partition_nodes",), "nodes of the partition function",
+         memory=lambda c: 40.0 * at(c, "consistency.deviation.partition_nodes") * (at(c, "consistency.deviation.nodes") + 8002),
+         seconds=lambda c: 6e-8 * 6 * at(c, "consistency.deviation.partition_nodes") ** 2),
+    Cost(("consistency.deviation.trained.n", "consistency.deviation.trained.m", "consistency.scaling.steps"),
+         "anchors of the trained deviation models",
+         memory=lambda c: 16.0 * at(c, "consistency.deviation.trained.n") * (at(c, "consistency.deviation.trained.m") + 1)
+         * max(1, c["consistency"]["scaling"]["hidden"] // 8),
+         seconds=lambda c: 2 * max(c["consistency"]["scaling"]["steps"], at(c, "consistency.deviation.trained.n") // _trained_batch(c) + 1)
+         * _trained_batch(c) * (at(c, "consistency.deviation.trained.m") + 1) / TRAINING_PAIRS_PER_SECOND),
+    Cost(("consistency.deviation.bootstrap", "consistency.deviation.pools", "consistency.deviation.batches"), "bootstrap replicates",
+         memory=lambda c: 8.0 * at(c, "consistency.deviation.bootstrap") * max(at(c, "consistency.deviation.pools"),
+                                                                              at(c, "consistency.deviation.batches"))
+         * (len(c["consistency"]["deviation"]["ms"]) + len(c["consistency"]["deviation"]["ns"]) + 18)),
+)
+
+
+# Integer keys that size no array or loop of their own, and why (every integer key of the schema is in a cost or here).
+NOT_SIZES = {
+    "consistency.scaling.seeds": "seed values (their number is a factor of the C3/C4 costs)",
+    "consistency.deviation.seed": "a seed",
+    "consistency.scaling.batch_size": "capped at each point's n (b = min(b, n)): its cost is that of the sweeps' n",
+    "consistency.deviation.fit_from": "a threshold on m (the m-slopes use the points at or above it)",
+}
+
+
+# The keys that shape one trained model of C3/C4 (not the sweeps, seeds or fits).
+MODEL = ("consistency.scaling", ("dim", "hidden", "layers", "score_bound", "batch_size", "learning_rate", "weight_decay", "steps",
+                                 "nodes", "inner_nodes", "gallery_size", "galleries"))
+# The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
+# a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
+RULE_KEYS = {
+    "deviation_train": {"gmm": "consistency.gmm", "tau": "tau",
+                        "deviation": ("consistency.deviation", ("ms", "ns", "pools", "batches", "nodes", "partition_nodes",
+                                                                "trained", "seed")),
+                        "model": MODEL, "device": "device"},
+    "deviation_table": {"deviation": ("consistency.deviation", ("fit_from", "bootstrap", "seed"))},
+    "scaling_train": {"gmm": "consistency.gmm", "tau": "tau", "seeds": "consistency.scaling.seeds", "model": MODEL,
+                      "device": "device"},
+    "scaling_table": {"seeds": "consistency.scaling.seeds", "regimes": "consistency.scaling.regimes",
+                      "bootstrap": "consistency.scaling.bootstrap"},
+    "figure_scaling": {},
+    "claims_c3": {},
+    "budget_table": {"seeds": "consistency.scaling.seeds", "regimes": "consistency.scaling.regimes",
+                     "total": "consistency.budget.total"},
+    "figure_budget": {},
+    "claims_c4": {"fit_tolerance": "consistency.budget.fit_tolerance"},
+}
+
+
+STUDY = Study(
+    "scaling",
+    (
+    Experiment(
+        "C3", 1, "Thm 4.5 and Sec. 5", "negatives and anchors: SCRL vs SSCRL",
+        ("deviation_train", "deviation_table", "scaling_train", "scaling_table"),
+        ("consistency/deviation.csv", "consistency/deviation_slopes.csv", "consistency/scaling.csv",
+         "consistency/scaling_slopes.csv"), "claims_c3",
+        (diagnostic(ClaimSpec("inner_rate", "the inner term's deviation at fixed scores (sup over the family) decays at Thm 4.5's rate",
+                   "rate", "slope_m"),
+                   "checks our Jensen-bias simulator at fixed scores, not the sup over w of Thm 4.5"),
+         diagnostic(ClaimSpec("outer_rate", "the outer term's deviation at fixed scores (sup over the family) decays at Thm 4.5's rate",
+                   "rate", "slope_n"),
+                   "checks our simulator at fixed scores, not the sup over w of Thm 4.5"),
+         diagnostic(ClaimSpec("inbatch_rate", "in-batch negatives (CLIP, SimCLR): the inner term's deviation at fixed scores (sup over "
+                   "the family) decays as SCRL's m^{-1}: each anchor's negatives are iid P_Y draws independent of it "
+                   "(derived here, not the paper's statement)", "rate"),
+                   "derived here, not the paper's statement; checks our simulator at fixed scores"),
+         diagnostic(ClaimSpec("inbatch_within_sscrl", "in-batch negatives, which the paper files under SSCRL (eq. 8): the inner "
+                   "term's deviation decays at least as fast as SSCRL's bound m^{-1/2}", "rate"),
+                   "checks our simulator at fixed scores, not the sup over w of Thm 4.5"),
+         diagnostic(ClaimSpec("gap_rate", "trained model's gap |L(ŵ) − L̂_S(ŵ)| decays at least as fast as the bound", "rate"),
+                   "a slope fitted over a curve that is flat and then plunges is no rate: to be re-posed on its asymptotic region by a stated rule"),
+         ClaimSpec("auc_grows_with_m", "downstream AUC higher with more negatives", "direction"),
+         ClaimSpec("recall_grows_with_m", "downstream recall@1 higher with more negatives", "direction"),
+         ClaimSpec("auc_grows_with_n", "downstream AUC higher with more anchors", "direction"),
+         ClaimSpec("recall_grows_with_n", "downstream recall@1 higher with more anchors", "direction"),
+         ClaimSpec("scrl_steeper_in_m", "SCRL's retrieval AUC approaches its plateau faster in m than SSCRL's (Sec. 5: "
+                   "'steeper marginal gain, consistent with O(1/m)'; the plateau read as the Bayes AUC E*)", "direction")),
+        figure="scaling", figure_rule="figure_scaling", style="scaling", caption="scaling",
+        seeds="consistency.scaling.seeds"),
+    Experiment(
+        "C4", 1, "Sec. 5 (fixed budget)", "a fixed budget N = n·m split in several ways",
+        ("scaling_train", "budget_table"), ("consistency/budget.csv", "consistency/budget_fit.csv"), "claims_c4",
+        (ClaimSpec("extreme_not_best", "an extreme split (fewest or most negatives) is beaten by an interior one", "direction"),
+         diagnostic(ClaimSpec("recommended_beats_neighbours", "the split the regime's bound shape recommends beats its grid neighbours",
+                   "direction"),
+                   "the paper gives no allocation rule: the recommendation is our fit's")),
+        figure="budget", figure_rule="figure_budget", style="budget", caption="budget",
+        seeds="consistency.scaling.seeds"),
+    ),
+    costs=COSTS,
+    not_sizes=NOT_SIZES,
+    rule_keys=RULE_KEYS,
+)

@@ -1,0 +1,160 @@
+"""The claims of C3, C4: its result tables turned into claim rows (:class:`crlrepro.claims.verdicts.Claim`)
+whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.studies.scaling`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from crlrepro.claims.verdicts import (
+    INCONCLUSIVE,
+    Claim,
+    Decision,
+    any_of_claims,
+    claim,
+    decide_rate,
+    direction_claims,
+    paired_by_seed,
+)
+from crlrepro.learning.metrics import plateau_approach_rate
+from crlrepro.studies.scaling import STUDY
+
+__all__ = ["c3_claims", "c4_claims"]
+
+
+def _in_batch_claims(fit, reference: dict) -> list[Claim]:
+    """In-batch negatives at n = ∞ (a batch of m + 1 pairs, each anchor's negatives the other m positives):
+    two-sided against SCRL's m^{-1} (``fit.predicted``, derived in crlrepro.experiments.generalization), and one-sided against
+    the m^{-1/2} the paper's SSCRL bound allows (the paper files CLIP's in-batch negatives under SSCRL)."""
+    spec_of = STUDY.experiment("C3").claim
+    where = f"n = ∞ (batches of m + 1 pairs, their means averaged), m = {fit.fit_from}..{fit.fit_to}; log-log slope of the family's sup"
+    bound = float(reference["slope_m"]["sscrl"])
+    law, within = spec_of("inbatch_rate"), spec_of("inbatch_within_sscrl")
+    return [
+        claim("C3", f"C3.{law.key}", f"{law.statement}: slope in m = {fit.predicted:g} ({where})", "rate",
+              decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(bound,)), measured=fit.slope,
+              low=fit.low, high=fit.high, tolerance=f"two-sided against SSCRL's {bound:g} (bootstrap over batches)"),
+        claim("C3", f"C3.{within.key}", f"{within.statement}: slope in m ≤ {bound:g} ({where})", "rate",
+              decide_rate(fit.slope, fit.low, fit.high, bound, side="at_most"), measured=fit.slope, low=fit.low,
+              high=fit.high, paper=bound, tolerance="one-sided: the interval at or below the exponent (bootstrap over batches)"),
+    ]
+
+
+def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict,
+              e_star: float | None = None) -> list[Claim]:
+    """C3, three layers of Thm 4.5 and Sec. 5:
+
+    * the mechanism at fixed scores (``deviation_slopes``, :func:`crlrepro.experiments.generalization.deviation_rates`):
+      the family's supremum of the inner term's deviation decays as m^{-1} under SCRL and m^{-1/2} under
+      SSCRL, the outer term's as n^{-1/2}; ``rate`` claims tested two-sided, each against the other rate;
+      in-batch negatives against SCRL's m^{-1} (two-sided) and the paper's SSCRL bound (one-sided);
+    * the trained model's gap |L(ŵ) − L̂_S(ŵ)| (``slopes``): the theorem bounds it from above, so its slope
+      is tested one-sided (at most the bound's exponent);
+    * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
+      at the largest n than at the smallest, per regime, and (with the Bayes AUC ``e_star``) SCRL approaching E*
+      faster in m than SSCRL: the rate r of E* − AUC(m) ≈ b·m^(−r) per seed
+      (:func:`crlrepro.learning.metrics.plateau_approach_rate`), SCRL minus SSCRL; seed-paired, one Holm family."""
+    spec_of = STUDY.experiment("C3").claim
+    rows = []
+    for fit in deviation_slopes[deviation_slopes["score"] == "sup"].itertuples():
+        if fit.regime == "inbatch":
+            rows += _in_batch_claims(fit, reference)
+            continue
+        key = "inner_rate" if fit.axis == "m" else "outer_rate"
+        spec = spec_of(key)
+        other = -1.0 if fit.predicted == -0.5 else -0.5  # each rate told apart from the other regime's
+        where = (f"n = ∞ (anchors integrated), m = {fit.fit_from}..{fit.fit_to}" if fit.axis == "m"
+                 else f"m = ∞ (negatives integrated), n = {fit.fit_from}..{fit.fit_to}")
+        name = fit.regime.upper() if fit.regime != "both" else "SCRL and SSCRL"
+        rows.append(claim("C3", f"C3.{key}.{fit.regime}", f"{name}: {spec.statement}, slope in {fit.axis} = "
+                          f"{fit.predicted:g} ({where}; log-log slope of the family's sup)", "rate",
+                          decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(other,)),
+                          measured=fit.slope, low=fit.low, high=fit.high, paper=fit.predicted,
+                          tolerance=f"two-sided against {other:g} (bootstrap over draws)"))
+    rate = spec_of("gap_rate")
+    for fit in slopes[slopes["quantity"] == "gap"].itertuples():
+        predicted = float(reference[f"slope_{fit.axis}"][fit.regime])
+        sweep = table[(table["regime"] == fit.regime) & (table["sweep"] == fit.axis)]
+        fixed = "n" if fit.axis == "m" else "m"
+        rows.append(claim("C3", f"C3.{rate.key}.{fit.regime}.{fit.axis}",
+                          f"{fit.regime.upper()}: {rate.statement}, slope in {fit.axis} ≤ {predicted:g} "
+                          f"({fit.axis} = {int(sweep[fit.axis].min())}..{int(sweep[fit.axis].max())}, {fixed} = "
+                          f"{int(sweep[fixed].iloc[0])}; log-log slope of the seed mean)", "rate",
+                          decide_rate(fit.slope, fit.low, fit.high, predicted, side="at_most"),
+                          measured=fit.slope, low=fit.low, high=fit.high, paper=predicted,
+                          tolerance="one-sided: the interval at or below the exponent (seed bootstrap)"))
+    family, rates = [], {}
+    for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
+        lo, hi = runs[sweep].min(), runs[sweep].max()
+        for metric, name in (("auc", "AUC"), ("recall_at_1", "recall@1")):
+            by_seed = {v: g.set_index("seed")[metric] for v, g in runs.groupby(sweep)}
+            spec = spec_of(f"{'auc' if metric == 'auc' else 'recall'}_grows_with_{sweep}")
+            paired = paired_by_seed(by_seed[hi], by_seed[lo], f"{sweep}{hi}-{sweep}{lo}")
+            family.append((f"C3.{spec.key}.{regime}", f"{regime.upper()}: {spec.statement}: {name} at {sweep}={hi} minus "
+                           f"{sweep}={lo} (paired by seed)", paired))
+        if sweep == "m" and e_star is not None:
+            rates[regime] = pd.Series({seed: plateau_approach_rate(g["m"], g["auc"], e_star)
+                                       for seed, g in runs.groupby("seed")}, dtype=float)
+    if {"scrl", "sscrl"} <= set(rates):
+        spec = spec_of("scrl_steeper_in_m")
+        ms = sorted(table.loc[table["sweep"] == "m", "m"].unique())
+        family.append((f"C3.{spec.key}", f"{spec.statement}: r of E* − AUC(m) ≈ b·m^(−r) (E* = {e_star:.4g}, m = "
+                       f"{ms[0]}..{ms[-1]}), SCRL minus SSCRL (paired by seed; a seed whose AUC reaches E* has no r)",
+                       paired_by_seed(rates["scrl"], rates["sscrl"], "r_scrl-r_sscrl")))
+    return rows + direction_claims("C3", family)
+
+
+def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_tolerance: float | None = None) -> list[Claim]:
+    """C4 at a fixed budget N = n·m (anchor–negative pairs scored):
+
+    * the paper's claim: neither extreme split is best: for each regime and each extreme (fewest and most
+      negatives), some interior split has a higher AUC, seed-paired; all interior × extreme comparisons of
+      both regimes form one Holm family (nothing chosen after seeing the data);
+    * the split the regime's fit recommends (``fit``: :func:`crlrepro.experiments.generalization.budget_summary`, the grid
+      split nearest m*) against each of its grid neighbours, AUC seed-paired, one Holm family. The fit (of the
+      excess risks, not an argmax of the AUCs tested) chooses the split; it uses the same seeds, so the test is
+      not fully independent of the choice, and where the fit misses the excess risks by more than
+      ``fit_tolerance`` (rms relative) the shape describes nothing and its rows are ``inconclusive``."""
+    spec = STUDY.experiment("C4").claim("extreme_not_best")
+    groups = []
+    for regime, runs in table.groupby("regime", sort=True):
+        by_seed = {int(m): g.set_index("seed")["auc"] for m, g in runs.groupby("m")}
+        ms = sorted(by_seed)
+        for end, name in ((ms[0], "fewest"), (ms[-1], "most")):
+            comparisons = [paired_by_seed(by_seed[m], by_seed[end], f"m={m} − m={end}") for m in ms[1:-1]]
+            if comparisons:
+                groups.append((f"C4.{spec.key}.{regime}.m{end}", f"{regime.upper()}, N = {int(runs['n'].iloc[0] * runs['m'].iloc[0])}: "
+                               f"the split with the {name} negatives (m = {end}) is beaten by an interior one (AUC)", comparisons))
+    rows = any_of_claims("C4", groups)
+    if fit is None:
+        return rows
+    if fit_tolerance is None:
+        raise ValueError("testing the fit's recommended split needs fit_tolerance (consistency.budget.fit_tolerance)")
+    spec = STUDY.experiment("C4").claim("recommended_beats_neighbours")
+    family, unfit = [], []
+    for row in fit.sort_values("regime").itertuples():
+        runs = table[table["regime"] == row.regime]
+        by_seed = {int(m): g.set_index("seed")["auc"] for m, g in runs.groupby("m")}
+        ms = sorted(by_seed)
+        if int(row.nearest_m) not in by_seed:  # the fit recommends no split (m* is NaN)
+            unfit.append((f"C4.{spec.key}.{row.regime}", f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} "
+                          "recommends no split", None, "the fit has no minimum (b, c ≤ 0): there is no split to test"))
+            continue
+        k = ms.index(int(row.nearest_m))
+        for other in [ms[i] for i in (k - 1, k + 1) if 0 <= i < len(ms)]:
+            statement = (f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends m* = {row.recommended_m:.3g}, "
+                         f"nearest grid split m = {row.nearest_m}, against m = {other} (AUC, paired by seed)")
+            paired = paired_by_seed(by_seed[int(row.nearest_m)], by_seed[other], f"m={row.nearest_m} − m={other}")
+            if row.relative_rms > fit_tolerance:  # a shape that does not describe the data recommends nothing
+                unfit.append((f"C4.{spec.key}.{row.regime}.m{other}", statement, paired,
+                              f"the fit misses the excess risks by {row.relative_rms:.2f} (rms relative) > {fit_tolerance:g}: "
+                              "the bound's shape does not describe these data, so its m* is no prediction to test"))
+            else:
+                family.append((f"C4.{spec.key}.{row.regime}.m{other}", statement, paired))
+    rows += direction_claims("C4", family)
+    for claim_id, statement, paired, reason in unfit:
+        mean, low, high = paired.interval() if paired is not None else (np.nan, np.nan, np.nan)
+        rows.append(claim("C4", claim_id, statement, "direction", Decision(INCONCLUSIVE, reason, f"fit rms {fit_tolerance:g} allowed"),
+                          measured=mean, low=low, high=high, tolerance=f"tested only where the fit's relative rms ≤ {fit_tolerance:g}"))
+    return rows

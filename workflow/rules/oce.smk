@@ -1,0 +1,37 @@
+# C5 (paper 1, Lemma 4.2): the OCE identity and its claims.
+# Each rule's params are the config keys it reads, declared once in crlrepro.studies.oce.RULE_KEYS.
+
+
+rule oce_identity:
+    input:
+        library("oce_identity"),
+    output:
+        f"{RESULTS}/consistency/oce_identity.csv",
+    log:
+        f"{RESULTS}/logs/oce_identity.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/oce_identity.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("oce_identity"),
+    script:
+        "../scripts/oce_identity.py"
+
+
+rule claims_c5:
+    input:
+        library("claims_c5"),
+        table=rules.oce_identity.output[0],
+    output:
+        f"{RESULTS}/claims/C5.csv",
+    log:
+        f"{RESULTS}/logs/claims_c5.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/claims_c5.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("claims_c5"),
+    script:
+        "../scripts/claims_c5.py"
