@@ -121,3 +121,40 @@ def test_the_library_reference_lists_every_module():
     modules |= {f"crlrepro.studies.{p.parent.name}" for p in (src / "studies").glob("*/__init__.py")}
     listed = {line.removeprefix("::: ").strip() for line in page.splitlines() if line.startswith("::: ")}
     assert listed == modules
+
+
+def python_blocks(page: Path) -> list[str]:
+    """The ```python blocks of a Markdown page, in order."""
+    import re
+
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M)
+
+
+DOC_PAGES = sorted((REPO / "docs").glob("*.md")) + [REPO / "README.md"]
+PAGES_WITH_CODE = [p for p in DOC_PAGES if python_blocks(p)]
+FASHION_MNIST = Path("/usr/share/datasets/fashion-mnist")
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=[p.name for p in PAGES_WITH_CODE])
+def test_every_python_block_of_the_docs_runs(page, tmp_path):
+    """A page's Python blocks run in order in one fresh interpreter (a later block may use an earlier one's names), as
+    a reader pastes them: an example that imports from where a function no longer lives, or calls it with arguments it
+    no longer takes, fails here."""
+    blocks = python_blocks(page)
+    if any(str(FASHION_MNIST) in b for b in blocks) and not FASHION_MNIST.is_dir():
+        if os.environ.get("CRLREPRO_REQUIRE_FASHION_MNIST"):
+            pytest.fail(f"{page.name} reads {FASHION_MNIST} (Debian's dataset-fashion-mnist), which is not installed")
+        pytest.skip(f"{page.name} reads {FASHION_MNIST}: apt-get install dataset-fashion-mnist")
+    script = "\n".join(f"# --- block {i}\n{b}" for i, b in enumerate(blocks))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env={**os.environ, "MPLBACKEND": "Agg"})
+    assert proc.returncode == 0, f"{page.name}:\n{proc.stderr[-3000:]}"
+
+
+def test_the_docs_have_code_to_run_and_a_broken_block_fails(tmp_path):
+    assert {p.name for p in PAGES_WITH_CODE} >= {"development.md"}
+    broken = tmp_path / "page.md"
+    broken.write_text("Text.\n\n```python\nfrom crlrepro.experiments.supervised_view import balanced_contrastive_loss\n```\n")
+    assert python_blocks(broken) == ["from crlrepro.experiments.supervised_view import balanced_contrastive_loss\n"]
+    proc = subprocess.run([sys.executable, "-c", python_blocks(broken)[0]], capture_output=True, text=True)
+    assert proc.returncode != 0 and "cannot import name 'balanced_contrastive_loss'" in proc.stderr
