@@ -109,6 +109,13 @@ def test_no_layer_imports_upward():
     assert upward == [], upward
 
 
+def test_the_theory_layer_is_numpy_and_scipy_only():
+    """theory/ holds exact and quadrature mathematics: no module of it imports torch (the learning layer does)."""
+    heavy = sorted(str(p.relative_to(SRC)) for p in (SRC / "theory").rglob("*.py")
+                   if {n.split(".")[0] for n in _bench_imports(p)} & {"torch", "torchvision"})
+    assert heavy == [], heavy
+
+
 def study_of(module: str) -> str | None:
     """The study a module belongs to (crlrepro.studies.<name>[.<module>]), None for the registry, the summary and
     everything outside the studies."""

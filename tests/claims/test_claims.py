@@ -186,7 +186,8 @@ def a4_exact(good: bool, *, configured: float | None = None, small_t: float | No
     curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": limit - 1.0 / np.log(1.0 / t)})
     check = pd.DataFrame({"t": t[:10:2], "cdf_monte_carlo": t[:10:2], "cdf_exact": t[:10:2],
                           "z": [0.5, -1.0, 2.0, z if z is not None else (0.3 if good else 9.0), -0.2]})
-    return {"curve": curve, "windows": pd.concat([scan, mine], ignore_index=True), "check": check}
+    return {"curve": curve, "limit": admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy()),
+            "windows": pd.concat([scan, mine], ignore_index=True), "check": check}
 
 
 def a4(good: bool, **exact):
@@ -967,6 +968,9 @@ def a4_rows(curve=None, windows=None, check=None, reference=None, tolerance=0.05
     """a4_claims on the good tables of a4_exact, any of them replaced."""
     exact = a4_exact(True)
     exact.update({k: v for k, v in (("curve", curve), ("windows", windows), ("check", check)) if v is not None})
+    if curve is not None:  # rule tsybakov_exact writes the limit of its curve
+        ordered = curve.sort_values("t")
+        exact["limit"] = admissible_exponent(ordered["t"].to_numpy(), ordered["local_slope"].to_numpy())
     table = pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}])
     rows = a4_claims(table, reference or paper_values("A4"), paper_setting("A4"), **exact, tolerance=tolerance, alpha=1e-3,
                      samples=samples)
@@ -1020,8 +1024,8 @@ def test_a4_admissibility_at_the_band_edges_and_its_reason_and_power_strings():
     curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}).iloc[::-1]  # largest t first: the function sorts
     band = admissible_exponent(t, slopes)
     for edge in (band["low"], band["high"]):
-        assert a4_study._decide_admissible(curve, edge)[0].verdict == INCONCLUSIVE
-    decision, limit = a4_study._decide_admissible(curve, band["low"] - 0.01)
+        assert a4_study._decide_admissible(curve, band, edge)[0].verdict == INCONCLUSIVE
+    decision, limit = a4_study._decide_admissible(curve, band, band["low"] - 0.01)
     assert decision.verdict == REPRODUCED and limit == band
     assert f"local slope {slopes[0]:.4g} at t = {t[0]:.2g})" in decision.reason
     assert f"margin μ₀ − μ̂ = {band['limit'] - (band['low'] - 0.01):+.3g};" in decision.power

@@ -26,6 +26,7 @@ rule tsybakov_exact:
         cdf=rules.tsybakov_table.output.cdf,
     output:
         curve=f"{RESULTS}/approximation/tsybakov_exact.csv",
+        limit=f"{RESULTS}/approximation/tsybakov_limit.json",
         windows=f"{RESULTS}/approximation/tsybakov_windows.csv",
         check=f"{RESULTS}/approximation/tsybakov_mc_check.csv",
     log:
@@ -46,6 +47,7 @@ rule figure_tsybakov:
         table=rules.tsybakov_table.output.table,
         cdf=rules.tsybakov_table.output.cdf,
         curve=rules.tsybakov_exact.output.curve,
+        limit=rules.tsybakov_exact.output.limit,
         windows=rules.tsybakov_exact.output.windows,
         paper_values=PAPER_VALUES,
     output:
@@ -69,6 +71,7 @@ rule claims_a4:
         library("claims_a4"),
         table=rules.tsybakov_table.output.table,
         curve=rules.tsybakov_exact.output.curve,
+        limit=rules.tsybakov_exact.output.limit,
         windows=rules.tsybakov_exact.output.windows,
         check=rules.tsybakov_exact.output.check,
         paper_values=PAPER_VALUES,

@@ -177,11 +177,11 @@ def evaluate_features(train_features, train_labels, test_features, test_labels, 
     ``few_label_draws`` draws, seeded with ``seed``), each overall and on ``evaluation["tail_classes"]``
     (the classes a long-tailed training set under-represents; columns ``*_tail``), k-NN top-1; and from ``bias_features`` (N_b, R, d),
     R augmented views of the bias images with ``bias_labels``: the prototype bias, normalised and raw,
-    and both sides of Thms 4.4 and 4.6 (:mod:`crlrepro.theory.prototype_bounds`; anchors: each image's first
+    and both sides of Thms 4.4 and 4.6 (:mod:`crlrepro.learning.prototype_bounds`; anchors: each image's first
     view, pool: the other views of all bias images; α = 1/temperature, ν = ``bound_nu``; NaN without
     ``bounds``): their means, the share and number of points where they hold, and the sides at the
     point of smallest slack."""
-    from crlrepro.theory.prototype_bounds import attraction_bound, bound_summary, repulsion_bound
+    from crlrepro.learning.prototype_bounds import attraction_bound, bound_summary, repulsion_bound
 
     tail = [int(k) for k in evaluation["tail_classes"]]
     labels = np.asarray(test_labels)

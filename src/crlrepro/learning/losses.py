@@ -19,6 +19,7 @@ import math
 
 import torch
 from torch import nn
+from crlrepro.theory.numerics import check_temperature
 
 __all__ = [
     "balanced_contrastive_loss", "contrastive_loss", "decoupled_contrastive_loss", "generalized_nt_xent_loss",
@@ -27,18 +28,11 @@ __all__ = [
 ]
 
 
-def _check_tau(tau: float) -> float:
-    tau = float(tau)
-    if not math.isfinite(tau) or tau <= 0:
-        raise ValueError(f"temperature tau must be a finite number > 0, got {tau!r}")
-    return tau
-
-
 def log_mean_exp_loss(positive: torch.Tensor, negatives: torch.Tensor, tau: float, mask: torch.Tensor | None = None) -> torch.Tensor:
     """(1/n) Σ_i τ log (1/m_i) Σ_j exp((s_ij − s_i⁺)/τ) for scores ``positive`` (n,) and ``negatives``
     (n, m); ``mask`` (n, m), if given, marks which negatives count (m_i of them in row i). Stacks
     ([..., n] and [..., n, m], e.g. the members of an ensemble) give one loss each, shape [...]."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     if negatives.ndim < 2 or positive.shape != negatives.shape[:-1]:
         raise ValueError(f"expected positive (n,) and negatives (n, m); got {tuple(positive.shape)} and {tuple(negatives.shape)}")
     logits = (negatives - positive[..., None]) / tau
@@ -95,7 +89,7 @@ def info_nce_in_batch(fx: torch.Tensor, gy: torch.Tensor, tau: float) -> torch.T
     """SSCRL with in-batch negatives: the pool of anchor i is {g(y_j) : j ≠ i}, m = n − 1. Same value
     as ``log_mean_exp_loss(S.diagonal(), S, tau, mask=off-diagonal)`` with S = f(X) g(Y)ᵀ. For stacks
     fx [..., n, D], gy [..., n, D] (members of an ensemble) one loss per matrix, shape [...]."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     n = fx.shape[-2]
     if n < 2:
         raise ValueError(f"in-batch negatives need a batch of at least 2, got {n}")

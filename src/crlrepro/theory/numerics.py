@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_sum_exp", "loglog_slope"]
+__all__ = ["check_temperature", "log_sum_exp", "loglog_slope"]
 
 
 def log_sum_exp(a, axis=None, keepdims: bool = False) -> np.ndarray:
@@ -37,3 +37,12 @@ def loglog_slope(x, y) -> np.ndarray:
     u = u - u.mean(axis=-1, keepdims=True)
     v = v - v.mean(axis=-1, keepdims=True)
     return np.sum(u * v, axis=-1) / np.sum(u * u, axis=-1)
+
+
+def check_temperature(tau: float) -> float:
+    """The temperature τ of a contrastive loss or oracle as a float, refused unless finite and > 0 (every L = τ·… and
+    every exp(s/τ) needs it): the one check, for the NumPy oracles and the torch losses alike."""
+    tau = float(tau)
+    if not np.isfinite(tau) or tau <= 0:
+        raise ValueError(f"temperature tau must be a finite number > 0, got {tau!r}")
+    return tau

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import ndtr
 
-from crlrepro.theory.numerics import log_sum_exp
+from crlrepro.theory.numerics import check_temperature, log_sum_exp
 from crlrepro.theory.quadrature import PopulationGrid
 
 __all__ = [
@@ -34,13 +34,6 @@ if TYPE_CHECKING:  # pandas is imported where a table is built, not at import ti
     import pandas as pd
 
 
-def _check_tau(tau: float) -> float:
-    tau = float(tau)
-    if not np.isfinite(tau) or tau <= 0:
-        raise ValueError(f"temperature tau must be a finite number > 0, got {tau!r}")
-    return tau
-
-
 def mutual_information(grid: PopulationGrid) -> float:
     """I(X;Y) = E_p[PMI(x, y)] in nats."""
     return float(np.sum(grid.joint_weights() * grid.log_ratio))
@@ -48,7 +41,7 @@ def mutual_information(grid: PopulationGrid) -> float:
 
 def optimal_contrastive_loss(grid: PopulationGrid, tau: float) -> float:
     """L* = L(τ·PMI) = −τ·I(X;Y)."""
-    return -_check_tau(tau) * mutual_information(grid)
+    return -check_temperature(tau) * mutual_information(grid)
 
 
 def _log_partition(s_over_tau: np.ndarray, grid: PopulationGrid) -> np.ndarray:
@@ -58,7 +51,7 @@ def _log_partition(s_over_tau: np.ndarray, grid: PopulationGrid) -> np.ndarray:
 
 def population_contrastive_loss(score, grid: PopulationGrid, tau: float) -> float:
     """L(s) (module docstring) for a score function s(x, y) -> (len(x), len(y))."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     s = grid.evaluate(score) / tau
     per_pair = tau * (_log_partition(s, grid)[:, None] - s)
     return float(np.sum(grid.joint_weights() * per_pair))
@@ -66,7 +59,7 @@ def population_contrastive_loss(score, grid: PopulationGrid, tau: float) -> floa
 
 def excess_contrastive_risk(score, grid: PopulationGrid, tau: float) -> float:
     """L(s) − L* = τ E_x KL(p(·|x) ‖ q_s(·|x)) (module docstring), computed without cancellation."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     s = grid.evaluate(score) / tau
     delta = grid.log_ratio - s + _log_partition(s, grid)[:, None]
     weights = grid.joint_weights()
@@ -87,7 +80,7 @@ def l2_distance_to_bayes_score(score, grid: PopulationGrid, tau: float) -> float
         d(s) = min_c ‖s + c(x) − τ·PMI‖ = ‖ s̃ − τ·P̃MI ‖,    h̃(x, y) = h(x, y) − E_{y'~P_Y} h(x, y'),
 
     the minimising shift being c(x) = E_{y'}[τ·PMI(x, y') − s(x, y')] (centre both in y under P_Y)."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     diff = grid.evaluate(score) - tau * grid.log_ratio
     centred = diff - (diff @ grid.y.weights)[:, None]
     return float(np.sqrt(grid.x.weights @ (centred**2) @ grid.y.weights))
@@ -199,7 +192,7 @@ def bayes_auc(gmm, nodes: int, inner_nodes: int) -> float:
 def monte_carlo_oracles(gmm, tau: float, samples: int, seed: int) -> dict:
     """Independent Monte-Carlo estimates (with standard errors) of I(X;Y), L* = −τ·I and E*, from
     ``samples`` pairs (x, y) ~ p and as many y' ~ P_Y: a check on the quadrature, never the value."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     rng = np.random.default_rng(seed)
     x, y, _ = gmm.sample(samples, rng)
     _, y_neg, _ = gmm.sample(samples, rng)
@@ -277,5 +270,5 @@ def l2_distances_to_bayes_score(score, grid: PopulationGrid, tau: float) -> dict
     rule's own row mass Σ_b wy_b e^{PMI_ab} (1 up to quadrature error), so the removed c(x) is the exact minimiser
     of the discrete objective. Ordering for every s: plain ≥ x_shift_removed ≥ both_shifts_removed and
     joint_plain ≥ joint (each minimises over a larger set of shifts)."""
-    tau = _check_tau(tau)
+    tau = check_temperature(tau)
     return l2_distances_from_difference(grid.evaluate(score) - tau * grid.log_ratio, grid)

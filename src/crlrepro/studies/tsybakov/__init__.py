@@ -66,6 +66,7 @@ STUDY = Study(
         "A4", 2, "Sec. 6, Tsybakov findings", "the density-ratio Tsybakov exponent of the GMM",
         ("tsybakov_table", "tsybakov_exact"),
         ("approximation/tsybakov.csv", "approximation/tsybakov_cdf.csv", "approximation/tsybakov_exact.csv",
+         "approximation/tsybakov_limit.json",
          "approximation/tsybakov_windows.csv", "approximation/tsybakov_mc_check.csv"), "claims_a4",
         (ClaimSpec("mu_hat", "Tsybakov exponent μ̂ (log-log slope of F(t) over a fit window)", "value", "mu_hat", ("gmm",),
                    ("tsybakov.window",)),

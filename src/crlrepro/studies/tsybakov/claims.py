@@ -22,7 +22,6 @@ from crlrepro.claims.verdicts import (
 )
 from crlrepro.studies.tsybakov import STUDY
 from crlrepro.theory.bounds import calibration_exponent
-from crlrepro.theory.tsybakov import admissible_exponent
 
 __all__ = ["a4_claims"]
 
@@ -57,13 +56,13 @@ def _decide_window_value(windows: pd.DataFrame, configured: float, paper: float,
                                   f"only other windows give it: {giving}", power)
 
 
-def _decide_admissible(curve: pd.DataFrame, paper_mu: float) -> tuple[Decision, dict]:
+def _decide_admissible(curve: pd.DataFrame, limit: dict, paper_mu: float) -> tuple[Decision, dict]:
     """Is the paper's μ̂ admissible, i.e. F(t) ≤ c t^μ̂ for all t > 0? F ≤ 1, so only t → 0 can break it: it holds for
     every μ̂ below the small-t limit μ₀ of the local slope d log F/d log t and fails for every μ̂ above it
-    (crlrepro.theory.tsybakov.admissible_exponent, extrapolated from the exact ``curve``). Reproduced when μ̂ lies below the
-    extrapolations' band, contradicted when above it, inconclusive inside. Returns the decision and the estimate."""
+    (``limit``: crlrepro.theory.tsybakov.admissible_exponent of the exact ``curve``, computed once by rule
+    tsybakov_exact). Reproduced when μ̂ lies below the extrapolations' band, contradicted when above it, inconclusive
+    inside. Returns the decision and the estimate."""
     curve = curve.sort_values("t")
-    limit = admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy())
     t0, low_end = float(curve["t"].iloc[0]), float(curve["local_slope"].iloc[0])
     band = f"[{limit['low']:.4g}, {limit['high']:.4g}]"
     found = (f"small-t limit of the local slope μ₀ = {limit['limit']:.4g} {band} (extrapolated in 1/log(1/t) from "
@@ -82,14 +81,14 @@ def _decide_admissible(curve: pd.DataFrame, paper_mu: float) -> tuple[Decision, 
     return Decision(INCONCLUSIVE, f"{found}: μ̂ = {paper_mu:g} lies inside the extrapolations' band", power), limit
 
 
-def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.DataFrame, windows: pd.DataFrame,
-              check: pd.DataFrame, tolerance: float, alpha: float, samples: int) -> list[Claim]:
+def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.DataFrame, limit: dict,
+              windows: pd.DataFrame, check: pd.DataFrame, tolerance: float, alpha: float, samples: int) -> list[Claim]:
     """A4 on the exact F (crlrepro.theory.gap_cdf.gap_cdf) with the Monte Carlo beside it.
 
     - mu_hat (value): the paper's μ̂ against the exact log-log slope over fit windows: which windows give it
       (``windows``: the scan, and the configured window's row flagged ``configured``), see _decide_window_value.
     - rate (bound): the paper's μ̂, and with it its rate (μ̂+1)/(μ̂+2), admissible at small t (_decide_admissible on
-      the exact ``curve`` of local slopes).
+      the small-t ``limit`` of the exact ``curve`` of local slopes).
     - rate_arithmetic (identity): the paper's rate is (μ̂+1)/(μ̂+2) of its own μ̂, to the rounding of the rate it prints.
     - monte_carlo (identity): the Monte-Carlo CDF of ``table``'s sample (``samples`` gaps) against the exact F at every
       t of ``check``, max |z| at most the Bonferroni quantile Φ⁻¹(1 − alpha/(2m)) over its m thresholds (valid under
@@ -103,7 +102,7 @@ def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.
     decision = (Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), "")
                 if mismatched else _decide_window_value(windows, float(configured["slope"]), paper_mu, tolerance))
     fit = table.iloc[0]
-    admissible, limit = _decide_admissible(curve, paper_mu)
+    admissible, limit = _decide_admissible(curve, limit, paper_mu)
     rows = [claim("A4", "A4.mu_hat", f"{spec.statement}: exact slope on our {window} (Monte Carlo: {fit['mu_hat']:.4g} "
                                      f"[{fit['ci_low']:.4g}, {fit['ci_high']:.4g}]); the paper's window is not reported. "
                                      f"Beside it, the admissible exponent (the small-t limit of the local slope, which "

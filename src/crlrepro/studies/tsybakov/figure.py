@@ -9,16 +9,17 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.runtime.figures import FigureStyle, apply_style
-from crlrepro.theory.tsybakov import admissible_exponent
 
 __all__ = ["plot_tsybakov"]
 
 
 def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None, *,
-                  curve: pd.DataFrame | None = None, windows: pd.DataFrame | None = None, tolerance: float = 0.05):
+                  curve: pd.DataFrame | None = None, windows: pd.DataFrame | None = None, limit: dict | None = None,
+                  tolerance: float = 0.05):
     """A4: (a) P(|r(x,y) − r(x,y')| ≤ t) on log-log axes: the exact F (``curve``, quadrature) with the Monte-Carlo
     F̂ beside it and the fit c·t^μ̂ over the configured window; (b) the local slope d log F / d log t of the exact F
-    over t, with the paper's μ̂ ± ``tolerance`` and the slope's small-t limit μ₀ (tsybakov.admissible_exponent); (c) the
+    over t, with the paper's μ̂ ± ``tolerance`` and the slope's small-t limit μ₀ (``limit``, as rule tsybakov_exact wrote
+    it: crlrepro.theory.tsybakov.admissible_exponent); (c) the
     exact slope over every scanned window [t_min, t_min·10^w]
     (``windows``) against t_min, one line per width w, with the Monte-Carlo μ̂ of the configured windows (bootstrap
     intervals). Without ``curve`` and ``windows`` only the Monte-Carlo panels are drawn."""
@@ -55,8 +56,7 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
             mu = float(reference["mu_hat"])
             ax.axhspan(mu - tolerance, mu + tolerance, color="C3", alpha=0.12)
             ax.axhline(mu, color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {mu:.4f} ± {tolerance:g}")
-    limit = admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy())
-    if np.isfinite(limit["limit"]):
+    if limit is not None and np.isfinite(limit["limit"]):
         ax_local.axhline(limit["limit"], color="0.4", linewidth=1.0, linestyle=":",
                          label=rf"small-t limit $\mu_0$ = {limit['limit']:.3f} (extrapolated: admissible exponent)")
     ax_local.set(xscale="log", xlabel="t", ylabel="local slope", title="(b) the exponent depends on t")

@@ -1,4 +1,4 @@
-"""Paper 3, Thms 4.4 and 4.6 evaluated on features (crlrepro.theory.prototype_bounds): against literal loops, on
+"""Paper 3, Thms 4.4 and 4.6 evaluated on features (crlrepro.learning.prototype_bounds): against literal loops, on
 constructions where each bound holds and where it fails, invariances, stability, chunking, bad inputs."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from crlrepro.theory.prototype_bounds import attraction_bound, bound_summary, repulsion_bound
+from crlrepro.learning.prototype_bounds import attraction_bound, bound_summary, repulsion_bound
 
 
 def _norm(v):
