@@ -65,9 +65,16 @@ def measure(batch: int = 512, rounds: int = 7, name: str = "base", threads: int 
                     ours.append(a)
                     theirs.append(b)
             ratio = statistics.median(b / a for a, b in zip(ours, theirs))
-            rows.append(row("augment", f"ms per batch of {batch} {channels}x{height}x{width} ({name}, {threads} thread"
-                            f"{'s' if threads > 1 else ''}; baseline: images.augmentation per image)",
-                            statistics.median(ours), statistics.median(theirs), ratio))
+            rows.append(
+                row(
+                    "augment",
+                    f"ms per batch of {batch} {channels}x{height}x{width} ({name}, {threads} thread"
+                    f"{'s' if threads > 1 else ''}; baseline: images.augmentation per image)",
+                    statistics.median(ours),
+                    statistics.median(theirs),
+                    ratio,
+                )
+            )
         return rows
     finally:
         torch.set_num_threads(previous)

@@ -16,8 +16,15 @@ COLUMNS = ["benchmark", "measure", "value", "baseline", "ratio", "target", "met"
 
 
 def row(benchmark: str, measure: str, value, baseline=None, ratio=None, target: str = "", met=None) -> dict:
-    return {"benchmark": benchmark, "measure": measure, "value": value, "baseline": baseline, "ratio": ratio,
-            "target": target, "met": met}
+    return {
+        "benchmark": benchmark,
+        "measure": measure,
+        "value": value,
+        "baseline": baseline,
+        "ratio": ratio,
+        "target": target,
+        "met": met,
+    }
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
@@ -52,6 +59,13 @@ def rule_times(workdir: Path, results: str = "results") -> pd.DataFrame:
         record = pd.read_csv(path, sep="\t").iloc[0]
         parts = path.relative_to(benchmarks).parts
         rule = parts[0] if len(parts) > 1 else path.stem  # results/benchmarks/<rule>/<job>.tsv or <rule>.tsv
-        rows.append({"rule": rule, "job": path.stem, "seconds": float(record["s"]), "cpu_time": float(record["cpu_time"]),
-                     "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan")})
+        rows.append(
+            {
+                "rule": rule,
+                "job": path.stem,
+                "seconds": float(record["s"]),
+                "cpu_time": float(record["cpu_time"]),
+                "max_rss_mib": float(record["max_rss"]) if record["max_rss"] != "-" else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)

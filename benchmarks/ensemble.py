@@ -101,13 +101,17 @@ class StackedSmallCNN(nn.Module):
         super().__init__()
         layers, c = [], channels
         for out, stride in ((width, 1), (2 * width, 2), (4 * width, 2)):
-            layers += [nn.Conv2d(members * c, members * out, 3, stride=stride, padding=1, bias=False, groups=members),
-                       nn.BatchNorm2d(members * out), nn.ReLU(inplace=True)]
+            layers += [
+                nn.Conv2d(members * c, members * out, 3, stride=stride, padding=1, bias=False, groups=members),
+                nn.BatchNorm2d(members * out),
+                nn.ReLU(inplace=True),
+            ]
             c = out
         self.members, self.dim = members, c
         self.features = nn.Sequential(*layers, GlobalAveragePool())  # the lone model's pool (layout-keeping gradient)
-        self.projector = nn.ParameterList(nn.Parameter(torch.randn(members, a, b) / math.sqrt(a))
-                                          for a, b in ((c, c), (c, c), (c, projection_dim)))
+        self.projector = nn.ParameterList(
+            nn.Parameter(torch.randn(members, a, b) / math.sqrt(a)) for a, b in ((c, c), (c, c), (c, projection_dim))
+        )
 
     def forward(self, x):  # x: [B, M·C, H, W] -> [M, B, projection_dim]
         h = self.features(x).reshape(x.shape[0], self.members, self.dim).transpose(0, 1)
@@ -146,13 +150,26 @@ def cnn_rows(members: int, seconds: float, device: str, side: int = 8, batch: in
         stacked_opt.step()
         return loss.item()
 
-    return [_row(f"paper 3 small CNN ({side}×{side}, batch {batch})", "ssl_train", members, timed(one_step, seconds),
-                 timed(stacked_step, seconds) / members)]
+    return [
+        _row(
+            f"paper 3 small CNN ({side}×{side}, batch {batch})",
+            "ssl_train",
+            members,
+            timed(one_step, seconds),
+            timed(stacked_step, seconds) / members,
+        )
+    ]
 
 
 def _row(name: str, rule: str, members: int, single_s: float, stacked_s: float) -> dict:
-    return {"training": name, "rule": rule, "members": members, "ms_per_member_step_alone": single_s * 1e3,
-            "ms_per_member_step_stacked": stacked_s * 1e3, "speedup": single_s / stacked_s}
+    return {
+        "training": name,
+        "rule": rule,
+        "members": members,
+        "ms_per_member_step_alone": single_s * 1e3,
+        "ms_per_member_step_stacked": stacked_s * 1e3,
+        "speedup": single_s / stacked_s,
+    }
 
 
 def measure(members=(3, 5), threads: int = 1, seconds: float = 2.0, device: str = "cpu") -> pd.DataFrame:

@@ -40,8 +40,9 @@ PAPER_GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.
 
 
 def samples_per_second(device: str, x: torch.Tensor, y: torch.Tensor, epochs: int) -> float:
-    settings = TrainSettings(epochs=1, batch_size=512, learning_rate=1e-3, weight_decay=1e-2, seed=0, name=f"A2 on {device}",
-                             device=device)
+    settings = TrainSettings(
+        epochs=1, batch_size=512, learning_rate=1e-3, weight_decay=1e-2, seed=0, name=f"A2 on {device}", device=device
+    )
     torch.manual_seed(0)
     model = TwoTower(1, 1, 8, hidden=128, layers=3)
     train(model, in_batch_info_nce(0.5), [x, y], settings)  # warm-up: kernels, allocator, fused AdamW
@@ -65,13 +66,31 @@ def measure(samples: int = 1 << 20, epochs: int = 2, threads: int | None = None)
     print(f"cpu ({threads} threads): {cpu:,.0f} samples/s", flush=True)
     if not torch.cuda.is_available():
         print("no CUDA device: GPU not measured", flush=True)
-        return [row("gpu", f"A2 paper-scale training (samples/s): no CUDA device here, CPU ({threads} threads) as baseline",
-                    None, cpu, None, "measured where a GPU is lent", None)]
+        return [
+            row(
+                "gpu",
+                f"A2 paper-scale training (samples/s): no CUDA device here, CPU ({threads} threads) as baseline",
+                None,
+                cpu,
+                None,
+                "measured where a GPU is lent",
+                None,
+            )
+        ]
     cuda = samples_per_second("cuda", x, y, epochs)
     name = torch.cuda.get_device_name(0)
     print(f"cuda ({name}): {cuda:,.0f} samples/s; speed-up {cuda / cpu:.1f}x", flush=True)
-    rows = [row("gpu", f"A2 paper-scale training (samples/s) on {name}, CPU ({threads} threads) as baseline", cuda, cpu,
-                cuda / cpu, "measured where a GPU is lent", True)]
+    rows = [
+        row(
+            "gpu",
+            f"A2 paper-scale training (samples/s) on {name}, CPU ({threads} threads) as baseline",
+            cuda,
+            cpu,
+            cuda / cpu,
+            "measured where a GPU is lent",
+            True,
+        )
+    ]
     return rows + ensemble_rows(name)
 
 
@@ -83,10 +102,21 @@ def ensemble_rows(name: str, members=(8, 32)) -> list[dict]:
     for r in frame.itertuples():
         per_step = batch.get(r.training, 2 * 256)  # the CNN's step sees two views of 256 images
         stacked, alone = per_step / r.ms_per_member_step_stacked * 1e3, per_step / r.ms_per_member_step_alone * 1e3
-        print(f"cuda ensemble {r.training}, {r.members} members: {stacked:,.0f} samples/s per member "
-              f"({alone:,.0f} alone)", flush=True)
-        rows.append(row("gpu", f"{r.training}, ensemble of {r.members} on {name}: samples/s per member, alone as baseline",
-                        stacked, alone, stacked / alone, "context", None))
+        print(
+            f"cuda ensemble {r.training}, {r.members} members: {stacked:,.0f} samples/s per member ({alone:,.0f} alone)",
+            flush=True,
+        )
+        rows.append(
+            row(
+                "gpu",
+                f"{r.training}, ensemble of {r.members} on {name}: samples/s per member, alone as baseline",
+                stacked,
+                alone,
+                stacked / alone,
+                "context",
+                None,
+            )
+        )
     return rows
 
 
@@ -142,37 +172,90 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     paper1 = LatentClassGMM.from_config(config["consistency"]["gmm"])
 
     def a2_fit(settings):
-        train_gmm_two_tower(LatentClassGMM.from_config(config["gmm"]), max(approx["dims"]), 0, config["tau"], a2,
-                            replace(settings, **two_tower), fresh=approx["fresh_pairs"], hidden=t["hidden"], layers=t["layers"])
+        train_gmm_two_tower(
+            LatentClassGMM.from_config(config["gmm"]),
+            max(approx["dims"]),
+            0,
+            config["tau"],
+            a2,
+            replace(settings, **two_tower),
+            fresh=approx["fresh_pairs"],
+            hidden=t["hidden"],
+            layers=t["layers"],
+        )
 
     def a3_fit(settings):
-        train_lcgm_two_tower(LatentClassModel.from_config(lcgm), lcgm["classes"], 0, config["tau"], a3,
-                             replace(settings, **two_tower), hidden=t["hidden"], layers=t["layers"])
+        train_lcgm_two_tower(
+            LatentClassModel.from_config(lcgm),
+            lcgm["classes"],
+            0,
+            config["tau"],
+            a3,
+            replace(settings, **two_tower),
+            hidden=t["hidden"],
+            layers=t["layers"],
+        )
 
     def c2_fit(settings):
-        train_gmm_two_tower(paper1, max(calibration["dims"]), 0, config["tau"], c2,
-                            replace(settings, batch_size=calibration["batch_size"], learning_rate=calibration["learning_rate"],
-                                    weight_decay=t["weight_decay"]), hidden=t["hidden"], layers=t["layers"])
+        train_gmm_two_tower(
+            paper1,
+            max(calibration["dims"]),
+            0,
+            config["tau"],
+            c2,
+            replace(
+                settings,
+                batch_size=calibration["batch_size"],
+                learning_rate=calibration["learning_rate"],
+                weight_decay=t["weight_decay"],
+            ),
+            hidden=t["hidden"],
+            layers=t["layers"],
+        )
 
     def ssl_fit(settings):
         data = torch.rand(s, channels, side, side, generator=torch.Generator().manual_seed(0))
-        train_contrastive(data, replace(settings, batch_size=view["batch_size"], learning_rate=view["learning_rate"],
-                                        weight_decay=view["weight_decay"], optimizer=view["optimizer"]),
-                          encoder=view["encoder"], projection_dim=view["projection_dim"], hidden=view["projector_hidden"],
-                          temperature=view["temperature"], ratio=1.0, similarity="cosine",
-                          augment=simclr_spec("base", channels, view["data"]["name"] != "digits"))
+        train_contrastive(
+            data,
+            replace(
+                settings,
+                batch_size=view["batch_size"],
+                learning_rate=view["learning_rate"],
+                weight_decay=view["weight_decay"],
+                optimizer=view["optimizer"],
+            ),
+            encoder=view["encoder"],
+            projection_dim=view["projection_dim"],
+            hidden=view["projector_hidden"],
+            temperature=view["temperature"],
+            ratio=1.0,
+            similarity="cosine",
+            augment=simclr_spec("base", channels, view["data"]["name"] != "digits"),
+        )
 
-    return [("A2 two-tower MLP", a2, approx["train_samples"], approx["epochs"] * len(approx["dims"]) * len(approx["seeds"]),
-             a2_fit),
-            ("A3 LCGM two-tower MLP", a3, lcgm["train_samples"], lcgm["epochs"] * len(lcgm["dims"]) * seeds, a3_fit),
-            ("C2 calibration two-tower MLP", c2, calibration["samples"],
-             calibration["epochs"] * len(calibration["dims"]) * seeds, c2_fit),
-            (f"paper 3 {view['encoder']} on {view['data']['name']}", s, images,
-             view["epochs"] * len(runs) * len(view["seeds"]), ssl_fit)]
+    return [
+        ("A2 two-tower MLP", a2, approx["train_samples"], approx["epochs"] * len(approx["dims"]) * len(approx["seeds"]), a2_fit),
+        ("A3 LCGM two-tower MLP", a3, lcgm["train_samples"], lcgm["epochs"] * len(lcgm["dims"]) * seeds, a3_fit),
+        (
+            "C2 calibration two-tower MLP",
+            c2,
+            calibration["samples"],
+            calibration["epochs"] * len(calibration["dims"]) * seeds,
+            c2_fit,
+        ),
+        (
+            f"paper 3 {view['encoder']} on {view['data']['name']}",
+            s,
+            images,
+            view["epochs"] * len(runs) * len(view["seeds"]),
+            ssl_fit,
+        ),
+    ]
 
 
-def first_epoch_rows(configfile: str | Path = ROOT / "configs" / "paper.yaml", fraction: float | None = None,
-                     device: str | None = None) -> list[dict]:
+def first_epoch_rows(
+    configfile: str | Path = ROOT / "configs" / "paper.yaml", fraction: float | None = None, device: str | None = None
+) -> list[dict]:
     """The first epoch of each of a scale's trainings on ``device`` (CUDA when present, else the CPU), timed with its
     start-up (model, data, kernels) as a user's first epoch would be: samples/s, and the whole scale's training time
     that rate implies (every epoch of every model at the first epoch's rate, on one device)."""
@@ -182,15 +265,29 @@ def first_epoch_rows(configfile: str | Path = ROOT / "configs" / "paper.yaml", f
     where = torch.cuda.get_device_name(0) if device == "cuda" else f"CPU ({torch.get_num_threads()} threads)"
     rows = []
     for name, samples, epoch, epochs, fit in paper_trainings(config, fraction):
-        settings = TrainSettings(epochs=1, batch_size=1, learning_rate=1e-3, weight_decay=0.0, seed=0,
-                                 name=f"{name}, first epoch", device=device)
+        settings = TrainSettings(
+            epochs=1, batch_size=1, learning_rate=1e-3, weight_decay=0.0, seed=0, name=f"{name}, first epoch", device=device
+        )
         seconds = _timed(device, lambda: fit(settings))
         rate = samples / seconds
         hours = epochs * epoch / rate / 3600
-        print(f"{name} on {where}: first epoch ({samples:,} of {epoch:,} samples) {seconds:.1f} s, {rate:,.0f} samples/s; "
-              f"the scale's {epochs:,} epochs of it: ~{hours:.1f} h on one such device", flush=True)
-        rows.append(row("gpu", f"{Path(configfile).name}: {name}, first epoch on {where} (samples/s; the scale's "
-                        f"{epochs:,} epochs ~{hours:.2g} h)", rate, None, None, "context", None))
+        print(
+            f"{name} on {where}: first epoch ({samples:,} of {epoch:,} samples) {seconds:.1f} s, {rate:,.0f} samples/s; "
+            f"the scale's {epochs:,} epochs of it: ~{hours:.1f} h on one such device",
+            flush=True,
+        )
+        rows.append(
+            row(
+                "gpu",
+                f"{Path(configfile).name}: {name}, first epoch on {where} (samples/s; the scale's "
+                f"{epochs:,} epochs ~{hours:.2g} h)",
+                rate,
+                None,
+                None,
+                "context",
+                None,
+            )
+        )
     return rows
 
 
@@ -199,11 +296,20 @@ def main(argv=None) -> int:
     parser.add_argument("--samples", type=int, default=1 << 20)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="CPU threads")
-    parser.add_argument("--first-epochs", metavar="CONFIGFILE", nargs="?", const=str(ROOT / "configs" / "paper.yaml"),
-                        help="instead: the first epoch of each training of a scale (default configs/paper.yaml) on CUDA "
-                             "when present, else on the CPU")
-    parser.add_argument("--fraction", type=float, default=None,
-                        help="with --first-epochs: the share of an epoch to run (default 1 on CUDA, 0.01 on the CPU)")
+    parser.add_argument(
+        "--first-epochs",
+        metavar="CONFIGFILE",
+        nargs="?",
+        const=str(ROOT / "configs" / "paper.yaml"),
+        help="instead: the first epoch of each training of a scale (default configs/paper.yaml) on CUDA "
+        "when present, else on the CPU",
+    )
+    parser.add_argument(
+        "--fraction",
+        type=float,
+        default=None,
+        help="with --first-epochs: the share of an epoch to run (default 1 on CUDA, 0.01 on the CPU)",
+    )
     args = parser.parse_args(argv)
     if args.fraction is not None and not 0 < args.fraction <= 1:
         parser.error(f"--fraction: {args.fraction} is not in (0, 1]")

@@ -35,9 +35,11 @@ REPO = Path(__file__).resolve().parents[1]
 def machine_peak(threads: int = 1, size: int = 2048, repeats: int = 5) -> float:
     """FLOP/s of the best of ``repeats`` float32 (size × size) @ (size × size) products on ``threads`` threads,
     in a fresh interpreter (so that this process's thread settings do not leak into it)."""
-    probe = (f"import time, torch; torch.set_num_threads({threads}); a = torch.randn({size}, {size}); b = torch.randn({size}, {size})\n"
-             f"a @ b\nbest = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range({repeats}))\n"
-             f"print(2 * {size} ** 3 / best)")
+    probe = (
+        f"import time, torch; torch.set_num_threads({threads}); a = torch.randn({size}, {size}); b = torch.randn({size}, {size})\n"
+        f"a @ b\nbest = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range({repeats}))\n"
+        f"print(2 * {size} ** 3 / best)"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     return float(out.strip().splitlines()[-1])
 
@@ -50,8 +52,7 @@ def read_records(folder: Path) -> pd.DataFrame:
         return frame
     # A rule defined per row of a grid (lcgm_sensitivity_train_ny<i>) counts under its family, the name its benchmark
     # files are kept under (results/benchmarks/lcgm_sensitivity_train/ny<i>.tsv).
-    frame["rule"] = (frame["job"].str.split("/").str[0].str.replace(r"_ny\d+$", "", regex=True)
-                     .replace("", "(outside a job)"))
+    frame["rule"] = frame["job"].str.split("/").str[0].str.replace(r"_ny\d+$", "", regex=True).replace("", "(outside a job)")
     return frame
 
 
@@ -60,11 +61,15 @@ def bound_by(step_share: float, matmul_time_share: float, mflop_per_step: float,
     if step_share >= 0.5:
         return "arithmetic: its steps run near the matmul limit"
     if mflop_per_step < 20:
-        return (f"per-operator overhead: {mflop_per_step:.2g} MFLOP per step take {ms_per_step:.2g} ms, "
-                f"tiny matmuls ({matmul_time_share:.0%} of operator time) among dispatch, elementwise work and the optimiser")
-    return (f"the work around the matrix products and convolutions: {1 - matmul_time_share:.0%} of a step's operator "
-            "time is outside them (elementwise passes: the score matrix's scaling and softmax, batch norm, bias, ReLU; "
-            "the optimiser's update), memory-bound, and the products themselves are too small to run at the limit")
+        return (
+            f"per-operator overhead: {mflop_per_step:.2g} MFLOP per step take {ms_per_step:.2g} ms, "
+            f"tiny matmuls ({matmul_time_share:.0%} of operator time) among dispatch, elementwise work and the optimiser"
+        )
+    return (
+        f"the work around the matrix products and convolutions: {1 - matmul_time_share:.0%} of a step's operator "
+        "time is outside them (elementwise passes: the score matrix's scaling and softmax, batch norm, bias, ReLU; "
+        "the optimiser's update), memory-bound, and the products themselves are too small to run at the limit"
+    )
 
 
 def training_limit(records: pd.DataFrame, per_job: pd.DataFrame, peak: float) -> pd.DataFrame:
@@ -81,15 +86,26 @@ def training_limit(records: pd.DataFrame, per_job: pd.DataFrame, peak: float) ->
         ms_per_step = step_s / max(steps, 1) * 1e3
         step_share = flops / step_s / peak if step_s > 0 else float("nan")
         matmul_share = float(group["matmul_time_share"].mean())
-        rows.append({"rule": rule, "jobs": int(group["job"].nunique()), "trainings": len(group), "steps": steps,
-                     "gflop": flops / 1e9, "mflop_per_step": mflop_per_step, "ms_per_step": ms_per_step,
-                     "steps_s": step_s, "job_s": job_s, "steps_share_of_job": step_s / job_s if job_s else float("nan"),
-                     "gflops_in_steps": flops / step_s / 1e9 if step_s else float("nan"),
-                     "share_of_limit_in_steps": step_share,
-                     "share_of_limit_over_job": flops / job_s / peak if job_s else float("nan"),
-                     "matmul_time_share": matmul_share,
-                     "before_first_step_s": float(group.groupby("job")["before_first_step_s"].min().mean()),
-                     "bound_by": bound_by(step_share, matmul_share, mflop_per_step, ms_per_step)})
+        rows.append(
+            {
+                "rule": rule,
+                "jobs": int(group["job"].nunique()),
+                "trainings": len(group),
+                "steps": steps,
+                "gflop": flops / 1e9,
+                "mflop_per_step": mflop_per_step,
+                "ms_per_step": ms_per_step,
+                "steps_s": step_s,
+                "job_s": job_s,
+                "steps_share_of_job": step_s / job_s if job_s else float("nan"),
+                "gflops_in_steps": flops / step_s / 1e9 if step_s else float("nan"),
+                "share_of_limit_in_steps": step_share,
+                "share_of_limit_over_job": flops / job_s / peak if job_s else float("nan"),
+                "matmul_time_share": matmul_share,
+                "before_first_step_s": float(group.groupby("job")["before_first_step_s"].min().mean()),
+                "bound_by": bound_by(step_share, matmul_share, mflop_per_step, ms_per_step),
+            }
+        )
     return pd.DataFrame(rows).sort_values("job_s", ascending=False).reset_index(drop=True)
 
 
@@ -123,8 +139,14 @@ def script_startup(scripts_dir: Path = REPO / "workflow" / "scripts", repeats: i
         modules = _library_imports(script)
         code = "".join(f"import {m}\n" for m in modules) + "import sys; print('torch' in sys.modules)"
         spent, out = seconds(code)
-        rows.append({"script": script.stem, "import_s": spent - bare, "loads_torch": out.strip() == "True",
-                     "modules": " ".join(m.removeprefix("crlrepro.") for m in modules)})
+        rows.append(
+            {
+                "script": script.stem,
+                "import_s": spent - bare,
+                "loads_torch": out.strip() == "True",
+                "modules": " ".join(m.removeprefix("crlrepro.") for m in modules),
+            }
+        )
     return pd.DataFrame(rows).sort_values("import_s", ascending=False).reset_index(drop=True)
 
 

@@ -49,8 +49,7 @@ BUDGET = {"cold_run_s": 5 * 60, "noop_s": 5.0, "speedup": 1.6, "peak_rss_mib": 2
 
 def clone(destination: Path) -> Path:
     """A checkout of this working tree's files (committed or not), without results."""
-    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache",
-                                    ".hypothesis")
+    ignore = shutil.ignore_patterns("results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
     shutil.copytree(REPO, destination, ignore=ignore)
     return destination
 
@@ -59,8 +58,9 @@ def snakemake(workdir: Path, cores: int, extra: list[str], env_extra: dict | Non
     start = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}  # jobs run as a user's would
     env.update(env_extra or {})
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), *extra], cwd=workdir,
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", str(cores), *extra], cwd=workdir, capture_output=True, text=True, env=env
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"snakemake --cores {cores} failed in {workdir}:\n{proc.stderr[-3000:]}")
@@ -118,8 +118,11 @@ def occupancy(output: str, cores: int) -> dict:
             full_until = t
         running += change
     job_seconds = sum(b - a for a, b, _ in intervals)
-    return {"busy": job_seconds / (cores * (last - first)) if last > first else float("nan"), "tail_s": last - full_until,
-            "tail_rules": ", ".join(sorted({name for _, b, name in intervals if b > full_until}))}
+    return {
+        "busy": job_seconds / (cores * (last - first)) if last > first else float("nan"),
+        "tail_s": last - full_until,
+        "tail_rules": ", ".join(sorted({name for _, b, name in intervals if b > full_until})),
+    }
 
 
 def table_differences(a: Path, b: Path) -> tuple[int, list[str]]:
@@ -159,9 +162,13 @@ def summary_changes(reference: Path, summary: Path) -> dict:
     same = lambda a, b: (a == b) | (a.isna() & b.isna())  # noqa: E731
     moved = both[~same(both["measured_ref"], both["measured_new"])]
     width = (moved["ci_high_new"] - moved["ci_low_new"]) / (moved["ci_high_ref"] - moved["ci_low_ref"])
-    return {"claims": len(both), "only_in_one": len(ref) + len(new) - 2 * len(both),
-            "verdicts_changed": list(verdicts["claim_id"]), "values_changed": list(moved["claim_id"]),
-            "interval_width_ratio_median": float(width.median()) if len(width) else float("nan")}
+    return {
+        "claims": len(both),
+        "only_in_one": len(ref) + len(new) - 2 * len(both),
+        "verdicts_changed": list(verdicts["claim_id"]),
+        "values_changed": list(moved["claim_id"]),
+        "interval_width_ratio_median": float(width.median()) if len(width) else float("nan"),
+    }
 
 
 def executed_rules(output: str) -> list[str]:
@@ -200,10 +207,14 @@ def parallel_capacity(seconds: float = 10.0) -> float:
     """What two cores give this kind of work: the steps/s of two single-thread A2 trainings run at once,
     over one run alone (2.0 is perfect; caches, memory bandwidth and the host can make it less). The
     ceiling of any --cores 2 speed-up on this machine."""
+
     def launch():
-        return subprocess.Popen([sys.executable, "-c", CAPACITY_PROBE, str(seconds)], stdout=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"),
-                                                                                              os.environ.get("PYTHONPATH")]))})
+        return subprocess.Popen(
+            [sys.executable, "-c", CAPACITY_PROBE, str(seconds)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))},
+        )
 
     def rate(proc):
         out, _ = proc.communicate()
@@ -231,67 +242,185 @@ def measure(configfile: str | None = None, skip_scaling: bool = False, reference
         cold, output = snakemake(two, 2, extra, {"CRLREPRO_TRAINING_STATS": str(stats)})
         jobs = jobs_run(output)
         print(f"pipeline: cold run {cold:.0f} s, {jobs} jobs", flush=True)
-        rows.append(row("pipeline", f"end to end, --cores 2 from an empty results/ ({setting}; {jobs} jobs): wall time (s)",
-                        cold, None, None, f"<= {BUDGET['cold_run_s']} s", cold <= BUDGET["cold_run_s"]))
+        rows.append(
+            row(
+                "pipeline",
+                f"end to end, --cores 2 from an empty results/ ({setting}; {jobs} jobs): wall time (s)",
+                cold,
+                None,
+                None,
+                f"<= {BUDGET['cold_run_s']} s",
+                cold <= BUDGET["cold_run_s"],
+            )
+        )
         busy = occupancy(output, 2)
-        rows.append(row("pipeline", f"cores kept busy in the cold run (job-seconds / 2 × wall); its tail with a core idle: "
-                        f"{busy['tail_s']:.0f} s ({busy['tail_rules'] or 'none'})", busy["busy"], None, None, "", None))
+        rows.append(
+            row(
+                "pipeline",
+                f"cores kept busy in the cold run (job-seconds / 2 × wall); its tail with a core idle: "
+                f"{busy['tail_s']:.0f} s ({busy['tail_rules'] or 'none'})",
+                busy["busy"],
+                None,
+                None,
+                "",
+                None,
+            )
+        )
         noop, output = snakemake(two, 2, extra)
         rerun_jobs = jobs_run(output)
-        rows.append(row("pipeline", f"second run, nothing changed: wall time (s), jobs run: {rerun_jobs}; cold run as baseline",
-                        noop, cold, cold / noop, f"<= {BUDGET['noop_s']:g} s and 0 jobs", noop <= BUDGET["noop_s"] and rerun_jobs == 0))
+        rows.append(
+            row(
+                "pipeline",
+                f"second run, nothing changed: wall time (s), jobs run: {rerun_jobs}; cold run as baseline",
+                noop,
+                cold,
+                cold / noop,
+                f"<= {BUDGET['noop_s']:g} s and 0 jobs",
+                noop <= BUDGET["noop_s"] and rerun_jobs == 0,
+            )
+        )
         style = two / "restyle.yaml"
         style.write_text("figures:\n  overrides:\n    tsybakov: {font_scale: 1.4}\n")
         restyle, output = snakemake(two, 2, ["--configfile", *extra[1:], style.name])
         ran = executed_rules(output)
-        rows.append(row("pipeline", f"restyle one figure (figures.overrides.tsybakov.font_scale): wall time (s), "
-                        f"rules run: {', '.join(ran) or 'none'}", restyle, cold, cold / restyle,
-                        "only figure_tsybakov and the captions", set(ran) == RESTYLE_RULES))
+        rows.append(
+            row(
+                "pipeline",
+                f"restyle one figure (figures.overrides.tsybakov.font_scale): wall time (s), "
+                f"rules run: {', '.join(ran) or 'none'}",
+                restyle,
+                cold,
+                cold / restyle,
+                "only figure_tsybakov and the captions",
+                set(ran) == RESTYLE_RULES,
+            )
+        )
         per_job = rule_times(two, results_folder(configfile))
         if reference is not None:
             shared, differing = table_differences(reference.parent, two / results_folder(configfile))
             largest, where = largest_relative_change(reference.parent, two / results_folder(configfile), differing)
-            rows.append(row("pipeline", f"tables identical to the reference run's ({reference.parent}): "
-                            f"{shared - len(differing)} of {shared}; the largest relative change of a number in the others: "
-                            f"{largest:.2g}{' (' + where + ')' if where else ''}", shared - len(differing), shared, None,
-                            "context", None))
+            rows.append(
+                row(
+                    "pipeline",
+                    f"tables identical to the reference run's ({reference.parent}): "
+                    f"{shared - len(differing)} of {shared}; the largest relative change of a number in the others: "
+                    f"{largest:.2g}{' (' + where + ')' if where else ''}",
+                    shared - len(differing),
+                    shared,
+                    None,
+                    "context",
+                    None,
+                )
+            )
             change = summary_changes(reference, two / results_folder(configfile) / "summary.csv")
-            rows.append(row("pipeline", f"claims against the reference run ({reference}): verdicts changed "
-                            f"{len(change['verdicts_changed'])} of {change['claims']}"
-                            f"{' (' + ', '.join(change['verdicts_changed']) + ')' if change['verdicts_changed'] else ''}; "
-                            f"values changed {len(change['values_changed'])}, their interval widths over the reference's "
-                            f"(median)", change["interval_width_ratio_median"], None, None, "the same verdicts",
-                            not change["verdicts_changed"] and not change["only_in_one"]))
+            rows.append(
+                row(
+                    "pipeline",
+                    f"claims against the reference run ({reference}): verdicts changed "
+                    f"{len(change['verdicts_changed'])} of {change['claims']}"
+                    f"{' (' + ', '.join(change['verdicts_changed']) + ')' if change['verdicts_changed'] else ''}; "
+                    f"values changed {len(change['values_changed'])}, their interval widths over the reference's "
+                    f"(median)",
+                    change["interval_width_ratio_median"],
+                    None,
+                    None,
+                    "the same verdicts",
+                    not change["verdicts_changed"] and not change["only_in_one"],
+                )
+            )
         limit_table = limit.training_limit(limit.read_records(stats), per_job, limit.machine_peak(1))
         top = per_job.loc[per_job["max_rss_mib"].idxmax()]
-        rows.append(row("pipeline", f"peak RSS of the largest job (MiB; {top['rule']}/{top['job']})", float(top["max_rss_mib"]),
-                        None, None, f"<= {BUDGET['peak_rss_mib']} MiB", float(top["max_rss_mib"]) <= BUDGET["peak_rss_mib"]))
+        rows.append(
+            row(
+                "pipeline",
+                f"peak RSS of the largest job (MiB; {top['rule']}/{top['job']})",
+                float(top["max_rss_mib"]),
+                None,
+                None,
+                f"<= {BUDGET['peak_rss_mib']} MiB",
+                float(top["max_rss_mib"]) <= BUDGET["peak_rss_mib"],
+            )
+        )
         use = cpu_per_thread(per_job)
         busiest = per_job.loc[use.idxmax()]
-        rows.append(row("pipeline", f"CPU time / wall time of the busiest job ({busiest['rule']}/{busiest['job']}; threads: 1)",
-                        float(use.max()), None, None, f"<= {BUDGET['cpu_per_thread']}", float(use.max()) <= BUDGET["cpu_per_thread"]))
+        rows.append(
+            row(
+                "pipeline",
+                f"CPU time / wall time of the busiest job ({busiest['rule']}/{busiest['job']}; threads: 1)",
+                float(use.max()),
+                None,
+                None,
+                f"<= {BUDGET['cpu_per_thread']}",
+                float(use.max()) <= BUDGET["cpu_per_thread"],
+            )
+        )
         if not skip_scaling:
             one = clone(Path(tmp) / "cores1")
             print("pipeline: cold run, --cores 1 ...", flush=True)
             serial, _ = snakemake(one, 1, extra)
             print(f"pipeline: cold run --cores 1 {serial:.0f} s", flush=True)
             shared, differing = table_differences(one / results_folder(configfile), two / results_folder(configfile))
-            rows.append(row("pipeline", f"tables identical between the --cores 1 and --cores 2 runs (the latter with the "
-                            f"training records on): {shared - len(differing)} of {shared}"
-                            f"{' (differ: ' + ', '.join(differing[:5]) + ')' if differing else ''}",
-                            shared - len(differing), shared, None, "all", not differing))
-            rows.append(row("pipeline", "parallel scaling: --cores 2 wall time (s), --cores 1 as baseline", cold, serial,
-                            serial / cold, f">= {BUDGET['speedup']}x", serial / cold >= BUDGET["speedup"]))
+            rows.append(
+                row(
+                    "pipeline",
+                    f"tables identical between the --cores 1 and --cores 2 runs (the latter with the "
+                    f"training records on): {shared - len(differing)} of {shared}"
+                    f"{' (differ: ' + ', '.join(differing[:5]) + ')' if differing else ''}",
+                    shared - len(differing),
+                    shared,
+                    None,
+                    "all",
+                    not differing,
+                )
+            )
+            rows.append(
+                row(
+                    "pipeline",
+                    "parallel scaling: --cores 2 wall time (s), --cores 1 as baseline",
+                    cold,
+                    serial,
+                    serial / cold,
+                    f">= {BUDGET['speedup']}x",
+                    serial / cold >= BUDGET["speedup"],
+                )
+            )
             slowdown = per_job["seconds"].sum() / serial
-            rows.append(row("pipeline", "job time at --cores 2 over the --cores 1 run's wall time (each job's slowdown beside "
-                            "another; ~1 when the cores are independent)", slowdown, None, None, "", None))
+            rows.append(
+                row(
+                    "pipeline",
+                    "job time at --cores 2 over the --cores 1 run's wall time (each job's slowdown beside "
+                    "another; ~1 when the cores are independent)",
+                    slowdown,
+                    None,
+                    None,
+                    "",
+                    None,
+                )
+            )
             capacity = parallel_capacity()
             print(f"pipeline: parallel capacity {capacity:.2f}x", flush=True)
-            rows.append(row("pipeline", "machine ceiling: two 1-thread A2 trainings at once vs one alone (steps/s, summed)",
-                            capacity, 1.0, capacity, "context: no DAG beats it", None))
-    by_rule = (per_job.groupby("rule").agg(jobs=("job", "size"), seconds=("seconds", "sum"),
-                                           slowest_job_s=("seconds", "max"), peak_rss_mib=("max_rss_mib", "max"))
-               .sort_values("seconds", ascending=False).reset_index())
+            rows.append(
+                row(
+                    "pipeline",
+                    "machine ceiling: two 1-thread A2 trainings at once vs one alone (steps/s, summed)",
+                    capacity,
+                    1.0,
+                    capacity,
+                    "context: no DAG beats it",
+                    None,
+                )
+            )
+    by_rule = (
+        per_job.groupby("rule")
+        .agg(
+            jobs=("job", "size"),
+            seconds=("seconds", "sum"),
+            slowest_job_s=("seconds", "max"),
+            peak_rss_mib=("max_rss_mib", "max"),
+        )
+        .sort_values("seconds", ascending=False)
+        .reset_index()
+    )
     by_rule["share"] = by_rule["seconds"] / by_rule["seconds"].sum()
     return rows, by_rule, limit_table
 

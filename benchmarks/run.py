@@ -49,18 +49,35 @@ REPO = Path(__file__).resolve().parents[1]
 
 def ensemble_rows(frame) -> list[dict]:
     """benchmarks/ensemble.py's ratios as rows: a member's step stacked with others against alone."""
-    return [row("ensemble", f"{r.training}: ms per member-step, {r.members} stacked vs alone (the baseline)",
-                r.ms_per_member_step_stacked, r.ms_per_member_step_alone, r.speedup, "context: where ensembles pay", None)
-            for r in frame.itertuples()]
+    return [
+        row(
+            "ensemble",
+            f"{r.training}: ms per member-step, {r.members} stacked vs alone (the baseline)",
+            r.ms_per_member_step_stacked,
+            r.ms_per_member_step_alone,
+            r.speedup,
+            "context: where ensembles pay",
+            None,
+        )
+        for r in frame.itertuples()
+    ]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", default=None, help="config merged over config.yaml for the pipeline part")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the --cores 1 pipeline run")
-    parser.add_argument("--reference", type=Path, help="another run's summary.csv (e.g. before a change): its folder's tables and its claims compared")
-    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
-                        help="threads for the in-process benchmarks (default: 2, the budget machine's cores)")
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        help="another run's summary.csv (e.g. before a change): its folder's tables and its claims compared",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="threads for the in-process benchmarks (default: 2, the budget machine's cores)",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "results" / "benchmarks")
     args = parser.parse_args(argv)
     if args.configfile and not (REPO / args.configfile).is_file() and not Path(args.configfile).is_file():
@@ -77,14 +94,19 @@ def main(argv=None) -> int:
     rows += pipeline_rows
     frame = table(rows)
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    text = (f"# Benchmarks\n\n`python benchmarks/run.py{' --configfile ' + args.configfile if args.configfile else ''}"
-            f"{' --skip-scaling' if args.skip_scaling else ''}` on {machine}; {args.threads} threads in process; "
-            f"{(time.perf_counter() - started) / 60:.0f} min in all.\n\n" + markdown(frame)
-            + f"\n## Where the end-to-end time goes (job time {by_rule['seconds'].sum():.0f} s over "
-            f"{int(by_rule['jobs'].sum())} benchmarked jobs)\n\n" + markdown(by_rule.head(10))
-            + "\n## How far each training is from the machine's limit (training_limit.csv)\n\n"
-            + markdown(limit_table.drop(columns="bound_by"))
-            + "\n" + "".join(f"- {r.rule}: {r.bound_by}\n" for r in limit_table.itertuples()))
+    text = (
+        f"# Benchmarks\n\n`python benchmarks/run.py{' --configfile ' + args.configfile if args.configfile else ''}"
+        f"{' --skip-scaling' if args.skip_scaling else ''}` on {machine}; {args.threads} threads in process; "
+        f"{(time.perf_counter() - started) / 60:.0f} min in all.\n\n"
+        + markdown(frame)
+        + f"\n## Where the end-to-end time goes (job time {by_rule['seconds'].sum():.0f} s over "
+        f"{int(by_rule['jobs'].sum())} benchmarked jobs)\n\n"
+        + markdown(by_rule.head(10))
+        + "\n## How far each training is from the machine's limit (training_limit.csv)\n\n"
+        + markdown(limit_table.drop(columns="bound_by"))
+        + "\n"
+        + "".join(f"- {r.rule}: {r.bound_by}\n" for r in limit_table.itertuples())
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "benchmarks.csv", index=False)
     by_rule.to_csv(args.out / "pipeline_rules.csv", index=False)

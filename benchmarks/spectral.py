@@ -77,17 +77,38 @@ def measure(config_path=REPO / "config.yaml", skewed: bool = False) -> list[dict
     tau, dims, nodes = config["tau"], config["approximation"]["dims"], config["approximation"]["quadrature_nodes"]
     cases = [("config GMM", LatentClassGMM.from_config(config["gmm"]))]
     if skewed:
-        cases.append(("skewed K=3 GMM", LatentClassGMM([0.2, 0.5, 0.3], [2.0, -1.0, 0.3], [0.5, 1.5, 1.0], [-1.0, 0.4, 3.0],
-                                                         [2.0, 0.7, 1.2])))
+        cases.append(
+            (
+                "skewed K=3 GMM",
+                LatentClassGMM([0.2, 0.5, 0.3], [2.0, -1.0, 0.3], [0.5, 1.5, 1.0], [-1.0, 0.4, 3.0], [2.0, 0.7, 1.2]),
+            )
+        )
     rows = []
     for index, (name, gmm) in enumerate(cases):
         speedup, d_ours, d_base, t_ours, t_base = run_case(name, gmm, tau, dims, nodes)
         headline = index == 0
-        rows.append(row("spectral", f"A1 truncation table, {name}: wall time (s), naive uniform grid as baseline", t_ours,
-                        t_base, speedup, ">= 20x" if headline else "", speedup >= 20 if headline else None))
-        rows.append(row("spectral", f"A1 truncation table, {name}: correct significant digits (worst value)", min(d_ours, 16.0),
-                        min(d_base, 16.0), None, ">= 4 and >= baseline" if headline else "",
-                        bool(d_ours >= 4 and d_ours >= min(d_base, 13.0)) if headline else None))
+        rows.append(
+            row(
+                "spectral",
+                f"A1 truncation table, {name}: wall time (s), naive uniform grid as baseline",
+                t_ours,
+                t_base,
+                speedup,
+                ">= 20x" if headline else "",
+                speedup >= 20 if headline else None,
+            )
+        )
+        rows.append(
+            row(
+                "spectral",
+                f"A1 truncation table, {name}: correct significant digits (worst value)",
+                min(d_ours, 16.0),
+                min(d_base, 16.0),
+                None,
+                ">= 4 and >= baseline" if headline else "",
+                bool(d_ours >= 4 and d_ours >= min(d_base, 13.0)) if headline else None,
+            )
+        )
     return rows
 
 

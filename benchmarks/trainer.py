@@ -73,8 +73,9 @@ def our_epoch(x, y, seed, compile: bool = False) -> float:
     torch.compile'd (the compile itself happens in the warm-up round: a long run pays it once)."""
     torch.manual_seed(seed)
     model = TwoTower(1, 1, DIM)
-    settings = TrainSettings(epochs=1, batch_size=BATCH, learning_rate=1e-3, weight_decay=0.01, seed=seed, name="bench",
-                             compile=compile)
+    settings = TrainSettings(
+        epochs=1, batch_size=BATCH, learning_rate=1e-3, weight_decay=0.01, seed=seed, name="bench", compile=compile
+    )
     start = time.perf_counter()
     train(model, in_batch_info_nce(TAU), [x, y], settings)
     return (len(x) // BATCH) * BATCH / (time.perf_counter() - start)
@@ -92,17 +93,27 @@ def trainer_rows(samples: int = 102_400, rounds: int = 7) -> list[dict]:
     rows = []
     for k, (name, compiled) in enumerate(variants.items(), start=1):
         ratios = [r[k] / r[0] for r in rounds_]
-        print(f"trainer ({name}) vs DataLoader loop, paired speed-up per round: {', '.join(f'{r:.2f}' for r in ratios)}",
-              flush=True)
+        print(
+            f"trainer ({name}) vs DataLoader loop, paired speed-up per round: {', '.join(f'{r:.2f}' for r in ratios)}", flush=True
+        )
         ratio = statistics.median(ratios)
         target = 3 if compiled else 2
         how = "torch.compile, compiled in the warm-up round" if compiled else "as the default scale runs it"
-        rows.append(row("trainer", f"A2 training throughput (samples/s), {name} step ({how}), plain DataLoader loop as baseline",
-                        statistics.median(r[k] for r in rounds_), statistics.median(r[0] for r in rounds_), ratio,
-                        f">= {target}x", ratio >= target))
+        rows.append(
+            row(
+                "trainer",
+                f"A2 training throughput (samples/s), {name} step ({how}), plain DataLoader loop as baseline",
+                statistics.median(r[k] for r in rounds_),
+                statistics.median(r[0] for r in rounds_),
+                ratio,
+                f">= {target}x",
+                ratio >= target,
+            )
+        )
     if len(variants) == 1:
-        rows.append(row("trainer", "A2 training throughput (samples/s), compiled step: no C++ compiler here", None,
-                        target=">= 3x"))
+        rows.append(
+            row("trainer", "A2 training throughput (samples/s), compiled step: no C++ compiler here", None, target=">= 3x")
+        )
     return rows
 
 
@@ -163,17 +174,47 @@ def compiled_step_rows(steps: int = 200, rounds: int = 5) -> list[dict]:
         eager, compiled = statistics.median(e for e, _ in pairs), statistics.median(c for _, c in pairs)
         compile_s = first["compiled"] - first["eager"]
         saving = eager - compiled
-        rows.append(row("trainer", f"{name} two-tower step (ms), torch.compile'd vs eager (the baseline)", compiled * 1e3,
-                        eager * 1e3, eager / compiled, "context"))
-        rows.append(row("trainer", f"{name} two-tower step: share of the matmul limit ({peak / 1e9:.0f} GFLOP/s, "
-                        f"{flops / 1e6:.0f} MFLOP per step), compiled vs eager (the baseline)", flops / compiled / peak,
-                        flops / eager / peak, eager / compiled, ">= 0.45", flops / compiled / peak >= 0.45))
-        rows.append(row("trainer", f"{name} two-tower step: share of the matmul limit its matrix products alone reach "
-                        f"({matmul_s * 1e3:.2g} ms of a step; the ceiling with all other work fused away)",
-                        flops / matmul_s / peak, target="context: the measured reason for a share below 0.45"))
-        rows.append(row("trainer", f"{name} two-tower step: compile time in this process (s) and the steps that pay "
-                        "for it (the ratio column)", compile_s, None, compile_s / saving if saving > 0 else float("inf"),
-                        "context: crlrepro.learning.train.COMPILE_MIN_STEPS"))
+        rows.append(
+            row(
+                "trainer",
+                f"{name} two-tower step (ms), torch.compile'd vs eager (the baseline)",
+                compiled * 1e3,
+                eager * 1e3,
+                eager / compiled,
+                "context",
+            )
+        )
+        rows.append(
+            row(
+                "trainer",
+                f"{name} two-tower step: share of the matmul limit ({peak / 1e9:.0f} GFLOP/s, "
+                f"{flops / 1e6:.0f} MFLOP per step), compiled vs eager (the baseline)",
+                flops / compiled / peak,
+                flops / eager / peak,
+                eager / compiled,
+                ">= 0.45",
+                flops / compiled / peak >= 0.45,
+            )
+        )
+        rows.append(
+            row(
+                "trainer",
+                f"{name} two-tower step: share of the matmul limit its matrix products alone reach "
+                f"({matmul_s * 1e3:.2g} ms of a step; the ceiling with all other work fused away)",
+                flops / matmul_s / peak,
+                target="context: the measured reason for a share below 0.45",
+            )
+        )
+        rows.append(
+            row(
+                "trainer",
+                f"{name} two-tower step: compile time in this process (s) and the steps that pay for it (the ratio column)",
+                compile_s,
+                None,
+                compile_s / saving if saving > 0 else float("inf"),
+                "context: crlrepro.learning.train.COMPILE_MIN_STEPS",
+            )
+        )
     return rows
 
 
@@ -182,7 +223,7 @@ def _ssl_step(model, optimizer, batch):
 
     first, second = batch
     z = model(torch.cat([first, second]))
-    loss = info_nce_in_batch(z[: len(first)], z[len(first):], 0.2)
+    loss = info_nce_in_batch(z[: len(first)], z[len(first) :], 0.2)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
@@ -210,8 +251,17 @@ def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     rate(plain), rate(fast)  # warm-up
     pairs = [(rate(plain), rate(fast)) for _ in range(rounds)]
     ratio = statistics.median(f / p for p, f in pairs)
-    rows = [row("trainer", "paper 3 encoder training step (images/s), NCHW layout as baseline",
-                statistics.median(f for _, f in pairs), statistics.median(p for p, _ in pairs), ratio, "> 1x (the cut)", ratio > 1)]
+    rows = [
+        row(
+            "trainer",
+            "paper 3 encoder training step (images/s), NCHW layout as baseline",
+            statistics.median(f for _, f in pairs),
+            statistics.median(p for p, _ in pairs),
+            ratio,
+            "> 1x (the cut)",
+            ratio > 1,
+        )
+    ]
     from crlrepro.learning.train import cxx_compiler
 
     if cxx_compiler() is None:
@@ -232,10 +282,17 @@ def ssl_layout_rows(steps: int = 20, rounds: int = 5) -> list[dict]:
     eager_ms = 2 * len(batch[0]) / statistics.median(f for f, _ in pairs) * 1e3
     saving_s = eager_ms / 1e3 * (1 - 1 / ratio)
     pays = f"{first / saving_s:,.0f} steps to pay for it" if saving_s > 0 else "no step saves time"
-    rows.append(row("trainer", f"paper 3 encoder training step (images/s), torch.compile'd (its compile: {first:.1f} s, "
-                    f"{pays}), channels-last eager as baseline",
-                    statistics.median(c for _, c in pairs), statistics.median(f for f, _ in pairs), ratio,
-                    "context: compile where a run pays for it"))
+    rows.append(
+        row(
+            "trainer",
+            f"paper 3 encoder training step (images/s), torch.compile'd (its compile: {first:.1f} s, "
+            f"{pays}), channels-last eager as baseline",
+            statistics.median(c for _, c in pairs),
+            statistics.median(f for f, _ in pairs),
+            ratio,
+            "context: compile where a run pays for it",
+        )
+    )
     return rows
 
 
@@ -304,21 +361,41 @@ def allocator_rows(rounds: int = 5) -> list[dict]:
     rows = []
     for name, measure in ALLOCATOR_WORKLOADS.items():
         turns = min(rounds, 3) if name == "quadrature" else rounds  # ~17 s a call
+
         def run(retain):
-            out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--allocator-worker", name,
-                                  "retain" if retain else "default", str(units[name])],
-                                 capture_output=True, text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--allocator-worker",
+                    name,
+                    "retain" if retain else "default",
+                    str(units[name]),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
             return float(out[0]), float(out[1])
 
         pairs = [(run(False), run(True)) for _ in range(turns)]
         ratios = [base[0] / ours[0] for base, ours in pairs]
-        print(f"{name}: retained vs default allocator, paired speed-up per round: "
-              f"{', '.join(f'{r:.2f}' for r in ratios)}", flush=True)
+        print(
+            f"{name}: retained vs default allocator, paired speed-up per round: {', '.join(f'{r:.2f}' for r in ratios)}",
+            flush=True,
+        )
         faults = (statistics.median(b[1] for b, _ in pairs), statistics.median(o[1] for _, o in pairs))
-        rows.append(row("trainer", f"{measure}, freed memory retained (page faults per unit: {faults[1]:,.0f}); "
-                                   f"glibc's default as baseline ({faults[0]:,.0f})",
-                        statistics.median(o[0] for _, o in pairs), statistics.median(b[0] for b, _ in pairs),
-                        statistics.median(ratios), "context: the same values, fewer page faults"))
+        rows.append(
+            row(
+                "trainer",
+                f"{measure}, freed memory retained (page faults per unit: {faults[1]:,.0f}); "
+                f"glibc's default as baseline ({faults[0]:,.0f})",
+                statistics.median(o[0] for _, o in pairs),
+                statistics.median(b[0] for b, _ in pairs),
+                statistics.median(ratios),
+                "context: the same values, fewer page faults",
+            )
+        )
     return rows
 
 

@@ -34,20 +34,29 @@ def claims_section(paper: int, page_dir: Path) -> str:
     scales = published_scales(RESULTS)
     out = []
     for e in experiments_of(paper):
-        out += [f"### {e.id}: {e.title}", "", f"In the paper: {e.section}. Rules {', '.join(f'`{r}`' for r in e.rules)}.", "",
-                "| row | role | kind | statement | comparable when these keys are the paper's | values the summary leaves out |",
-                "|---|---|---|---|---|---|"]
+        out += [
+            f"### {e.id}: {e.title}",
+            "",
+            f"In the paper: {e.section}. Rules {', '.join(f'`{r}`' for r in e.rules)}.",
+            "",
+            "| row | role | kind | statement | comparable when these keys are the paper's | values the summary leaves out |",
+            "|---|---|---|---|---|---|",
+        ]
         for c in e.claims:
             role = c.role if c.role == "claim" else f"diagnostic: {_cell(c.why)}"
-            out.append(f"| `{c.key}` | {role} | {c.kind} | {_cell(c.statement)} | "
-                       f"{', '.join(f'`{k}`' for k in c.depends_on) or '—'} | {', '.join(f'`{k}`' for k in c.unreported) or '—'} |")
+            out.append(
+                f"| `{c.key}` | {role} | {c.kind} | {_cell(c.statement)} | "
+                f"{', '.join(f'`{k}`' for k in c.depends_on) or '—'} | {', '.join(f'`{k}`' for k in c.unreported) or '—'} |"
+            )
         out.append("")
         for scale in scales:
             folder = RESULTS / scale
             table = folder / e.claims_table
             if table.is_file():
-                out.append(f"Published at the **{scale}** scale: [claims table]({_relative(table, page_dir)}) "
-                           f"([summary]({_relative(folder / 'summary.md', page_dir)})).")
+                out.append(
+                    f"Published at the **{scale}** scale: [claims table]({_relative(table, page_dir)}) "
+                    f"([summary]({_relative(folder / 'summary.md', page_dir)}))."
+                )
                 out.append("")
             if e.figure and (folder / "figures" / f"{e.figure}.png").is_file():
                 out += [f"![{e.id} at the {scale} scale]({_relative(folder / 'figures' / (e.figure + '.png'), page_dir)})", ""]

@@ -49,8 +49,20 @@ VOLATILE = ("logs", "benchmarks")
 
 
 # Outside a git checkout (an unpacked archive), the project's own entries: what a package build and the workflow use.
-PROJECT_ENTRIES = ("Snakefile", "config.yaml", "pyproject.toml", "README.md", "configs", "src", "workflow", "envs", "profiles",
-                   "tests", "benchmarks", "docs")
+PROJECT_ENTRIES = (
+    "Snakefile",
+    "config.yaml",
+    "pyproject.toml",
+    "README.md",
+    "configs",
+    "src",
+    "workflow",
+    "envs",
+    "profiles",
+    "tests",
+    "benchmarks",
+    "docs",
+)
 _CACHES = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis")
 
 
@@ -67,8 +79,11 @@ def project_files(root) -> list[str]:
     for entry in PROJECT_ENTRIES:
         path = root / entry
         candidates = [path] if path.is_file() else sorted(path.rglob("*")) if path.is_dir() else []
-        files += [str(p.relative_to(root)) for p in candidates
-                  if p.is_file() and not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.parts)]
+        files += [
+            str(p.relative_to(root))
+            for p in candidates
+            if p.is_file() and not {"__pycache__", ".pytest_cache", ".hypothesis"} & set(p.parts)
+        ]
     return files
 
 
@@ -118,8 +133,12 @@ def planned_jobs(workdir, *args):
 def planned_outputs(workdir, *args):
     """Every output a dry run would write, from its jobs' ``output:`` lines."""
     out = snakemake(workdir, "-n", "--cores", "1", *args).stdout
-    return {path.strip() for line in out.splitlines() if line.strip().startswith("output:")
-            for path in line.split("output:", 1)[1].split(",")}
+    return {
+        path.strip()
+        for line in out.splitlines()
+        if line.strip().startswith("output:")
+        for path in line.split("output:", 1)[1].split(",")
+    }
 
 
 def edit(path):

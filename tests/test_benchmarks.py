@@ -54,9 +54,13 @@ def test_reads_the_benchmark_files(tmp_path):
 
 
 def test_only_measured_misses_fail_and_the_table_says_so():
-    frame = common.table([common.row("a", "met", 1.0, 2.0, 2.0, ">= 2x", True),
-                          common.row("b", "missed", 1.0, 1.5, 1.5, ">= 2x", False),
-                          common.row("gpu", "not measured here", None, 3.0, None, "where a GPU is lent", None)])
+    frame = common.table(
+        [
+            common.row("a", "met", 1.0, 2.0, 2.0, ">= 2x", True),
+            common.row("b", "missed", 1.0, 1.5, 1.5, ">= 2x", False),
+            common.row("gpu", "not measured here", None, 3.0, None, "where a GPU is lent", None),
+        ]
+    )
     assert list(common.failed(frame)["measure"]) == ["missed"]
     text = common.markdown(frame)
     assert "| b | missed | 1 | 1.5 | 1.5 | >= 2x | **no** |" in text
@@ -65,7 +69,9 @@ def test_only_measured_misses_fail_and_the_table_says_so():
 
 def _run_log(jobs):
     """A snakemake log of jobs (rule, start second, end second), starts and finishes in time order."""
-    events = sorted([(a, 1, i, rule) for i, (rule, a, b) in enumerate(jobs)] + [(b, 0, i, rule) for i, (rule, a, b) in enumerate(jobs)])
+    events = sorted(
+        [(a, 1, i, rule) for i, (rule, a, b) in enumerate(jobs)] + [(b, 0, i, rule) for i, (rule, a, b) in enumerate(jobs)]
+    )
     lines = []
     for t, kind, i, rule in events:
         lines.append(f"[Sun Nov 29 18:{t // 60:02d}:{t % 60:02d} 2026]")
@@ -88,20 +94,38 @@ def test_occupancy_finds_how_busy_the_cores_were_and_the_tail_with_one_idle():
 def test_training_limit_shares_and_what_bounds_them():
     import limit
 
-    records = pd.DataFrame([
-        # a big-step training: 1 GFLOP per step, 10 steps timed in 0.1 s -> 100 GFLOP/s in its steps
-        {"job": "ssl_train/x", "flops_per_step": 1e9, "steps": 12, "timed_steps": 10, "timed_steps_s": 0.1,
-         "matmul_time_share": 0.9, "before_first_step_s": 3.0},
-        # a tiny-step one: 0.5 MFLOP per step at 1 ms
-        {"job": "negative_sampling/y", "flops_per_step": 5e5, "steps": 1000, "timed_steps": 998, "timed_steps_s": 0.998,
-         "matmul_time_share": 0.05, "before_first_step_s": 2.0},
-    ])
+    records = pd.DataFrame(
+        [
+            # a big-step training: 1 GFLOP per step, 10 steps timed in 0.1 s -> 100 GFLOP/s in its steps
+            {
+                "job": "ssl_train/x",
+                "flops_per_step": 1e9,
+                "steps": 12,
+                "timed_steps": 10,
+                "timed_steps_s": 0.1,
+                "matmul_time_share": 0.9,
+                "before_first_step_s": 3.0,
+            },
+            # a tiny-step one: 0.5 MFLOP per step at 1 ms
+            {
+                "job": "negative_sampling/y",
+                "flops_per_step": 5e5,
+                "steps": 1000,
+                "timed_steps": 998,
+                "timed_steps_s": 0.998,
+                "matmul_time_share": 0.05,
+                "before_first_step_s": 2.0,
+            },
+        ]
+    )
     records["rule"] = records["job"].str.split("/").str[0]
     per_job = pd.DataFrame({"rule": ["ssl_train", "negative_sampling"], "seconds": [4.0, 10.0]})
     table = limit.training_limit(records, per_job, peak=125e9).set_index("rule")
     big, tiny = table.loc["ssl_train"], table.loc["negative_sampling"]
     assert big["gflop"] == pytest.approx(12.0) and big["steps_s"] == pytest.approx(0.12)
-    assert big["share_of_limit_in_steps"] == pytest.approx(100 / 125) and big["share_of_limit_over_job"] == pytest.approx(12 / 4 / 125)
+    assert big["share_of_limit_in_steps"] == pytest.approx(100 / 125) and big["share_of_limit_over_job"] == pytest.approx(
+        12 / 4 / 125
+    )
     assert big["bound_by"].startswith("arithmetic")
     assert tiny["share_of_limit_in_steps"] == pytest.approx(0.5 / 125) and tiny["ms_per_step"] == pytest.approx(1.0)
     assert tiny["bound_by"].startswith("per-operator overhead")
@@ -137,9 +161,20 @@ def test_the_allocator_benchmark_measures_what_it_says(allocator_environment):
 
     faults = {}
     for mode in ("default", "retain"):
-        out = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
-                              "--allocator-worker", "ssl", mode, "15"], capture_output=True, text=True, check=True,
-                             env=allocator_environment)
+        out = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
+                "--allocator-worker",
+                "ssl",
+                mode,
+                "15",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=allocator_environment,
+        )
         ms, per_unit = map(float, out.stdout.split())
         assert ms > 0
         faults[mode] = per_unit
@@ -147,8 +182,18 @@ def test_the_allocator_benchmark_measures_what_it_says(allocator_environment):
     # is left (34 per step over 30 steps, 414 over 4 in one CI run), so the bound leaves room for it
     assert faults["default"] > 500
     assert faults["retain"] < faults["default"] / 4
-    bad = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
-                          "--allocator-worker", "gpt", "default", "4"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve().parents[1] / "benchmarks" / "trainer.py"),
+            "--allocator-worker",
+            "gpt",
+            "default",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode != 0 and "unknown workload 'gpt'" in bad.stderr
 
 

@@ -18,14 +18,36 @@ from conftest import require_browser
 from crlrepro.studies.registry import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ("", "getting-started/", "configs/", "cluster/", "recovery/", "report/", "claims/", "paper1/", "paper2/", "paper3/",
-         "results/default/summary/", "results/smoke/summary/", "reference/", "performance/", "benchmarks/", "performance-history/", "development/")
+PAGES = (
+    "",
+    "getting-started/",
+    "configs/",
+    "cluster/",
+    "recovery/",
+    "report/",
+    "claims/",
+    "paper1/",
+    "paper2/",
+    "paper3/",
+    "results/default/summary/",
+    "results/smoke/summary/",
+    "reference/",
+    "performance/",
+    "benchmarks/",
+    "performance-history/",
+    "development/",
+)
 
 
 def build(root: Path, site: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
-                          capture_output=True, text=True, cwd=root, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -146,8 +168,14 @@ def test_every_python_block_of_the_docs_runs(page, tmp_path):
             pytest.fail(f"{page.name} reads {FASHION_MNIST} (Debian's dataset-fashion-mnist), which is not installed")
         pytest.skip(f"{page.name} reads {FASHION_MNIST}: apt-get install dataset-fashion-mnist")
     script = "\n".join(f"# --- block {i}\n{b}" for i, b in enumerate(blocks))
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env={**os.environ, "MPLBACKEND": "Agg"})
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
     assert proc.returncode == 0, f"{page.name}:\n{proc.stderr[-3000:]}"
 
 

@@ -70,10 +70,12 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
 
     (tmp_path / "target_mod.py").write_text(
         "LIMIT = 3\n\n\ndef helper(x):\n    return x + 1\n\n\n@staticmethod\ndef decorated(x):\n"
-        "    inner = lambda y: y * 2  # noqa: E731\n    return inner(x)\n\n\ndef unused():\n    return 0\n")
+        "    inner = lambda y: y * 2  # noqa: E731\n    return inner(x)\n\n\ndef unused():\n    return 0\n"
+    )
     (tmp_path / "test_target.py").write_text(
         "import target_mod\n\n\ndef test_helper():\n    assert target_mod.helper(1) == 2\n\n\n"
-        "def test_decorated():\n    assert target_mod.decorated(2) == 4\n\n\ndef test_nothing():\n    assert True\n")
+        "def test_decorated():\n    assert target_mod.decorated(2) == 4\n\n\ndef test_nothing():\n    assert True\n"
+    )
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("target_mod", None)
     mod = mutate.Module("target_mod.py", "target_mod", (tmp_path / "target_mod.py").read_bytes())

@@ -46,8 +46,10 @@ def imported_modules(path: Path, root: Path, package: str) -> set[str]:
 
 
 def module_files(root: Path) -> dict[str, Path]:
-    return {".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__"): p
-            for p in sorted(root.rglob("*.py"))}
+    return {
+        ".".join(p.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in sorted(root.rglob("*.py"))
+    }
 
 
 def resolve(name: str, modules: dict[str, Path]) -> str | None:
@@ -61,8 +63,9 @@ def resolve(name: str, modules: dict[str, Path]) -> str | None:
 
 def graph(root: Path, package: str) -> dict[str, set[str]]:
     modules = module_files(root)
-    return {m: {r for n in imported_modules(p, root, package) if (r := resolve(n, modules)) and r != m}
-            for m, p in modules.items()}
+    return {
+        m: {r for n in imported_modules(p, root, package) if (r := resolve(n, modules)) and r != m} for m, p in modules.items()
+    }
 
 
 def layer(module: str) -> str | None:
@@ -78,7 +81,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == "open":
-                found.append(stack[stack.index(nxt):] + [nxt])
+                found.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -111,8 +114,11 @@ def test_no_layer_imports_upward():
 
 def test_the_theory_layer_is_numpy_and_scipy_only():
     """theory/ holds exact and quadrature mathematics: no module of it imports torch (the learning layer does)."""
-    heavy = sorted(str(p.relative_to(SRC)) for p in (SRC / "theory").rglob("*.py")
-                   if {n.split(".")[0] for n in _bench_imports(p)} & {"torch", "torchvision"})
+    heavy = sorted(
+        str(p.relative_to(SRC))
+        for p in (SRC / "theory").rglob("*.py")
+        if {n.split(".")[0] for n in _bench_imports(p)} & {"torch", "torchvision"}
+    )
     assert heavy == [], heavy
 
 
@@ -125,8 +131,13 @@ def study_of(module: str) -> str | None:
 
 def test_a_study_imports_no_other_study_and_not_the_registry():
     """A study is a vertical slice: what it knows it holds itself, so adding to one study touches only it."""
-    crossing = [f"{module} -> {target}" for module, targets in graph(SRC, "crlrepro").items() if study_of(module)
-                for target in targets if target in GATHERING or (study_of(target) and study_of(target) != study_of(module))]
+    crossing = [
+        f"{module} -> {target}"
+        for module, targets in graph(SRC, "crlrepro").items()
+        if study_of(module)
+        for target in targets
+        if target in GATHERING or (study_of(target) and study_of(target) != study_of(module))
+    ]
     assert crossing == [], crossing
     studies = {study_of(m) for m in module_files(SRC)} - {None}
     assert len(studies) >= 9, studies
@@ -134,8 +145,10 @@ def test_a_study_imports_no_other_study_and_not_the_registry():
 
 def test_the_library_and_the_benchmarks_have_no_import_cycle():
     assert cycles(graph(SRC, "crlrepro")) == []
-    bench = {p.stem: {n.split(".")[0] for n in _bench_imports(p)} & {q.stem for q in BENCHMARKS.glob("*.py")} - {p.stem}
-             for p in BENCHMARKS.glob("*.py")}
+    bench = {
+        p.stem: {n.split(".")[0] for n in _bench_imports(p)} & {q.stem for q in BENCHMARKS.glob("*.py")} - {p.stem}
+        for p in BENCHMARKS.glob("*.py")
+    }
     assert cycles(bench) == []
 
 
@@ -185,10 +198,17 @@ def test_each_public_api_listed_in_all_names_exactly_the_modules_public_definiti
         module = importlib.import_module(name)
         listed = set(module.__all__)
         assert len(listed) == len(module.__all__), f"{name}: __all__ lists a name twice"
-        assert all(hasattr(module, n) for n in listed), f"{name}: __all__ lists {sorted(n for n in listed if not hasattr(module, n))}"
+        assert all(hasattr(module, n) for n in listed), (
+            f"{name}: __all__ lists {sorted(n for n in listed if not hasattr(module, n))}"
+        )
         defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")}
-        defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
-                    if isinstance(t, ast.Name) and t.id.isupper() and not t.id.startswith("_")}
+        defined |= {
+            t.id
+            for n in tree.body
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Name) and t.id.isupper() and not t.id.startswith("_")
+        }
         assert defined <= listed, f"{name}: public but not in __all__: {sorted(defined - listed)}"
         checked += 1
     assert not without, f"no __all__: {without}"

@@ -43,8 +43,13 @@ def a1(good: bool):
     ref = paper_values("A1")
     dims = [1, 2, 4, 8]
     factor = 1.0 if good else 1.01
-    truncation = pd.DataFrame({"D": dims, "tail_sum": [ref["tail_sum"][d] * factor for d in dims],
-                               "trunc_excess_risk": [ref["trunc_excess_risk"][d] * factor for d in dims]})
+    truncation = pd.DataFrame(
+        {
+            "D": dims,
+            "tail_sum": [ref["tail_sum"][d] * factor for d in dims],
+            "trunc_excess_risk": [ref["trunc_excess_risk"][d] * factor for d in dims],
+        }
+    )
     convergence = pd.concat([truncation.assign(nodes=100), truncation.assign(nodes=400)])
     return a1_claims(truncation, convergence, ref, paper_setting("A1"))
 
@@ -56,8 +61,14 @@ def a2_table(good: bool) -> pd.DataFrame:
         for seed in SEEDS:
             # good: the paper's values ± 1 %; bad: three times them, growing with D
             scale = 1.0 if good else 3.0 * 10.0 ** (4 * i)
-            rows.append({"D": d, "seed": seed, "excess_risk": ref["excess_risk"][d] * scale * (1 + jitter(seed, 0.01)),
-                         "l2_distance": ref["l2_distance"][d] * scale * (1 + jitter(seed, 0.01))})
+            rows.append(
+                {
+                    "D": d,
+                    "seed": seed,
+                    "excess_risk": ref["excess_risk"][d] * scale * (1 + jitter(seed, 0.01)),
+                    "l2_distance": ref["l2_distance"][d] * scale * (1 + jitter(seed, 0.01)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -65,8 +76,17 @@ def approximation_bound(good: bool, bounded: bool = True) -> pd.DataFrame:
     """good: the best excess risk below C·tail, which is below τ·I; bad: above it at D = 4."""
     tail = np.array([0.5, 1e-2, 7e-4, 6e-6])
     inf_estimate = 0.08 * tail * np.array([1, 1, 1 if good else 200, 1])
-    return pd.DataFrame({"D": [1, 2, 4, 8], "tail_sum": tail, "inf_estimate": inf_estimate, "alpha": 2.0,
-                         "bound": 3.0 * tail, "bounded": [True, True, True, bounded], "trivial_excess": 0.13})
+    return pd.DataFrame(
+        {
+            "D": [1, 2, 4, 8],
+            "tail_sum": tail,
+            "inf_estimate": inf_estimate,
+            "alpha": 2.0,
+            "bound": 3.0 * tail,
+            "bounded": [True, True, True, bounded],
+            "trivial_excess": 0.13,
+        }
+    )
 
 
 def l2_minima(good: bool) -> pd.DataFrame:
@@ -74,8 +94,11 @@ def l2_minima(good: bool) -> pd.DataFrame:
     and twice its square root (so that the floor and its square, the MSE reading, both exceed it)."""
     paper = paper_values("A2")["l2_distance"]
     rows = [{"D": 0, "definition": name, "minimum": 1.0} for name in ("plain", "joint")]
-    rows += [{"D": d, "definition": name, "minimum": 2.0 * max(v, v ** 0.5) if d == 4 and not good else 0.5 * v}
-             for name in ("plain", "joint") for d, v in paper.items()]
+    rows += [
+        {"D": d, "definition": name, "minimum": 2.0 * max(v, v**0.5) if d == 4 and not good else 0.5 * v}
+        for name in ("plain", "joint")
+        for d, v in paper.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -85,21 +108,31 @@ def sample_study(good: bool, ratio: float | None = None, seeds=SEEDS, noise: flo
     relative size ``noise``, the same per seed at every size (``shared``) or drawn apart per size."""
     ratio = ratio if ratio is not None else (1.001 if good else 3.0)
     value = paper_values("A2")["excess_risk"][8]
-    return pd.DataFrame([{"D": 8, "samples": n, "seed": seed,
-                          "excess_risk": value * factor * (1 + jitter(seed, noise, 0 if shared else salt))}
-                         for salt, (n, factor) in enumerate(((50_000, 2 * ratio), (100_000, ratio), (200_000, 1.0)))
-                         for seed in seeds])
+    return pd.DataFrame(
+        [
+            {"D": 8, "samples": n, "seed": seed, "excess_risk": value * factor * (1 + jitter(seed, noise, 0 if shared else salt))}
+            for salt, (n, factor) in enumerate(((50_000, 2 * ratio), (100_000, ratio), (200_000, 1.0)))
+            for seed in seeds
+        ]
+    )
 
 
 def a2(good: bool):
     # bad: the study still moving, the excess rising with the budget (falling toward the paper's value, it would make
     # the D = 8 value row inconclusive: test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted)
-    return a2_claims(a2_table(good), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(good),
-                     minima=l2_minima(good), samples=sample_study(good) if good else sample_study(False, ratio=1 / 3))
+    return a2_claims(
+        a2_table(good),
+        paper_values("A2"),
+        paper_setting("A2"),
+        bound=approximation_bound(good),
+        minima=l2_minima(good),
+        samples=sample_study(good) if good else sample_study(False, ratio=1 / 3),
+    )
 
 
 def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution():
     from crlrepro.studies.gmm_mlp.claims import sample_convergence_claim
+
     converged = sample_convergence_claim(sample_study(True))
     assert converged.verdict == REPRODUCED and converged.claim_id == "A2.converged_in_samples.D8"
     assert "N = 100000 vs 200000" in converged.claim and converged.measured == pytest.approx(0.001 * 9.188e-6, rel=1e-6)
@@ -115,6 +148,7 @@ def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution(
     # seeds whose noise is not shared between the sizes (ρ = 0) and no true change: never "still moving"; with the
     # margin at the value rows' Bonferroni level (as a2_claims passes it) a settled run can be decided as such
     from crlrepro.claims.verdicts import family_level
+
     apart = sample_convergence_claim(sample_study(True, ratio=1.0, shared=False), family_level(8))
     assert apart.verdict == REPRODUCED, apart.reason
     assert sample_convergence_claim(sample_study(True, ratio=1.0, shared=False)).verdict == INCONCLUSIVE  # same levels
@@ -139,6 +173,7 @@ def test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted()
     """The D = 8 excess-risk row read with the convergence study: above the paper's value and still falling with the
     training budget, it is inconclusive (more pairs per epoch, which the paper does not report, move it toward the
     paper's value); below it, or settled, or rising with the budget, it stays contradicted; other rows are untouched."""
+
     def rows(table, study):
         return {r.claim_id: r for r in a2_claims(table, paper_values("A2"), paper_setting("A2"), samples=study)}
 
@@ -159,17 +194,41 @@ def test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted()
 def a3(good: bool):
     ref = paper_values("A3")
     f, g = (0.97, 0.93) if good else (0.90, 0.99)
-    table = pd.DataFrame([{"D": d, "seed": s, "r2_f": f - 0.1 * (d != 8) + jitter(s, 0.002),
-                           "r2_g": g - 0.1 * (d != 8) + jitter(s, 0.002, 1)} for d in (7, 8, 9) for s in SEEDS])
-    elbow = {"classes": 8, "elbow": 8 if good else 6, "rule": "test rule", "per_seed": {s: 8 if good else 6 + s % 2 for s in SEEDS}}
+    table = pd.DataFrame(
+        [
+            {"D": d, "seed": s, "r2_f": f - 0.1 * (d != 8) + jitter(s, 0.002), "r2_g": g - 0.1 * (d != 8) + jitter(s, 0.002, 1)}
+            for d in (7, 8, 9)
+            for s in SEEDS
+        ]
+    )
+    elbow = {
+        "classes": 8,
+        "elbow": 8 if good else 6,
+        "rule": "test rule",
+        "per_seed": {s: 8 if good else 6 + s % 2 for s in SEEDS},
+    }
     return a3_claims(table, elbow, ref, paper_setting("A3"), spectrum=rank_evidence(8 if good else 11))
 
 
 def rank_evidence(detected: int, classes: int = 8) -> dict:
-    return {"classes": classes, "samples": 2000, "repeats": 5, "ratio": 0.04, "tail_share": 1e-3, "anchor_error": 2e-3,
-            "deterministic": {"max_relative_tail": 1e-31},
-            "floor": {"detected_rank": detected, "saturated": detected == 2 * classes, "rule": "test rule", "rtol": 1e-3,
-                      "z": 3.0, "margin_above": 8.5, "margin_below": 2.0}}
+    return {
+        "classes": classes,
+        "samples": 2000,
+        "repeats": 5,
+        "ratio": 0.04,
+        "tail_share": 1e-3,
+        "anchor_error": 2e-3,
+        "deterministic": {"max_relative_tail": 1e-31},
+        "floor": {
+            "detected_rank": detected,
+            "saturated": detected == 2 * classes,
+            "rule": "test rule",
+            "rtol": 1e-3,
+            "z": 3.0,
+            "margin_above": 8.5,
+            "margin_below": 2.0,
+        },
+    }
 
 
 def a4_exact(good: bool, *, configured: float | None = None, small_t: float | None = None, z: float | None = None):
@@ -179,25 +238,58 @@ def a4_exact(good: bool, *, configured: float | None = None, small_t: float | No
     starts = np.geomspace(1e-9, 1e-2, 8)
     slopes = np.linspace(0.92, 0.5, 8) if good else np.linspace(0.62, 0.4, 8)  # bad: no window near 0.8789
     scan = pd.DataFrame({"t_min": starts, "t_max": starts * 10, "width": 1.0, "points": 9, "slope": slopes, "configured": False})
-    mine = pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 20, "configured": True,
-                          "slope": configured if configured is not None else (0.882 if good else 0.5)}])
+    mine = pd.DataFrame(
+        [
+            {
+                "t_min": 1e-5,
+                "t_max": 1e-3,
+                "width": 2.0,
+                "points": 20,
+                "configured": True,
+                "slope": configured if configured is not None else (0.882 if good else 0.5),
+            }
+        ]
+    )
     limit = small_t if small_t is not None else (1.0 if good else 0.75)
     t = np.geomspace(1e-9, 1.0, 19)[:-1]
     curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": limit - 1.0 / np.log(1.0 / t)})
-    check = pd.DataFrame({"t": t[:10:2], "cdf_monte_carlo": t[:10:2], "cdf_exact": t[:10:2],
-                          "z": [0.5, -1.0, 2.0, z if z is not None else (0.3 if good else 9.0), -0.2]})
-    return {"curve": curve, "limit": admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy()),
-            "windows": pd.concat([scan, mine], ignore_index=True), "check": check}
+    check = pd.DataFrame(
+        {
+            "t": t[:10:2],
+            "cdf_monte_carlo": t[:10:2],
+            "cdf_exact": t[:10:2],
+            "z": [0.5, -1.0, 2.0, z if z is not None else (0.3 if good else 9.0), -0.2],
+        }
+    )
+    return {
+        "curve": curve,
+        "limit": admissible_exponent(curve["t"].to_numpy(), curve["local_slope"].to_numpy()),
+        "windows": pd.concat([scan, mine], ignore_index=True),
+        "check": check,
+    }
 
 
 def a4(good: bool, **exact):
     mu = 0.885
-    table = pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "mu_hat": mu, "ci_low": mu - 0.01, "ci_high": mu + 0.01,
-                           "rate": (mu + 1) / (mu + 2), "rate_low": (mu + 0.99) / (mu + 1.99), "rate_high": (mu + 1.01) / (mu + 2.01)}])
+    table = pd.DataFrame(
+        [
+            {
+                "t_min": 1e-5,
+                "t_max": 1e-3,
+                "mu_hat": mu,
+                "ci_low": mu - 0.01,
+                "ci_high": mu + 0.01,
+                "rate": (mu + 1) / (mu + 2),
+                "rate_low": (mu + 0.99) / (mu + 1.99),
+                "rate_high": (mu + 1.01) / (mu + 2.01),
+            }
+        ]
+    )
     # the paper prints 0.6528 for its μ̂ = 0.878890, whose rate is 0.65264: a consistent pair passes the arithmetic
     reference = paper_values("A4") if not good else {**paper_values("A4"), "rate": 0.6526}
-    return a4_claims(table, reference, paper_setting("A4"), **a4_exact(good, **exact), tolerance=0.05, alpha=1e-3,
-                     samples=4_000_000)
+    return a4_claims(
+        table, reference, paper_setting("A4"), **a4_exact(good, **exact), tolerance=0.05, alpha=1e-3, samples=4_000_000
+    )
 
 
 # Paper 1 ------------------------------------------------------------------------------------------
@@ -209,52 +301,101 @@ ORACLE_VALUES = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
 def c1(good: bool):
     oracle = {"mutual_information": 0.4, "L_star": -0.2, "E_star": 0.7}
     shift = 1e-4 if good else 1e-2
-    oracle["monte_carlo"] = {"samples": 10000, **{k: v + shift for k, v in oracle.items()},
-                             **{f"{k}_se": 1e-3 for k in oracle}}
+    oracle["monte_carlo"] = {"samples": 10000, **{k: v + shift for k, v in oracle.items()}, **{f"{k}_se": 1e-3 for k in oracle}}
     finest = {k: v * (1 + (1e-8 if good else 1e-3)) for k, v in oracle.items() if k != "monte_carlo"}
-    other = convergence_study({16: {"E_star_paper2_gmm": 0.6}, 32: {"E_star_paper2_gmm": 0.675},
-                               64: {"E_star_paper2_gmm": 0.675 * (1 + (1e-9 if good else 1e-4))}})
+    other = convergence_study(
+        {
+            16: {"E_star_paper2_gmm": 0.6},
+            32: {"E_star_paper2_gmm": 0.675},
+            64: {"E_star_paper2_gmm": 0.675 * (1 + (1e-9 if good else 1e-4))},
+        }
+    )
     return c1_claims(oracle, pd.concat([convergence_study({100: oracle, 800: finest}), other]), standard_errors=3.0, digits=6.0)
 
 
 def convergence_study(values_at: dict) -> pd.DataFrame:
     """C1's convergence table from {nodes: {quantity: value}}."""
-    return pd.DataFrame([{"quantity": k, "rule": "r", "nodes": n, "value": v} for n, values in values_at.items()
-                         for k, v in values.items() if k != "monte_carlo"])
+    return pd.DataFrame(
+        [
+            {"quantity": k, "rule": "r", "nodes": n, "value": v}
+            for n, values in values_at.items()
+            for k, v in values.items()
+            if k != "monte_carlo"
+        ]
+    )
 
 
 def c2(good: bool):
     excess = np.array([0.2, 0.05, 0.01, 0.002])
     bound = np.sqrt(2 / 0.5 * excess)
     regret = 0.5 * bound if good else 1.5 * bound
-    table = pd.DataFrame({"model": "D1_seed0", "checkpoint": range(4), "excess_loss": excess, "excess_auc": regret,
-                          "bound": bound, "ratio": regret / bound, "E_star": 0.8})
-    fit = ({"exponent": 0.9, "low": 0.8, "high": 1.0} if good else {"exponent": 0.3, "low": 0.2, "high": 0.4})
+    table = pd.DataFrame(
+        {
+            "model": "D1_seed0",
+            "checkpoint": range(4),
+            "excess_loss": excess,
+            "excess_auc": regret,
+            "bound": bound,
+            "ratio": regret / bound,
+            "E_star": 0.8,
+        }
+    )
+    fit = {"exponent": 0.9, "low": 0.8, "high": 1.0} if good else {"exponent": 0.3, "low": 0.2, "high": 0.4}
     fit.update(points_used=4, floor=1e-4)
-    families = pd.DataFrame([{"model": model, **{k: fit[k] for k in ("exponent", "low", "high")}, "points_used": 6}
-                             for model in ("truncation", "perturbed:sin")])
+    families = pd.DataFrame(
+        [
+            {"model": model, **{k: fit[k] for k in ("exponent", "low", "high")}, "points_used": 6}
+            for model in ("truncation", "perturbed:sin")
+        ]
+    )
     return c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), families=families)
 
 
 def c2_sqrt(good: bool):
     """The √ law (two-sided) needs an exponent near ½, which the one-sided Tsybakov row cannot also pass."""
-    table = pd.DataFrame({"model": "m", "checkpoint": [0], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
-                          "ratio": [0.05], "E_star": 0.8})
-    fit = ({"exponent": 0.5, "low": 0.4, "high": 0.6} if good else {"exponent": 1.0, "low": 0.9, "high": 1.1})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [0],
+            "excess_loss": [0.01],
+            "excess_auc": [0.01],
+            "bound": [0.2],
+            "ratio": [0.05],
+            "E_star": 0.8,
+        }
+    )
+    fit = {"exponent": 0.5, "low": 0.4, "high": 0.6} if good else {"exponent": 1.0, "low": 0.9, "high": 1.1}
     return c2_claims(table, {**fit, "points_used": 4, "floor": 1e-4}, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
 
 
-def deviation_slopes(scrl_m: float, sscrl_m: float, n: float, half_width: float = 0.05,
-                     inbatch_m: float | None = None) -> pd.DataFrame:
+def deviation_slopes(
+    scrl_m: float, sscrl_m: float, n: float, half_width: float = 0.05, inbatch_m: float | None = None
+) -> pd.DataFrame:
     """The family's supremum slopes (and one other score's, which the claims must ignore); in-batch as
     SCRL unless ``inbatch_m`` is given."""
     inbatch_m = scrl_m if inbatch_m is None else inbatch_m
     rows = []
-    for regime, axis, slope, predicted in (("scrl", "m", scrl_m, -1.0), ("sscrl", "m", sscrl_m, -0.5),
-                                           ("inbatch", "m", inbatch_m, -1.0), ("both", "n", n, -0.5)):
+    for regime, axis, slope, predicted in (
+        ("scrl", "m", scrl_m, -1.0),
+        ("sscrl", "m", sscrl_m, -0.5),
+        ("inbatch", "m", inbatch_m, -1.0),
+        ("both", "n", n, -0.5),
+    ):
         for score, value in (("sup", slope), ("bayes", 0.0)):
-            rows.append({"regime": regime, "axis": axis, "score": score, "slope": value, "low": value - half_width,
-                         "high": value + half_width, "fit_from": 64, "fit_to": 1024, "points": 5, "predicted": predicted})
+            rows.append(
+                {
+                    "regime": regime,
+                    "axis": axis,
+                    "score": score,
+                    "slope": value,
+                    "low": value - half_width,
+                    "high": value + half_width,
+                    "fit_from": 64,
+                    "fit_to": 1024,
+                    "points": 5,
+                    "predicted": predicted,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -268,17 +409,31 @@ def c3_runs(step: float) -> pd.DataFrame:
             for i, (n, m) in enumerate(points):
                 for seed in SEEDS:
                     noise = jitter(seed, 0.002, i + 2 * (regime == "sscrl"))
-                    runs.append({"regime": regime, "sweep": sweep, "n": n, "m": m, "seed": seed,
-                                 "auc": start + (gain if sweep == "m" else step) * i + noise,
-                                 "recall_at_1": 0.4 + step * i + noise})
+                    runs.append(
+                        {
+                            "regime": regime,
+                            "sweep": sweep,
+                            "n": n,
+                            "m": m,
+                            "seed": seed,
+                            "auc": start + (gain if sweep == "m" else step) * i + noise,
+                            "recall_at_1": 0.4 + step * i + noise,
+                        }
+                    )
     return pd.DataFrame(runs)
 
 
 def c3(good: bool):
     ref = paper_values("C3")
-    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
-                           for r in ("scrl", "sscrl") for a in ("m", "n") for q in ("gap", "excess_risk")
-                           for s in [ref[f"slope_{a}"][r] - 0.3 if good else 0.0]])
+    slopes = pd.DataFrame(
+        [
+            {"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
+            for r in ("scrl", "sscrl")
+            for a in ("m", "n")
+            for q in ("gap", "excess_risk")
+            for s in [ref[f"slope_{a}"][r] - 0.3 if good else 0.0]
+        ]
+    )
     # bad: in-batch does not decay at all (contradicts SCRL's law and the paper's SSCRL bound alike)
     deviations = deviation_slopes(-1.0, -0.5, -0.5) if good else deviation_slopes(-0.5, -1.0, -1.0, inbatch_m=0.0)
     # E* = 0.85: good, SCRL's AUC gap closes from 0.15 to 0.03 over m = 2..32 (r ≈ 0.58), SSCRL's from 0.10 to 0.06
@@ -289,44 +444,88 @@ def c3(good: bool):
 def c4(good: bool):
     # good: the AUC peaks inside the grid; bad: U-shaped, both extremes beat every interior split
     shape = {1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68, 256: 0.6} if good else {1: 0.75, 4: 0.7, 16: 0.68, 64: 0.7, 256: 0.76}
-    table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
-                          for r in ("scrl", "sscrl") for i, (m, a) in enumerate(shape.items()) for s in SEEDS])
+    table = pd.DataFrame(
+        [
+            {"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
+            for r in ("scrl", "sscrl")
+            for i, (m, a) in enumerate(shape.items())
+            for s in SEEDS
+        ]
+    )
     # the fit recommends m = 16 (good: the peak) or m = 16 (bad: the valley of the U)
-    fit = pd.DataFrame([{"regime": r, "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.1}
-                        for r in ("scrl", "sscrl")])
+    fit = pd.DataFrame(
+        [
+            {"regime": r, "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.1}
+            for r in ("scrl", "sscrl")
+        ]
+    )
     return c4_claims(table, fit, fit_tolerance=0.25)
 
 
 def c5(good: bool):
     # bad: a gap above the tolerance, and a closed-form minimiser outside |μ| ≤ 2B = 4 (a score beyond its bound),
     # where the search over |μ| ≤ 2B stops at the boundary
-    return c5_claims(pd.DataFrame({"lhs": [1.0, 3.0], "abs_diff": [1e-12, 1e-11 if good else 1e-6], "score_bound": 2.0,
-                                   "mu_closed_form": [1.0, 3.8 if good else 4.2], "mu_star": [1.0 + 1e-8, 3.8 if good else 4.0],
-                                   "max_abs_delta": [3.5, 3.9]}), tolerance=1e-9)
+    return c5_claims(
+        pd.DataFrame(
+            {
+                "lhs": [1.0, 3.0],
+                "abs_diff": [1e-12, 1e-11 if good else 1e-6],
+                "score_bound": 2.0,
+                "mu_closed_form": [1.0, 3.8 if good else 4.2],
+                "mu_star": [1.0 + 1e-8, 3.8 if good else 4.0],
+                "max_abs_delta": [3.5, 3.9],
+            }
+        ),
+        tolerance=1e-9,
+    )
 
 
 # Paper 3 ------------------------------------------------------------------------------------------
 
 
-def ssl_table(arm: str, accuracy: dict, bias: dict | None = None, noise: float = 0.004, bounds_hold: bool = True,
-              tail: dict | None = None) -> pd.DataFrame:
+def ssl_table(
+    arm: str, accuracy: dict, bias: dict | None = None, noise: float = 0.004, bounds_hold: bool = True, tail: dict | None = None
+) -> pd.DataFrame:
     rows = []
     gap = 0.05 if bounds_hold else -0.05  # right side minus left side of both bounds
     for salt, (value, acc) in enumerate(accuracy.items()):
         for seed in SEEDS:
             b = (bias or {}).get(value, 30.0) + jitter(seed, 0.04, salt)
-            rows.append({"model": "trained", "balance": "full", "augmentation": "base", "similarity": "cosine", "loss": "balanced",
-                         "ratio": 1.0, arm: value, "seed": seed, "diverged": False, "num_classes": 10,
-                         "linear_top1": acc + jitter(seed, noise, salt), "knn_top1": acc - 0.01 + jitter(seed, noise, salt),
-                         "linear_top1_tail": (tail or accuracy)[value] - 0.05 + jitter(seed, noise, salt + 7),
-                         "prototype_bias": b, "prototype_bias_raw": b, "prototype_bias_relative": b / 40.0,
-                         "attraction_lhs": -0.9 + jitter(seed, 0.01, salt), "attraction_rhs": -0.9 + gap + jitter(seed, 0.01, salt),
-                         "attraction_holds": 1.0 if bounds_hold else 0.2, "repulsion_lhs": 0.5, "repulsion_rhs": 0.5 + gap,
-                         "repulsion_holds": 1.0 if bounds_hold else 0.3, "feature_cosine": 0.3,
-                         "attraction_points": 100, "attraction_violations": 0 if bounds_hold else 80,
-                         "attraction_worst_lhs": -0.5, "attraction_worst_rhs": -0.5 + gap,
-                         "repulsion_points": 10, "repulsion_violations": 0 if bounds_hold else 7,
-                         "repulsion_worst_lhs": 0.8, "repulsion_worst_rhs": 0.8 + gap})
+            rows.append(
+                {
+                    "model": "trained",
+                    "balance": "full",
+                    "augmentation": "base",
+                    "similarity": "cosine",
+                    "loss": "balanced",
+                    "ratio": 1.0,
+                    arm: value,
+                    "seed": seed,
+                    "diverged": False,
+                    "num_classes": 10,
+                    "linear_top1": acc + jitter(seed, noise, salt),
+                    "knn_top1": acc - 0.01 + jitter(seed, noise, salt),
+                    "linear_top1_tail": (tail or accuracy)[value] - 0.05 + jitter(seed, noise, salt + 7),
+                    "prototype_bias": b,
+                    "prototype_bias_raw": b,
+                    "prototype_bias_relative": b / 40.0,
+                    "attraction_lhs": -0.9 + jitter(seed, 0.01, salt),
+                    "attraction_rhs": -0.9 + gap + jitter(seed, 0.01, salt),
+                    "attraction_holds": 1.0 if bounds_hold else 0.2,
+                    "repulsion_lhs": 0.5,
+                    "repulsion_rhs": 0.5 + gap,
+                    "repulsion_holds": 1.0 if bounds_hold else 0.3,
+                    "feature_cosine": 0.3,
+                    "attraction_points": 100,
+                    "attraction_violations": 0 if bounds_hold else 80,
+                    "attraction_worst_lhs": -0.5,
+                    "attraction_worst_rhs": -0.5 + gap,
+                    "repulsion_points": 10,
+                    "repulsion_violations": 0 if bounds_hold else 7,
+                    "repulsion_worst_lhs": 0.8,
+                    "repulsion_worst_rhs": 0.8 + gap,
+                }
+            )
     baseline = {**rows[0], "model": "raw_pixels", "seed": -1, "linear_top1": 0.99}  # context rows: never compared
     return pd.DataFrame(rows + [baseline])
 
@@ -363,8 +562,21 @@ def s4(good: bool):
     return ssl_claims("S4", ssl_table("augmentation", accuracy, bias), ref, IMAGENET)
 
 
-BUILDERS = {"A1": a1, "A2": a2, "A3": a3, "A4": a4, "C1": c1, "C2": c2, "C3": c3, "C4": c4, "C5": c5,
-            "S1": s1, "S2": s2, "S3": s3, "S4": s4}
+BUILDERS = {
+    "A1": a1,
+    "A2": a2,
+    "A3": a3,
+    "A4": a4,
+    "C1": c1,
+    "C2": c2,
+    "C3": c3,
+    "C4": c4,
+    "C5": c5,
+    "S1": s1,
+    "S2": s2,
+    "S3": s3,
+    "S4": s4,
+}
 CASES = {("C2", "exponent_sqrt"): c2_sqrt}  # claims whose passing inputs differ from their experiment's
 # Rows never anything but not comparable (tested below): the summary names the loss variants but gives them no number
 # and no ordering, so their rows show the measured difference; Thm 4.6's bound needs ν and n, which the summary does
@@ -414,8 +626,14 @@ def test_the_approximation_bound_needs_a_finite_sup_norm_and_an_informative_cons
 def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floor():
     minima = l2_minima(True)
     minima.loc[(minima["D"] == 2), "minimum"] = 0.05  # above the paper's 4.607e-2 at D = 2
-    minima = pd.concat([minima, minima.assign(definition=minima["definition"].replace({"plain": "x_shift_removed"}))
-                        .query("definition == 'x_shift_removed'")])
+    minima = pd.concat(
+        [
+            minima,
+            minima.assign(definition=minima["definition"].replace({"plain": "x_shift_removed"})).query(
+                "definition == 'x_shift_removed'"
+            ),
+        ]
+    )
     rows = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)}
     assert rows["A2.l2_distance.D2"].verdict == NOT_COMPARABLE and "below 0.05" in rows["A2.l2_distance.D2"].reason
     assert rows["A2.l2_distance.D4"].verdict == REPRODUCED  # its floor is below the paper's value
@@ -425,7 +643,9 @@ def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floo
     # a floor equal to the paper's value is attainable: compared, not set aside
     at = l2_minima(True).assign(definition=lambda t: t["definition"].replace({"plain": "x_shift_removed"}))
     at.loc[(at["D"] == 2) & (at["definition"] == "x_shift_removed"), "minimum"] = paper_values("A2")["l2_distance"][2]
-    row = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=at)}["A2.l2_distance.D2"]
+    row = {r.claim_id: r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=at)}[
+        "A2.l2_distance.D2"
+    ]
     assert row.verdict == REPRODUCED
     # a recipe that also differs keeps its own reason beside the floor's
     off = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2", **{"approximation.epochs": 5}), minima=minima)
@@ -438,15 +658,25 @@ def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floo
 def test_l2_floor_rows_follow_the_table_and_count_informative_points_against_the_zero_score():
     minima = l2_minima(True)
     minima.loc[minima["D"] == 0, "minimum"] = 0.01  # the zero score's distance: only the paper's D = 4, 8 lie below
-    rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)
-            if r.claim_id.startswith("A2.l2_floor")]
-    assert [r.claim_id for r in rows] == ["A2.l2_floor.plain", "A2.l2_floor.plain_squared", "A2.l2_floor.joint",
-                                          "A2.l2_floor.joint_squared"]  # the table's order, each norm then its square
+    rows = [
+        r
+        for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=minima)
+        if r.claim_id.startswith("A2.l2_floor")
+    ]
+    assert [r.claim_id for r in rows] == [
+        "A2.l2_floor.plain",
+        "A2.l2_floor.plain_squared",
+        "A2.l2_floor.joint",
+        "A2.l2_floor.joint_squared",
+    ]  # the table's order, each norm then its square
     assert [("informative at 2 of 4" in r.power) for r in rows] == [True, False, True, False]  # squared: 1e-4 is the bar
     assert "definition: plain, squared (an MSE)" in rows[1].claim
     without_zero = minima[minima["D"] > 0]
-    rows = [r for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=without_zero)
-            if r.claim_id.startswith("A2.l2_floor")]
+    rows = [
+        r
+        for r in a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), minima=without_zero)
+        if r.claim_id.startswith("A2.l2_floor")
+    ]
     assert all("informative at 4 of 4" in r.power for r in rows)
 
 
@@ -481,7 +711,9 @@ def _a3_inputs():
 def test_a_run_off_the_papers_recipe_is_not_compared():
     rows = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2", **{"approximation.epochs": 5}))
     values = [r for r in rows if r.kind == "value"]
-    assert values and all(r.verdict == NOT_COMPARABLE and "approximation.epochs: 5 here, 20 in the paper" in r.reason for r in values)
+    assert values and all(
+        r.verdict == NOT_COMPARABLE and "approximation.epochs: 5 here, 20 in the paper" in r.reason for r in values
+    )
     # the comparison of one D with the next does not depend on the paper's recipe
     assert {r.verdict for r in rows if r.kind == "direction"} == {REPRODUCED}
 
@@ -496,8 +728,15 @@ def test_a4_mu_hat_is_window_conditional():
     assert row.verdict == INCONCLUSIVE and "only other windows" in row.reason
     # a mixture other than the paper's is not compared
     other = {**paper_setting("A4"), "gmm": {"weights": [1.0]}}
-    rows = a4_claims(pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}]), paper_values("A4"), other,
-                     **a4_exact(True), tolerance=0.05, alpha=1e-3, samples=1000)
+    rows = a4_claims(
+        pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}]),
+        paper_values("A4"),
+        other,
+        **a4_exact(True),
+        tolerance=0.05,
+        alpha=1e-3,
+        samples=1000,
+    )
     assert [r.verdict for r in rows[:2]] == [NOT_COMPARABLE, NOT_COMPARABLE]
 
 
@@ -528,18 +767,28 @@ def test_a4_checks_the_papers_own_arithmetic():
 
 def test_a4_window_value_is_not_contradicted_when_only_the_configured_window_gives_it():
     exact = a4_exact(False, configured=0.88)  # no scanned window near 0.8789, the configured one is
-    rows = a4_claims(pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}]), paper_values("A4"),
-                     paper_setting("A4"), **exact, tolerance=0.05, alpha=1e-3, samples=1000)
+    rows = a4_claims(
+        pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}]),
+        paper_values("A4"),
+        paper_setting("A4"),
+        **exact,
+        tolerance=0.05,
+        alpha=1e-3,
+        samples=1000,
+    )
     assert rows[0].verdict == REPRODUCED and rows[0].power.startswith("0 of 8")
 
 
 def test_paper3_values_on_other_data_are_not_compared():
-    rows = ssl_claims("S2", ssl_table("similarity", {"cosine": 0.9, "dot": 0.5}), paper_values("S2"),
-                      {"supervised_view.data.name": "digits"})
+    rows = ssl_claims(
+        "S2", ssl_table("similarity", {"cosine": 0.9, "dot": 0.5}), paper_values("S2"), {"supervised_view.data.name": "digits"}
+    )
     values = [r for r in rows if r.kind == "value"]
     assert values and all(r.verdict == NOT_COMPARABLE and "digits here, imagenet in the paper" in r.reason for r in values)
     directions = [r for r in rows if r.kind == "direction"]
-    assert len(directions) == 1 and "on digits: linear top-1 of cosine minus dot" in directions[0].claim  # the paper's metric only
+    assert (
+        len(directions) == 1 and "on digits: linear top-1 of cosine minus dot" in directions[0].claim
+    )  # the paper's metric only
 
 
 def test_a3_r2_is_two_sided():
@@ -572,31 +821,64 @@ def test_a3_elbow_is_the_papers_at_its_k_only():
 def test_c2_bound_that_says_nothing_is_inconclusive():
     excess = np.array([0.5, 0.4])
     bound = np.sqrt(2 / 0.5 * excess)  # > E* − ½ = 0.3 (a random ranking's regret) at both points
-    table = pd.DataFrame({"model": "m", "checkpoint": [0, 1], "excess_loss": excess, "excess_auc": [0.1, 0.1],
-                          "bound": bound, "ratio": 0.1 / bound, "E_star": 0.8})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [0, 1],
+            "excess_loss": excess,
+            "excess_auc": [0.1, 0.1],
+            "bound": bound,
+            "ratio": 0.1 / bound,
+            "E_star": 0.8,
+        }
+    )
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 2, "floor": 1e-4}
     row = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))[0]
     assert row.verdict == INCONCLUSIVE and "2E* − 1 = 0.6" in row.tolerance and "0% informative" in row.claim
 
 
 def test_c2_score_families_are_tested_against_the_accelerated_exponent():
-    table = pd.DataFrame({"model": "m", "checkpoint": [1], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
-                          "ratio": [0.05], "E_star": 0.8})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [1],
+            "excess_loss": [0.01],
+            "excess_auc": [0.01],
+            "bound": [0.2],
+            "ratio": [0.05],
+            "E_star": 0.8,
+        }
+    )
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
-    families = pd.DataFrame({"model": ["truncation", "perturbed:a", "perturbed:b", "perturbed:c"],
-                             "exponent": [0.8, 0.6, 0.66, np.nan], "low": [0.7, 0.5, 0.6, np.nan],
-                             "high": [0.9, 0.63, 0.7, np.nan], "points_used": [6, 5, 5, 0]})
-    rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66),
-                                             families=families)}
+    families = pd.DataFrame(
+        {
+            "model": ["truncation", "perturbed:a", "perturbed:b", "perturbed:c"],
+            "exponent": [0.8, 0.6, 0.66, np.nan],
+            "low": [0.7, 0.5, 0.6, np.nan],
+            "high": [0.9, 0.63, 0.7, np.nan],
+            "points_used": [6, 5, 5, 0],
+        }
+    )
+    rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), families=families)}
     # the perturbed families are diagnostics of their own key (a smooth perturbation cannot fail the bound)
-    verdicts = {key: rows[f"C2.{'family_perturbed' if key.startswith('perturbed:') else 'family'}.{key}"].verdict
-                for key in families["model"]}
-    assert verdicts == {"truncation": REPRODUCED, "perturbed:a": CONTRADICTED, "perturbed:b": INCONCLUSIVE,
-                        "perturbed:c": INCONCLUSIVE}
+    verdicts = {
+        key: rows[f"C2.{'family_perturbed' if key.startswith('perturbed:') else 'family'}.{key}"].verdict
+        for key in families["model"]
+    }
+    assert verdicts == {
+        "truncation": REPRODUCED,
+        "perturbed:a": CONTRADICTED,
+        "perturbed:b": INCONCLUSIVE,
+        "perturbed:c": INCONCLUSIVE,
+    }
     assert "0.65" in rows["C2.family.truncation"].claim and "6 usable members nearest" in rows["C2.family.truncation"].claim
-    assert "no worst case" in rows["C2.family_perturbed.perturbed:a"].reason or rows["C2.family_perturbed.perturbed:a"].verdict != REPRODUCED
-    assert "C2.family.truncation" not in {r.claim_id for r in c2_claims(table, fit, paper_values("C2"),
-                                                                        tsybakov_rate=(0.65, 0.64, 0.66))}
+    assert (
+        "no worst case" in rows["C2.family_perturbed.perturbed:a"].reason
+        or rows["C2.family_perturbed.perturbed:a"].verdict != REPRODUCED
+    )
+    assert "C2.family.truncation" not in {
+        r.claim_id for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
+    }
 
 
 def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():
@@ -608,8 +890,13 @@ def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():
 def test_c3_mechanism_rates_are_two_sided_and_tell_the_regimes_apart():
     ref, runs = paper_values("C3"), c3_runs(0.02)
     gaps = c3(True)  # reuse its gap slopes
-    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": "gap", "slope": -2.0, "low": -2.1, "high": -1.9}
-                           for r in ("scrl", "sscrl") for a in ("m", "n")])
+    slopes = pd.DataFrame(
+        [
+            {"regime": r, "axis": a, "quantity": "gap", "slope": -2.0, "low": -2.1, "high": -1.9}
+            for r in ("scrl", "sscrl")
+            for a in ("m", "n")
+        ]
+    )
     assert gaps
     # decaying faster than the theorem's rate contradicts a two-sided rate (unlike the one-sided gap)
     rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.5, -0.5, -0.5), slopes, runs, ref)}
@@ -622,8 +909,13 @@ def test_c3_mechanism_rates_are_two_sided_and_tell_the_regimes_apart():
 
 
 def test_c4_monotone_curve_beats_one_extreme_only():
-    table = pd.DataFrame([{"regime": "scrl", "m": m, "n": 1024 // m, "seed": s, "auc": 0.6 + 0.02 * i + jitter(s, 0.002, i)}
-                          for i, m in enumerate((1, 4, 16, 64)) for s in SEEDS])
+    table = pd.DataFrame(
+        [
+            {"regime": "scrl", "m": m, "n": 1024 // m, "seed": s, "auc": 0.6 + 0.02 * i + jitter(s, 0.002, i)}
+            for i, m in enumerate((1, 4, 16, 64))
+            for s in SEEDS
+        ]
+    )
     verdicts = {r.claim_id: r.verdict for r in c4_claims(table)}
     assert verdicts == {"C4.extreme_not_best.scrl.m1": REPRODUCED, "C4.extreme_not_best.scrl.m64": CONTRADICTED}
 
@@ -651,8 +943,9 @@ def test_s1_tests_every_ratio_in_one_holm_family_on_the_configured_metric():
     worse = ssl_table("ratio", {0.5: 0.80, 1.0: 0.85, 1.5: 0.82})
     worse.loc[worse["ratio"] == 0.5, "feature_cosine"] = 0.999
     (row,) = [r for r in ssl_claims("S1", worse, {}, IMAGENET) if r.kind == "direction"]
-    assert row.verdict == CONTRADICTED and row.reason.endswith("collapsed runs (mean cosine between images' features > 0.99): "
-                                                               "λ/ν=0.5: 5 of 5")
+    assert row.verdict == CONTRADICTED and row.reason.endswith(
+        "collapsed runs (mean cosine between images' features > 0.99): λ/ν=0.5: 5 of 5"
+    )
     worse["feature_cosine"] = 0.99  # at the threshold: not collapsed
     (row,) = [r for r in ssl_claims("S1", worse, {}, IMAGENET) if r.kind == "direction"]
     assert "collapsed" not in row.reason
@@ -668,12 +961,18 @@ def test_s1_variants_are_context_and_bounds_are_tested_point_by_point():
     variants = ssl_table("loss", {"nt_xent": 0.86, "dcl": 0.84})
     table = pd.concat([ssl_table("ratio", {1.0: 0.85}), variants[variants["model"] == "trained"]], ignore_index=True)
     row = next(r for r in ssl_claims("S1", table, {}, IMAGENET) if r.claim_id == "S1.variant.dcl.linear_top1")
-    diffs = (table.loc[table["loss"] == "dcl", "linear_top1"].to_numpy()
-             - table.loc[(table["loss"] == "balanced") & (table["model"] == "trained"), "linear_top1"].to_numpy())
+    diffs = (
+        table.loc[table["loss"] == "dcl", "linear_top1"].to_numpy()
+        - table.loc[(table["loss"] == "balanced") & (table["model"] == "trained"), "linear_top1"].to_numpy()
+    )
     half = stats.t.ppf(0.975, len(diffs) - 1) * diffs.std(ddof=1) / np.sqrt(len(diffs))  # 95 %: one comparison each
     assert half > 0 and (row.ci_high - row.ci_low) / 2 == pytest.approx(half)
     attraction = rows["S1.attraction_bound"]
-    assert attraction.verdict == REPRODUCED and attraction.measured == 0.0 and "of all 3000 points of the 30 runs, 0 violated" in attraction.reason
+    assert (
+        attraction.verdict == REPRODUCED
+        and attraction.measured == 0.0
+        and "of all 3000 points of the 30 runs, 0 violated" in attraction.reason
+    )
     assert "slack per run 0.05 to 0.05" in rows["S1.repulsion_bound"].tolerance and "ν and n" in rows["S1.repulsion_bound"].reason
     table = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90})
     table.loc[table.index[0], ["repulsion_worst_lhs", "repulsion_violations"]] = [0.86, 1]  # one anchor above its bound, 0.85
@@ -697,7 +996,10 @@ def test_s1_variants_are_context_and_bounds_are_tested_point_by_point():
     loose = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90}).assign(repulsion_worst_rhs=1.0, attraction_worst_rhs=1.0)  # 2 when shifted
     verdicts = {r.claim_id: r.verdict for r in ssl_claims("S1", loose, {}, IMAGENET) if r.kind == "bound"}
     assert verdicts == {"S1.attraction_bound": INCONCLUSIVE, "S1.repulsion_bound": NOT_COMPARABLE}
-    assert "would be inconclusive" in next(r for r in ssl_claims("S1", loose, {}, IMAGENET) if r.claim_id == "S1.repulsion_bound").reason
+    assert (
+        "would be inconclusive"
+        in next(r for r in ssl_claims("S1", loose, {}, IMAGENET) if r.claim_id == "S1.repulsion_bound").reason
+    )
     diverged = ssl_table("ratio", {1.0: 0.85, 1.5: 0.90}).assign(diverged=True)
     assert not [r for r in ssl_claims("S1", diverged, {}, IMAGENET) if r.kind == "bound"]  # no run, no point
 
@@ -706,9 +1008,13 @@ def test_s3_names_the_tail_probe_it_tests():
     table = ssl_table("balance", {"uniform": 0.50, "long_tailed": 0.40})
     table["few1_top1"], table["few1_top1_tail"] = table["linear_top1"], table["linear_top1_tail"]
     rows = [r for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET, metric="few1_top1") if r.kind == "direction"]
-    assert [r.claim_id for r in rows] == ["S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1",
-                                          "S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1_tail"]
-    assert rows[1].claim.endswith("1-label-per-class probe top-1 on the tail classes of uniform minus long_tailed (paired by seed)")
+    assert [r.claim_id for r in rows] == [
+        "S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1",
+        "S3.uniform_beats_long_tailed.uniform-long_tailed.few1_top1_tail",
+    ]
+    assert rows[1].claim.endswith(
+        "1-label-per-class probe top-1 on the tail classes of uniform minus long_tailed (paired by seed)"
+    )
     rows = [r for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET) if r.kind == "direction"]
     assert rows[1].claim.endswith("linear top-1 on the tail classes of uniform minus long_tailed (paired by seed)")
 
@@ -716,8 +1022,10 @@ def test_s3_names_the_tail_probe_it_tests():
 def test_s3_tests_the_tail_classes_beside_the_overall_accuracy():
     table = ssl_table("balance", {"uniform": 0.50, "long_tailed": 0.50}, tail={"uniform": 0.40, "long_tailed": 0.20})
     rows = {r.claim_id: r.verdict for r in ssl_claims("S3", table, paper_values("S3"), IMAGENET) if r.kind == "direction"}
-    assert rows == {"S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1": INCONCLUSIVE,
-                    "S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1_tail": REPRODUCED}
+    assert rows == {
+        "S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1": INCONCLUSIVE,
+        "S3.uniform_beats_long_tailed.uniform-long_tailed.linear_top1_tail": REPRODUCED,
+    }
 
 
 def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():
@@ -725,8 +1033,10 @@ def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():
     directions = [r for r in rows if r.kind == "direction"]
     assert len(directions) == 3 + 3  # three accuracy pairs (linear top-1, the paper's metric), three bias pairs
     assert {r.claim_id for r in directions if "bias_order" in r.claim_id} == {
-        "S4.bias_order.no_blur-base.prototype_bias_relative", "S4.bias_order.plus_rotation-base.prototype_bias_relative",
-        "S4.bias_order.plus_rotation-no_blur.prototype_bias_relative"}
+        "S4.bias_order.no_blur-base.prototype_bias_relative",
+        "S4.bias_order.plus_rotation-base.prototype_bias_relative",
+        "S4.bias_order.plus_rotation-no_blur.prototype_bias_relative",
+    }
     bias = next(r for r in rows if r.claim_id == "S4.bias.base")
     assert bias.paper_value == pytest.approx(36.72) and bias.verdict == REPRODUCED
 
@@ -735,7 +1045,9 @@ def test_s4_with_two_augmentations_tests_the_one_pair_present():
     table = ssl_table("augmentation", {"base": 0.9, "no_blur": 0.8})
     rows = ssl_claims("S4", table, paper_values("S4"), IMAGENET)
     assert {r.claim_id for r in rows if r.kind == "direction"} == {
-        "S4.accuracy_order.base-no_blur.linear_top1", "S4.bias_order.no_blur-base.prototype_bias_relative"}
+        "S4.accuracy_order.base-no_blur.linear_top1",
+        "S4.bias_order.no_blur-base.prototype_bias_relative",
+    }
     with pytest.raises(ValueError, match="S9"):
         ssl_claims("S9", table, {}, IMAGENET)
 
@@ -751,12 +1063,20 @@ def test_a1_interval_is_the_quadrature_error():
 def test_c1_intervals_digits_and_tolerance():
     rows = {r.claim_id: r for r in c1(True)}
     other = rows["C1.converged.E_star_paper2_gmm"]
-    assert other.measured == pytest.approx(9.0, abs=0.01) and "at 32 nodes against the r rule with 64 nodes" in other.claim and "paper2_gmm" in other.claim
+    assert (
+        other.measured == pytest.approx(9.0, abs=0.01)
+        and "at 32 nodes against the r rule with 64 nodes" in other.claim
+        and "paper2_gmm" in other.claim
+    )
     assert "E* of paper2_gmm = 0.675000000675:" in other.claim
     assert {r.claim_id: r for r in c1(False)}["C1.converged.E_star_paper2_gmm"].verdict == FAILED
     # every other mixture gets its row, in the order of their names
-    study = pd.concat([convergence_study({100: {k: v for k, v in ORACLE_VALUES.items()}}),
-                       convergence_study({32: {"E_star_b": 0.6, "E_star_a": 0.7}, 64: {"E_star_b": 0.6, "E_star_a": 0.7}})])
+    study = pd.concat(
+        [
+            convergence_study({100: {k: v for k, v in ORACLE_VALUES.items()}}),
+            convergence_study({32: {"E_star_b": 0.6, "E_star_a": 0.7}, 64: {"E_star_b": 0.6, "E_star_a": 0.7}}),
+        ]
+    )
     oracle = {**ORACLE_VALUES, "monte_carlo": {"samples": 10, **ORACLE_VALUES, **{f"{k}_se": 1e-3 for k in ORACLE_VALUES}}}
     ids = [r.claim_id for r in c1_claims(oracle, study, standard_errors=3.0, digits=6.0)]
     assert ids[-2:] == ["C1.converged.E_star_a", "C1.converged.E_star_b"]
@@ -769,24 +1089,40 @@ def test_c1_intervals_digits_and_tolerance():
     rows = {r.claim_id: r for r in c1_claims(oracle, exact, standard_errors=3.0, digits=6.0)}
     assert rows["C1.converged.L_star"].verdict == VERIFIED  # relative 8e-7 ≤ 1e-6
     same = convergence_study({800: oracle})
-    assert {r.claim_id: r for r in c1_claims(oracle, same, standard_errors=3.0, digits=6.0)}["C1.converged.E_star"].measured == 16.0
+    assert {r.claim_id: r for r in c1_claims(oracle, same, standard_errors=3.0, digits=6.0)}[
+        "C1.converged.E_star"
+    ].measured == 16.0
     # each quantity is judged against the finest rule of its own study (E* at 64 nodes, not the trapezoid's 800)
-    mixed = pd.concat([convergence_study({800: {"mutual_information": 0.4, "L_star": -0.2}}),
-                       convergence_study({32: {"E_star": 0.7}, 64: {"E_star": 0.7 * (1 + 1e-3)}})])
+    mixed = pd.concat(
+        [
+            convergence_study({800: {"mutual_information": 0.4, "L_star": -0.2}}),
+            convergence_study({32: {"E_star": 0.7}, 64: {"E_star": 0.7 * (1 + 1e-3)}}),
+        ]
+    )
     row = {r.claim_id: r for r in c1_claims(oracle, mixed, standard_errors=3.0, digits=6.0)}["C1.converged.E_star"]
     assert row.verdict == FAILED and "64 nodes" in row.claim
 
 
 def test_c3_reads_the_gap_slopes_and_names_the_sweep():
     ref = paper_values("C3")
-    slopes = pd.DataFrame([{"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
-                           for r in ("sscrl", "scrl") for a in ("m", "n")
-                           for q, s in (("gap", ref[f"slope_{a}"][r] - 0.3), ("excess_risk", 0.0))])
+    slopes = pd.DataFrame(
+        [
+            {"regime": r, "axis": a, "quantity": q, "slope": s, "low": s - 0.1, "high": s + 0.1}
+            for r in ("sscrl", "scrl")
+            for a in ("m", "n")
+            for q, s in (("gap", ref[f"slope_{a}"][r] - 0.3), ("excess_risk", 0.0))
+        ]
+    )
     fixed_n = {"scrl": 1024, "sscrl": 512}  # the regimes' m sweeps differ: each claim names its own
-    runs = pd.DataFrame([{"regime": r, "sweep": sweep, "n": n, "m": m, "seed": s, "auc": 0.7 + 0.01 * m + jitter(s, 0.002, m % 5)}
-                         for r in ("sscrl", "scrl")
-                         for sweep, points in (("m", [(fixed_n[r], 2), (fixed_n[r], 32)]), ("n", [(128, 16), (2048, 16)]))
-                         for n, m in points for s in SEEDS])
+    runs = pd.DataFrame(
+        [
+            {"regime": r, "sweep": sweep, "n": n, "m": m, "seed": s, "auc": 0.7 + 0.01 * m + jitter(s, 0.002, m % 5)}
+            for r in ("sscrl", "scrl")
+            for sweep, points in (("m", [(fixed_n[r], 2), (fixed_n[r], 32)]), ("n", [(128, 16), (2048, 16)]))
+            for n, m in points
+            for s in SEEDS
+        ]
+    )
     runs["recall_at_1"] = runs["auc"] - 0.3
     rows = c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref, e_star=1.0)
     assert [r.verdict for r in rows if r.claim_id.startswith("C3.gap_rate")] == [REPRODUCED] * 4
@@ -795,9 +1131,16 @@ def test_c3_reads_the_gap_slopes_and_names_the_sweep():
     assert "(n = 128..2048, m = 16;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.n").claim
     assert "(m = 2..32, n = 512;" in next(r for r in rows if r.claim_id == "C3.gap_rate.sscrl.m").claim
     assert [r.claim_id for r in rows if r.kind == "direction"] == [
-        "C3.auc_grows_with_m.scrl", "C3.recall_grows_with_m.scrl", "C3.auc_grows_with_n.scrl", "C3.recall_grows_with_n.scrl",
-        "C3.auc_grows_with_m.sscrl", "C3.recall_grows_with_m.sscrl", "C3.auc_grows_with_n.sscrl", "C3.recall_grows_with_n.sscrl",
-        "C3.scrl_steeper_in_m"]
+        "C3.auc_grows_with_m.scrl",
+        "C3.recall_grows_with_m.scrl",
+        "C3.auc_grows_with_n.scrl",
+        "C3.recall_grows_with_n.scrl",
+        "C3.auc_grows_with_m.sscrl",
+        "C3.recall_grows_with_m.sscrl",
+        "C3.auc_grows_with_n.sscrl",
+        "C3.recall_grows_with_n.sscrl",
+        "C3.scrl_steeper_in_m",
+    ]
     steeper = rows[-1]
     assert "r of E* − AUC(m) ≈ b·m^(−r) (E* = 1, m = 2..32)" in steeper.claim
     assert "C3.scrl_steeper_in_m" not in {r.claim_id for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref)}
@@ -809,15 +1152,27 @@ def test_c3_steepness_is_the_rate_of_approach_to_the_plateau_not_the_gain():
     ref = paper_values("C3")
     slopes = pd.DataFrame(columns=["regime", "axis", "quantity", "slope", "low", "high"])
     e_star, ms = 0.8, (2, 8, 32)
-    curves = {"scrl": lambda m, s: e_star - 0.1 * m ** -1.0 * (1 + jitter(s, 0.02)),      # gain 0.047, r = 1
-              "sscrl": lambda m, s: e_star - 0.4 * m ** -0.5 * (1 + jitter(s, 0.02, 1))}  # gain 0.212, r = 0.5
-    runs = pd.DataFrame([{"regime": r, "sweep": "m", "n": 1024, "m": m, "seed": s, "auc": curves[r](m, s), "recall_at_1": 0.3}
-                         for r in curves for m in ms for s in SEEDS])
+    curves = {
+        "scrl": lambda m, s: e_star - 0.1 * m**-1.0 * (1 + jitter(s, 0.02)),  # gain 0.047, r = 1
+        "sscrl": lambda m, s: e_star - 0.4 * m**-0.5 * (1 + jitter(s, 0.02, 1)),
+    }  # gain 0.212, r = 0.5
+    runs = pd.DataFrame(
+        [
+            {"regime": r, "sweep": "m", "n": 1024, "m": m, "seed": s, "auc": curves[r](m, s), "recall_at_1": 0.3}
+            for r in curves
+            for m in ms
+            for s in SEEDS
+        ]
+    )
     rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref, e_star=e_star)}
     steeper = rows["C3.scrl_steeper_in_m"]
     assert steeper.verdict == REPRODUCED and steeper.measured == pytest.approx(0.5, abs=0.05)
-    scrl_gain = runs[(runs.regime == "scrl") & (runs.m == 32)].auc.mean() - runs[(runs.regime == "scrl") & (runs.m == 2)].auc.mean()
-    sscrl_gain = runs[(runs.regime == "sscrl") & (runs.m == 32)].auc.mean() - runs[(runs.regime == "sscrl") & (runs.m == 2)].auc.mean()
+    scrl_gain = (
+        runs[(runs.regime == "scrl") & (runs.m == 32)].auc.mean() - runs[(runs.regime == "scrl") & (runs.m == 2)].auc.mean()
+    )
+    sscrl_gain = (
+        runs[(runs.regime == "sscrl") & (runs.m == 32)].auc.mean() - runs[(runs.regime == "sscrl") & (runs.m == 2)].auc.mean()
+    )
     assert sscrl_gain > scrl_gain  # the old reading (the absolute gain) would have said the opposite
     runs.loc[(runs.regime == "scrl") & (runs.seed == 0) & (runs.m == 32), "auc"] = e_star  # reaches the plateau
     rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref, e_star=e_star)}
@@ -825,18 +1180,38 @@ def test_c3_steepness_is_the_rate_of_approach_to_the_plateau_not_the_gain():
 
 
 def test_c4_names_the_budget_and_orders_regimes():
-    table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
-                          for r in ("sscrl", "scrl") for i, (m, a) in enumerate({16: 0.72, 1: 0.6, 256: 0.6}.items()) for s in SEEDS])
+    table = pd.DataFrame(
+        [
+            {"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
+            for r in ("sscrl", "scrl")
+            for i, (m, a) in enumerate({16: 0.72, 1: 0.6, 256: 0.6}.items())
+            for s in SEEDS
+        ]
+    )
     rows = c4_claims(table)
-    assert [r.claim_id for r in rows] == ["C4.extreme_not_best.scrl.m1", "C4.extreme_not_best.scrl.m256",
-                                          "C4.extreme_not_best.sscrl.m1", "C4.extreme_not_best.sscrl.m256"]
+    assert [r.claim_id for r in rows] == [
+        "C4.extreme_not_best.scrl.m1",
+        "C4.extreme_not_best.scrl.m256",
+        "C4.extreme_not_best.sscrl.m1",
+        "C4.extreme_not_best.sscrl.m256",
+    ]
     assert all("N = 16384" in r.claim for r in rows)
 
 
 def test_c5_gap_is_relative_to_at_least_one():
-    rows = c5_claims(pd.DataFrame({"lhs": [10.0, 0.5], "abs_diff": [1e-6, 1e-6], "score_bound": 8.0,
-                                   "mu_closed_form": [10.0, 0.5], "mu_star": [10.0, 0.5], "max_abs_delta": [12.0, 2.0]}),
-                     tolerance=1e-9)
+    rows = c5_claims(
+        pd.DataFrame(
+            {
+                "lhs": [10.0, 0.5],
+                "abs_diff": [1e-6, 1e-6],
+                "score_bound": 8.0,
+                "mu_closed_form": [10.0, 0.5],
+                "mu_star": [10.0, 0.5],
+                "max_abs_delta": [12.0, 2.0],
+            }
+        ),
+        tolerance=1e-9,
+    )
     assert rows[0].measured == pytest.approx(1e-6) and rows[0].verdict == FAILED  # max(1e-6/10, 1e-6/1)
 
 
@@ -846,8 +1221,17 @@ def test_paper3_value_rows_follow_the_configured_order():
 
 
 def test_c2_sqrt_law_tells_half_from_linear():
-    table = pd.DataFrame({"model": "m", "checkpoint": [0], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
-                          "ratio": [0.05], "E_star": 0.8})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [0],
+            "excess_loss": [0.01],
+            "excess_auc": [0.01],
+            "bound": [0.2],
+            "ratio": [0.05],
+            "E_star": 0.8,
+        }
+    )
 
     def verdict(low, high):
         fit = {"exponent": (low + high) / 2, "low": low, "high": high, "points_used": 4, "floor": 1e-4}
@@ -859,8 +1243,11 @@ def test_c2_sqrt_law_tells_half_from_linear():
     assert verdict(0.52, 0.9) == CONTRADICTED
     # the pipeline's setting differs from the paper's CLIP runs: shown, not compared
     fit = {"exponent": 0.7, "low": 0.52, "high": 0.9, "points_used": 4, "floor": 1e-4}
-    row = next(r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), sqrt_setting="CLIP runs")
-               if r.claim_id == "C2.exponent_sqrt")
+    row = next(
+        r
+        for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), sqrt_setting="CLIP runs")
+        if r.claim_id == "C2.exponent_sqrt"
+    )
     assert row.verdict == NOT_COMPARABLE and "observed on CLIP runs" in row.reason and row.measured == 0.7
 
 
@@ -889,8 +1276,17 @@ def test_c5_constraint_row_reports_the_reach_of_the_minimiser():
 
 def test_c2_share_of_informative_checkpoints_counts_bounds_strictly_below_the_largest_regret():
     bound = np.array([0.1, 0.2, 0.5, 0.7])  # E* = 0.75: the largest regret is 0.5, where the bound says nothing
-    table = pd.DataFrame({"model": "m", "checkpoint": [1, 2, 3, 4], "excess_loss": bound**2 / 4, "excess_auc": 0.01,
-                          "bound": bound, "ratio": 0.01 / bound, "E_star": 0.75})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [1, 2, 3, 4],
+            "excess_loss": bound**2 / 4,
+            "excess_auc": 0.01,
+            "bound": bound,
+            "ratio": 0.01 / bound,
+            "E_star": 0.75,
+        }
+    )
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 2, "floor": 1e-4}
     row = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))[0]
     assert "50% informative" in row.claim and "informative at 2 of 4" in row.power
@@ -915,39 +1311,65 @@ def test_c3_in_batch_rows_test_scrls_law_two_sided_and_the_papers_bound_one_side
     rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, inbatch_m=-1.5), slopes, runs, ref)}
     assert rows["C3.inbatch_rate"].verdict == CONTRADICTED and rows["C3.inbatch_within_sscrl"].verdict == REPRODUCED
     # an interval holding both −1 and −½ decides neither the law nor the bound
-    rows = {r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, half_width=0.3, inbatch_m=-0.75), slopes,
-                                             runs, ref)}
+    rows = {
+        r.claim_id: r for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5, half_width=0.3, inbatch_m=-0.75), slopes, runs, ref)
+    }
     assert rows["C3.inbatch_rate"].verdict == rows["C3.inbatch_within_sscrl"].verdict == INCONCLUSIVE
 
 
 def test_c3_one_regime_has_no_steeper_row():
     runs = c3_runs(0.02)
-    rows = c3_claims(deviation_slopes(-1.0, -0.5, -0.5), pd.DataFrame(columns=["quantity"]), runs[runs["regime"] == "scrl"],
-                     paper_values("C3"))
+    rows = c3_claims(
+        deviation_slopes(-1.0, -0.5, -0.5), pd.DataFrame(columns=["quantity"]), runs[runs["regime"] == "scrl"], paper_values("C3")
+    )
     assert not [r for r in rows if r.claim_id == "C3.scrl_steeper_in_m"]
     assert {r.claim_id for r in rows if r.kind == "direction"} == {
-        "C3.auc_grows_with_m.scrl", "C3.recall_grows_with_m.scrl", "C3.auc_grows_with_n.scrl", "C3.recall_grows_with_n.scrl"}
+        "C3.auc_grows_with_m.scrl",
+        "C3.recall_grows_with_m.scrl",
+        "C3.auc_grows_with_n.scrl",
+        "C3.recall_grows_with_n.scrl",
+    }
 
 
 def test_c4_recommended_split_is_tested_in_its_own_regime_against_each_existing_neighbour():
-    shapes = {"scrl": {1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68, 256: 0.6},     # a peak at 16
-              "sscrl": {1: 0.5, 4: 0.55, 16: 0.6, 64: 0.65, 256: 0.7}}   # rising to the largest split
-    table = pd.DataFrame([{"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
-                          for r, shape in shapes.items() for i, (m, a) in enumerate(shape.items()) for s in SEEDS])
-    fit = pd.DataFrame([{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 3.0, "nearest_m": 4, "relative_rms": 0.2},
-                        {"regime": "sscrl", "shape": "a + b/√m + c/√n", "recommended_m": 300.0, "nearest_m": 256,
-                         "relative_rms": 0.2}])
+    shapes = {
+        "scrl": {1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68, 256: 0.6},  # a peak at 16
+        "sscrl": {1: 0.5, 4: 0.55, 16: 0.6, 64: 0.65, 256: 0.7},
+    }  # rising to the largest split
+    table = pd.DataFrame(
+        [
+            {"regime": r, "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
+            for r, shape in shapes.items()
+            for i, (m, a) in enumerate(shape.items())
+            for s in SEEDS
+        ]
+    )
+    fit = pd.DataFrame(
+        [
+            {"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 3.0, "nearest_m": 4, "relative_rms": 0.2},
+            {"regime": "sscrl", "shape": "a + b/√m + c/√n", "recommended_m": 300.0, "nearest_m": 256, "relative_rms": 0.2},
+        ]
+    )
     rows = {r.claim_id: r.verdict for r in c4_claims(table, fit, fit_tolerance=0.25) if "recommended" in r.claim_id}
     # scrl: m = 4 beats m = 1 and loses to m = 16; sscrl: m = 256 has one neighbour, which it beats
-    assert rows == {"C4.recommended_beats_neighbours.scrl.m1": REPRODUCED,
-                    "C4.recommended_beats_neighbours.scrl.m16": CONTRADICTED,
-                    "C4.recommended_beats_neighbours.sscrl.m64": REPRODUCED}
+    assert rows == {
+        "C4.recommended_beats_neighbours.scrl.m1": REPRODUCED,
+        "C4.recommended_beats_neighbours.scrl.m16": CONTRADICTED,
+        "C4.recommended_beats_neighbours.sscrl.m64": REPRODUCED,
+    }
 
 
 def test_c4_a_fit_that_misses_the_data_recommends_nothing():
-    table = pd.DataFrame([{"regime": "scrl", "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
-                          for i, (m, a) in enumerate({1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68}.items()) for s in SEEDS])
-    fit = pd.DataFrame([{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.3}])
+    table = pd.DataFrame(
+        [
+            {"regime": "scrl", "m": m, "n": 16384 // m, "seed": s, "auc": a + jitter(s, 0.004, i)}
+            for i, (m, a) in enumerate({1: 0.6, 4: 0.7, 16: 0.72, 64: 0.68}.items())
+            for s in SEEDS
+        ]
+    )
+    fit = pd.DataFrame(
+        [{"regime": "scrl", "shape": "a + b/m + c/√n", "recommended_m": 14.0, "nearest_m": 16, "relative_rms": 0.3}]
+    )
     rows = {r.claim_id: r for r in c4_claims(table, fit, fit_tolerance=0.25) if "recommended" in r.claim_id}
     assert set(rows) == {"C4.recommended_beats_neighbours.scrl.m4", "C4.recommended_beats_neighbours.scrl.m64"}
     assert all(r.verdict == INCONCLUSIVE and "0.30 (rms relative) > 0.25" in r.reason for r in rows.values())
@@ -972,39 +1394,54 @@ def a4_rows(curve=None, windows=None, check=None, reference=None, tolerance=0.05
         ordered = curve.sort_values("t")
         exact["limit"] = admissible_exponent(ordered["t"].to_numpy(), ordered["local_slope"].to_numpy())
     table = pd.DataFrame([{"mu_hat": 0.88, "ci_low": 0.87, "ci_high": 0.89}])
-    rows = a4_claims(table, reference or paper_values("A4"), paper_setting("A4"), **exact, tolerance=tolerance, alpha=1e-3,
-                     samples=samples)
+    rows = a4_claims(
+        table, reference or paper_values("A4"), paper_setting("A4"), **exact, tolerance=tolerance, alpha=1e-3, samples=samples
+    )
     return {r.claim_id: r for r in rows}
 
 
 def test_a4_window_tolerance_is_inclusive_and_the_reason_gives_the_difference():
     # binary-exact numbers: a slope exactly at the tolerance counts as giving the paper's value
     reference = {**paper_values("A4"), "mu_hat": 0.75, "rate": 1.75 / 2.75}
-    scan = pd.DataFrame({"t_min": [1e-9, 1e-8], "t_max": [1e-8, 1e-7], "width": 1.0, "points": 5,
-                         "slope": [0.875, 0.5], "configured": False})
+    scan = pd.DataFrame(
+        {"t_min": [1e-9, 1e-8], "t_max": [1e-8, 1e-7], "width": 1.0, "points": 5, "slope": [0.875, 0.5], "configured": False}
+    )
     for configured, verdict in ((0.625, REPRODUCED), (0.5, INCONCLUSIVE)):
-        windows = pd.concat([scan, pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 9,
-                                                  "slope": configured, "configured": True}])], ignore_index=True)
+        windows = pd.concat(
+            [
+                scan,
+                pd.DataFrame(
+                    [{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 9, "slope": configured, "configured": True}]
+                ),
+            ],
+            ignore_index=True,
+        )
         row = a4_rows(windows=windows, reference=reference, tolerance=0.125)["A4.mu_hat"]
         assert row.verdict == verdict and row.power.startswith("1 of 2 scanned"), (configured, row.reason)
         assert "t_min ∈ [1e-09, 1e-09] (1 of 2)" in row.reason
     row = a4_rows()["A4.mu_hat"]
     assert "|Δ| = 0.0031" in row.reason  # 0.882 − 0.87889
     # no scanned window gives it, the configured one exactly at the tolerance does: not contradicted
-    windows = pd.concat([scan.assign(slope=[0.25, 0.5]), pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0,
-                                                                        "points": 9, "slope": 0.625, "configured": True}])],
-                        ignore_index=True)
+    windows = pd.concat(
+        [
+            scan.assign(slope=[0.25, 0.5]),
+            pd.DataFrame([{"t_min": 1e-5, "t_max": 1e-3, "width": 2.0, "points": 9, "slope": 0.625, "configured": True}]),
+        ],
+        ignore_index=True,
+    )
     assert a4_rows(windows=windows, reference=reference, tolerance=0.125)["A4.mu_hat"].verdict == REPRODUCED
 
 
 def test_a4_admissibility_band_and_a_curve_too_short_to_extrapolate():
     t = np.geomspace(1e-9, 1e-1, 17)  # two points per decade
     u = 1.0 / np.log(1.0 / t)
+
     def row(slopes):
         return a4_rows(curve=pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}))["A4.rate"]
+
     mu = paper_values("A4")["mu_hat"]
     # curved in 1/log(1/t): the linear and quadratic extrapolations disagree, and μ̂ inside their band is undecided
-    curved = mu - 0.2 * u + 10.0 * u ** 2
+    curved = mu - 0.2 * u + 10.0 * u**2
     spread = admissible_exponent(t, curved)
     assert spread["low"] < mu < spread["high"] and row(curved).verdict == INCONCLUSIVE and "inside" in row(curved).reason
     assert row(curved + 0.05).verdict == REPRODUCED and row(curved - 0.05).verdict == CONTRADICTED
@@ -1020,7 +1457,7 @@ def test_a4_admissibility_at_the_band_edges_and_its_reason_and_power_strings():
 
     t = np.geomspace(1e-9, 1e-1, 17)
     u = 1.0 / np.log(1.0 / t)
-    slopes = 0.9 - 0.2 * u + 10.0 * u ** 2
+    slopes = 0.9 - 0.2 * u + 10.0 * u**2
     curve = pd.DataFrame({"t": t, "cdf": t, "local_slope": slopes}).iloc[::-1]  # largest t first: the function sorts
     band = admissible_exponent(t, slopes)
     for edge in (band["low"], band["high"]):
@@ -1041,21 +1478,39 @@ def test_a4_monte_carlo_power_and_an_empty_check():
 
 
 def test_c2_tsybakov_rate_shows_its_range_only_when_it_has_one():
-    table = pd.DataFrame({"model": "m", "checkpoint": [1], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2],
-                          "ratio": [0.05], "E_star": 0.8})
+    table = pd.DataFrame(
+        {
+            "model": "m",
+            "checkpoint": [1],
+            "excess_loss": [0.01],
+            "excess_auc": [0.01],
+            "bound": [0.2],
+            "ratio": [0.05],
+            "E_star": 0.8,
+        }
+    )
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
     point = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.65, 0.65))}
     ranged = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.65, 0.667))}
     assert "sharpest" not in point["C2.exponent_tsybakov"].claim
     assert "sharpest admissible: between 0.65 and 0.667" in ranged["C2.exponent_tsybakov"].claim
-    families = pd.DataFrame({"model": ["truncation", "perturbed:a", "perturbed:b"], "exponent": [0.8, 0.8, 0.3],
-                             "low": [0.7, 0.7, 0.2], "high": [0.9, 0.9, 0.4], "points_used": 4})
-    rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.65, 0.65),
-                                             families=families)}
+    families = pd.DataFrame(
+        {
+            "model": ["truncation", "perturbed:a", "perturbed:b"],
+            "exponent": [0.8, 0.8, 0.3],
+            "low": [0.7, 0.7, 0.2],
+            "high": [0.9, 0.9, 0.4],
+            "points_used": 4,
+        }
+    )
+    rows = {r.claim_id: r for r in c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.65, 0.65), families=families)}
     # the note that a smooth perturbation is no worst case goes on reproduced perturbation rows only
     assert "no worst case" in rows["C2.family_perturbed.perturbed:a"].reason
     assert "no worst case" not in rows["C2.family.truncation"].reason
-    assert rows["C2.family_perturbed.perturbed:b"].verdict == CONTRADICTED and "no worst case" not in rows["C2.family_perturbed.perturbed:b"].reason
+    assert (
+        rows["C2.family_perturbed.perturbed:b"].verdict == CONTRADICTED
+        and "no worst case" not in rows["C2.family_perturbed.perturbed:b"].reason
+    )
 
 
 def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
@@ -1066,7 +1521,8 @@ def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
     table.loc[concentrated, "prototype_bias"] = table.loc[concentrated, "prototype_bias"] / 10  # absolute: no_blur lowest
     rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
     assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == REPRODUCED  # relative: base lowest
-    table["prototype_bias_relative"] = np.where(concentrated, 0.5, 1.0) + [jitter(s, 0.01, int(c)) for s, c in
-                                                                           zip(table["seed"], concentrated)]  # reversed
+    table["prototype_bias_relative"] = np.where(concentrated, 0.5, 1.0) + [
+        jitter(s, 0.01, int(c)) for s, c in zip(table["seed"], concentrated)
+    ]  # reversed
     rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
     assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == CONTRADICTED

@@ -12,8 +12,11 @@ from crlrepro.claims.verdicts import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-RULES = {name for path in (REPO / "workflow" / "rules").glob("*.smk")
-         for name in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M)}
+RULES = {
+    name
+    for path in (REPO / "workflow" / "rules").glob("*.smk")
+    for name in re.findall(r"^rule (\w+):", path.read_text(), flags=re.M)
+}
 RULES |= set(re.findall(r"^rule (\w+):", (REPO / "Snakefile").read_text(), flags=re.M))
 
 
@@ -59,9 +62,17 @@ def test_each_experiment_names_the_seed_list_its_models_are_trained_with():
     the key is a list of seeds in the config, and only experiments that train over seeds have one."""
     config = load_config(REPO / "config.yaml", SCHEMA)
     seeded = {e.id: e.seeds for e in registry.EXPERIMENTS if e.seeds}
-    assert seeded == {"A2": "approximation.seeds", "A3": "seeds", "C2": "seeds", "C3": "consistency.scaling.seeds",
-                      "C4": "consistency.scaling.seeds", "S1": "supervised_view.seeds", "S2": "supervised_view.seeds",
-                      "S3": "supervised_view.seeds", "S4": "supervised_view.seeds"}
+    assert seeded == {
+        "A2": "approximation.seeds",
+        "A3": "seeds",
+        "C2": "seeds",
+        "C3": "consistency.scaling.seeds",
+        "C4": "consistency.scaling.seeds",
+        "S1": "supervised_view.seeds",
+        "S2": "supervised_view.seeds",
+        "S3": "supervised_view.seeds",
+        "S4": "supervised_view.seeds",
+    }
     for key in seeded.values():
         value = config_value(config, key)
         assert isinstance(value, list) and value and all(isinstance(v, int) for v in value), key
@@ -92,9 +103,15 @@ def test_targets_cover_every_experiment_once_and_papers_split_them():
     for e in registry.EXPERIMENTS:
         assert f"results/claims/{e.id}.csv" in targets
         assert all(f"results/{t}" in targets for t in e.tables)
-    assert {"results/summary.csv", "results/summary.md", "results/summary.html", "results/scales.csv", "results/scales.html",
-            "results/report/captions/summary.rst",
-            "results/figures/S4.pdf"} <= set(targets)
+    assert {
+        "results/summary.csv",
+        "results/summary.md",
+        "results/summary.html",
+        "results/scales.csv",
+        "results/scales.html",
+        "results/report/captions/summary.rst",
+        "results/figures/S4.pdf",
+    } <= set(targets)
     per_paper = [set(registry.experiment_targets("results", registry.experiments_of(p))) for p in registry.PAPERS]
     assert set.union(*per_paper) == set(registry.experiment_targets("results"))
     assert sum(map(len, per_paper)) == len(set.union(*per_paper))  # no file in two papers

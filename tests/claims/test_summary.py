@@ -9,14 +9,32 @@ from crlrepro.claims.verdicts import CLAIM_COLUMNS
 
 
 # A registered claim key of each experiment the tests use (a row's role comes from its key in the registry).
-KEYS = {"A1": "tail_sum", "A2": "excess_risk", "C2": "exponent_sqrt", "C5": "oce", "S1": "balanced_beats_infonce",
-        "S2": "cosine_beats"}
+KEYS = {
+    "A1": "tail_sum",
+    "A2": "excess_risk",
+    "C2": "exponent_sqrt",
+    "C5": "oce",
+    "S1": "balanced_beats_infonce",
+    "S2": "cosine_beats",
+}
 
 
 def row(experiment, verdict, kind="value", claim="c", key=None, **extra):
     claim_id = f"{experiment}.{key or KEYS.get(experiment, 'x')}.{claim}"
-    base = {"experiment": experiment, "claim_id": claim_id, "claim": claim, "kind": kind, "paper_value": 0.5,
-            "measured": 0.49, "ci_low": 0.48, "ci_high": 0.5, "tolerance": "t", "power": "p", "verdict": verdict, "reason": "r"}
+    base = {
+        "experiment": experiment,
+        "claim_id": claim_id,
+        "claim": claim,
+        "kind": kind,
+        "paper_value": 0.5,
+        "measured": 0.49,
+        "ci_low": 0.48,
+        "ci_high": 0.5,
+        "tolerance": "t",
+        "power": "p",
+        "verdict": verdict,
+        "reason": "r",
+    }
     return {**base, **extra}
 
 
@@ -43,14 +61,29 @@ def test_summary_rejects_unknown_experiments_and_bad_tables():
 
 
 def test_markdown_groups_by_paper_with_counts_at_the_top():
-    summary = collect_summary([table(row("A1", "reproduced"), row("A2", "not comparable"), row("C5", "verified", "identity"),
-                                     row("S2", "inconclusive", "direction"), row("C2", "contradicted", "bound"))])
+    summary = collect_summary(
+        [
+            table(
+                row("A1", "reproduced"),
+                row("A2", "not comparable"),
+                row("C5", "verified", "identity"),
+                row("S2", "inconclusive", "direction"),
+                row("C2", "contradicted", "bound"),
+            )
+        ]
+    )
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced, 1 contradicted, 1 inconclusive, 1 not comparable, 1 verified (of 5 claims)." in text
-    assert "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text and "| 1 | 0 | 1 | 0 | 0 | 1 | 0 |" in text and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
+    assert (
+        "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text
+        and "| 1 | 0 | 1 | 0 | 0 | 1 | 0 |" in text
+        and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
+    )
     headings = [line for line in text.splitlines() if line.startswith("## Paper")]
     assert [h.split(":")[0] for h in headings] == ["## Paper 2", "## Paper 1", "## Paper 3"]
-    assert text.index("| A1 |") < text.index("## Paper 1") < text.index("| C2 |") < text.index("## Paper 3") < text.index("| S2 |")
+    assert (
+        text.index("| A1 |") < text.index("## Paper 1") < text.index("| C2 |") < text.index("## Paper 3") < text.index("| S2 |")
+    )
     assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted | r |" in text
 
 
@@ -66,11 +99,16 @@ def test_verdict_counts_name_only_present_verdicts_in_order():
 
 
 def test_report_captions_and_html_summary_escape_and_count():
-    t = table(row("A1", "reproduced", claim="tail |x|_2 *sum* `a`"),
-              row("A1", "contradicted", claim="<b>slope</b>", paper_value=np.nan, reason="far <off>"))
+    t = table(
+        row("A1", "reproduced", claim="tail |x|_2 *sum* `a`"),
+        row("A1", "contradicted", claim="<b>slope</b>", paper_value=np.nan, reason="far <off>"),
+    )
     assert rst_text("a|b*c_") == "a\\|b\\*c\\_"
-    text = claims_caption("**Figure.** What the paper claims.", t, {"config_hash": "abc", "git_commit": "f00",
-                                                                  "device": "cpu", "packages": {"torch": "2"}})
+    text = claims_caption(
+        "**Figure.** What the paper claims.",
+        t,
+        {"config_hash": "abc", "git_commit": "f00", "device": "cpu", "packages": {"torch": "2"}},
+    )
     assert text.startswith("**Figure.** What the paper claims.")
     assert "1 reproduced, 1 contradicted (of 2 claims)" in text
     assert "tail \\|x\\|\\_2 \\*sum\\* \\`a\\`" in text and "**contradicted**" in text and "(value)" in text
@@ -88,19 +126,28 @@ def test_diagnostics_are_shown_apart_and_not_counted():
     from crlrepro.studies.registry import experiment
     from crlrepro.studies.summary import SUMMARY_COLUMNS
 
-    summary = collect_summary([table(row("A2", "reproduced"), row("A2", "reproduced", "direction", "D1-D2", key="excess_risk_decreases")),
-                               table(row("C1", "verified", "identity", "mi", key="monte_carlo"))])
+    summary = collect_summary(
+        [
+            table(row("A2", "reproduced"), row("A2", "reproduced", "direction", "D1-D2", key="excess_risk_decreases")),
+            table(row("C1", "verified", "identity", "mi", key="monte_carlo")),
+        ]
+    )
     assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["claim", "diagnostic", "diagnostic"]
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced (of 1 claims)." in text
     assert "| 2 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
     assert "Diagnostics (not counted): 1 reproduced, 1 verified (of 2 diagnostics)" in text
-    section = text[text.index("## Diagnostics"):]
+    section = text[text.index("## Diagnostics") :]
     why = experiment("A2").claim("excess_risk_decreases").why
     assert why and why in section and experiment("C1").claim("monte_carlo").why in section
-    assert text.index("## Paper 2") < text.index("## Diagnostics") and "| A2 | D1-D2 |" not in text[:text.index("## Diagnostics")]
+    assert (
+        text.index("## Paper 2") < text.index("## Diagnostics") and "| A2 | D1-D2 |" not in text[: text.index("## Diagnostics")]
+    )
     caption = claims_caption("d", summary)
-    assert "**This run:** 1 reproduced (of 1 claims); diagnostics, not counted: 1 reproduced, 1 verified (of 2 diagnostics)." in caption
+    assert (
+        "**This run:** 1 reproduced (of 1 claims); diagnostics, not counted: 1 reproduced, 1 verified (of 2 diagnostics)."
+        in caption
+    )
     assert "(direction, diagnostic)" in caption
     page = summary_html(summary)
     assert "All papers: 1 reproduced (of 1 claims)." in page and "<h2>Diagnostics</h2>" in page and html_escape(why) in page
@@ -129,20 +176,46 @@ def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not
     from crlrepro.studies.summary import UNDECIDED, decided_table
 
     def row(experiment, verdict, reason="", power=""):
-        return {"experiment": experiment, "claim_id": f"{experiment}.x", "claim": "c", "kind": "direction", "paper_value": np.nan,
-                "measured": 0.0, "ci_low": 0.0, "ci_high": 0.0, "tolerance": "", "power": power, "verdict": verdict,
-                "reason": reason, "role": "claim"}
+        return {
+            "experiment": experiment,
+            "claim_id": f"{experiment}.x",
+            "claim": "c",
+            "kind": "direction",
+            "paper_value": np.nan,
+            "measured": 0.0,
+            "ci_low": 0.0,
+            "ci_high": 0.0,
+            "tolerance": "",
+            "power": power,
+            "verdict": verdict,
+            "reason": reason,
+            "role": "claim",
+        }
 
-    table = pd.DataFrame([row("A1", "reproduced"), row("A2", "not comparable", "setting differs from the paper's: epochs"),
-                          row("A3", "not comparable", "the paper reports no number for it"),
-                          row("A4", "inconclusive", "neither", "…; 12 seeds would give 80% power to decide it (claim)"),
-                          row("A4", "inconclusive", "no interval", "no interval"), row("A2", "verified"),
-                          row("C3", "contradicted"), row("S1", "not comparable", "ν and n are undefined"),
-                          {**row("C1", "inconclusive"), "claim_id": "C1.monte_carlo.x", "role": "diagnostic"}])
+    table = pd.DataFrame(
+        [
+            row("A1", "reproduced"),
+            row("A2", "not comparable", "setting differs from the paper's: epochs"),
+            row("A3", "not comparable", "the paper reports no number for it"),
+            row("A4", "inconclusive", "neither", "…; 12 seeds would give 80% power to decide it (claim)"),
+            row("A4", "inconclusive", "no interval", "no interval"),
+            row("A2", "verified"),
+            row("C3", "contradicted"),
+            row("S1", "not comparable", "ν and n are undefined"),
+            {**row("C1", "inconclusive"), "claim_id": "C1.monte_carlo.x", "role": "diagnostic"},
+        ]
+    )
     decided = decided_table(table).set_index("paper")
     assert list(decided.columns) == ["claims", "decided", *UNDECIDED]
-    assert decided.loc[2].to_dict() == {"claims": 6, "decided": 2, "setting differs": 1, "no paper number": 1,
-                                        "other not comparable": 0, "more data would decide": 1, "other inconclusive": 1}
+    assert decided.loc[2].to_dict() == {
+        "claims": 6,
+        "decided": 2,
+        "setting differs": 1,
+        "no paper number": 1,
+        "other not comparable": 0,
+        "more data would decide": 1,
+        "other inconclusive": 1,
+    }
     assert decided.loc[1].to_dict()["claims"] == 1 and decided.loc[1, "decided"] == 1  # C1's diagnostic not counted
     assert decided.loc[3, "other not comparable"] == 1
     assert "| 2 | 6 | 2 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)

@@ -6,10 +6,35 @@ import pytest
 from scipy import stats
 
 from crlrepro.claims.verdicts import (
-    CLAIM_COLUMNS, CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, POWER, REPRODUCED, SEED_PLAN_LIMIT, VERIFIED,
-    Decision, Paired, any_of_claims, check_claims_table, claim, claims_frame, decide_bound, decide_directions, decide_identity,
-    decide_rate, decide_value, detectable_difference, direction_claims, holm, paired_by_seed, paired_t_power,
-    reported_rounding, seed_interval, seeds_for_power, value_claim,
+    CLAIM_COLUMNS,
+    CONTRADICTED,
+    FAILED,
+    INCONCLUSIVE,
+    NOT_COMPARABLE,
+    POWER,
+    REPRODUCED,
+    SEED_PLAN_LIMIT,
+    VERIFIED,
+    Decision,
+    Paired,
+    any_of_claims,
+    check_claims_table,
+    claim,
+    claims_frame,
+    decide_bound,
+    decide_directions,
+    decide_identity,
+    decide_rate,
+    decide_value,
+    detectable_difference,
+    direction_claims,
+    holm,
+    paired_by_seed,
+    paired_t_power,
+    reported_rounding,
+    seed_interval,
+    seeds_for_power,
+    value_claim,
 )
 
 
@@ -47,8 +72,10 @@ def test_holm_matches_the_step_down_definition():
 # reported_rounding ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, half_unit", [(0.4902, 5e-5), (6.165e-6, 5e-10), (0.97, 5e-3), (8, 0.5), (36.72, 5e-3),
-                                              (1e-5, 5e-6), (-0.25, 5e-3), (120.0, 0.5)])
+@pytest.mark.parametrize(
+    "value, half_unit",
+    [(0.4902, 5e-5), (6.165e-6, 5e-10), (0.97, 5e-3), (8, 0.5), (36.72, 5e-3), (1e-5, 5e-6), (-0.25, 5e-3), (120.0, 0.5)],
+)
 def test_reported_rounding_is_half_the_last_digit(value, half_unit):
     assert reported_rounding(value) == pytest.approx(half_unit)
 
@@ -169,9 +196,14 @@ def test_paired_p_values_are_one_sided_t_tests():
 
 
 def test_directions_reproduced_contradicted_inconclusive():
-    up, down, noise = (Paired(k, v) for k, v in (("up", np.array([1.0, 1.2, 0.9, 1.1, 1.05])),
-                                                 ("down", np.array([-1.0, -1.2, -0.9, -1.1, -1.05])),
-                                                 ("noise", np.array([0.5, -0.4, 0.3, -0.6, 0.1]))))
+    up, down, noise = (
+        Paired(k, v)
+        for k, v in (
+            ("up", np.array([1.0, 1.2, 0.9, 1.1, 1.05])),
+            ("down", np.array([-1.0, -1.2, -0.9, -1.1, -1.05])),
+            ("noise", np.array([0.5, -0.4, 0.3, -0.6, 0.1])),
+        )
+    )
     verdicts = [d.verdict for d in decide_directions([up, down, noise])]
     assert verdicts == [REPRODUCED, CONTRADICTED, INCONCLUSIVE]
     single = decide_directions([Paired("one", np.array([3.0]))])[0]
@@ -282,8 +314,11 @@ def test_any_of_claims_needs_one_comparison_for_and_all_against():
 def test_decisions_and_rows_are_immutable():
     import dataclasses
 
-    for obj in (Decision(REPRODUCED, "r", "p"), Paired("x", np.array([1.0])),
-                claim("A1", "A1.x", "x", "value", Decision(REPRODUCED, "r", "p"), measured=1.0)):
+    for obj in (
+        Decision(REPRODUCED, "r", "p"),
+        Paired("x", np.array([1.0])),
+        claim("A1", "A1.x", "x", "value", Decision(REPRODUCED, "r", "p"), measured=1.0),
+    ):
         with pytest.raises(dataclasses.FrozenInstanceError):
             obj.label = "changed"
 
@@ -363,8 +398,9 @@ def test_detectable_difference_has_the_planned_power():
 
 
 def test_an_undecided_direction_says_how_many_seeds_would_decide_it():
-    undecided, decided = decide_directions([Paired("a", np.array([0.1, -0.05, 0.2, 0.0, 0.05])),
-                                            Paired("b", np.array([1.0, 1.1, 0.9, 1.2, 1.0]))])
+    undecided, decided = decide_directions(
+        [Paired("a", np.array([0.1, -0.05, 0.2, 0.0, 0.05])), Paired("b", np.array([1.0, 1.1, 0.9, 1.2, 1.0]))]
+    )
     assert undecided.verdict == INCONCLUSIVE and decided.verdict == REPRODUCED
     sd = np.std([0.1, -0.05, 0.2, 0.0, 0.05], ddof=1)
     needed = seeds_for_power(0.06, sd, 0.025 / 2)

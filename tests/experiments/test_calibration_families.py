@@ -5,21 +5,34 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.experiments.calibration import (PERTURBATIONS, calibration_table, family_exponents, perturbed_bayes_score,
-                                  score_family_table)
+from crlrepro.experiments.calibration import (
+    PERTURBATIONS,
+    calibration_table,
+    family_exponents,
+    perturbed_bayes_score,
+    score_family_table,
+)
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.oracles import excess_contrastive_risk
 
 # paper 1's mixture: the Bayes ranking is not monotone in y, so a perturbation costs retrieval regret
-FOUR = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]),
-                      np.ones(4))
+FOUR = LatentClassGMM(
+    np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4)
+)
 TAU = 0.5
 
 
 @pytest.fixture(scope="module")
 def families():
-    members = score_family_table(FOUR, TAU, dims=[2, 3, 4, 6, 8], epsilons=[0.3, 0.15, 0.075, 0.04],
-                                 perturbations=list(PERTURBATIONS), nodes=120, inner_nodes=600)
+    members = score_family_table(
+        FOUR,
+        TAU,
+        dims=[2, 3, 4, 6, 8],
+        epsilons=[0.3, 0.15, 0.075, 0.04],
+        perturbations=list(PERTURBATIONS),
+        nodes=120,
+        inner_nodes=600,
+    )
     return calibration_table(members, FOUR, TAU, nodes=120, inner_nodes=600)
 
 
@@ -49,7 +62,9 @@ def test_family_exponents_fit_each_familys_tail_and_mark_the_short_ones(families
     assert smooth["points_used"] == 3 and smooth["usable"] == 4
     # the tail is the members nearest the Bayes score: the three smallest ε
     members = families[families["model"] == "perturbed:sin_x_times_y"].sort_values("excess_loss").head(3)
-    assert (smooth["excess_min"], smooth["excess_max"]) == pytest.approx((members["excess_loss"].min(), members["excess_loss"].max()))
+    assert (smooth["excess_min"], smooth["excess_max"]) == pytest.approx(
+        (members["excess_loss"].min(), members["excess_loss"].max())
+    )
     local = np.diff(np.log(members["excess_auc"])) / np.diff(np.log(members["excess_loss"]))
     assert (smooth["low"], smooth["high"]) == pytest.approx((local.min(), local.max()))
     # members whose regret is not resolved (error above 10 % of it) are not used; fewer than 3 give NaN, not an error
@@ -68,8 +83,9 @@ def test_family_inputs_are_checked_before_any_work():
         score_family_table(FOUR, TAU, dims=[0], epsilons=[0.1], perturbations=[], nodes=60, inner_nodes=100)
     with pytest.raises(ValueError, match="unknown perturbation"):
         perturbed_bayes_score(FOUR, TAU, 0.1, "cubic")
-    assert isinstance(score_family_table(FOUR, TAU, dims=[], epsilons=[], perturbations=[], nodes=60, inner_nodes=100),
-                      pd.DataFrame)
+    assert isinstance(
+        score_family_table(FOUR, TAU, dims=[], epsilons=[], perturbations=[], nodes=60, inner_nodes=100), pd.DataFrame
+    )
 
 
 def test_truncations_inside_a_degenerate_singular_space_are_flagged_and_not_fitted(families):

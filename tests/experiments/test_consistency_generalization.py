@@ -38,8 +38,10 @@ def loop_objective(score, x, y, negatives, regime, tau):
     total = 0.0
     for i in range(len(x)):
         pool = negatives[i] if regime == "scrl" else negatives
-        terms = [np.exp((score(x[i : i + 1], pool[j : j + 1])[0, 0] - score(x[i : i + 1], y[i : i + 1])[0, 0]) / tau)
-                 for j in range(len(pool))]
+        terms = [
+            np.exp((score(x[i : i + 1], pool[j : j + 1])[0, 0] - score(x[i : i + 1], y[i : i + 1])[0, 0]) / tau)
+            for j in range(len(pool))
+        ]
         total += tau * np.log(np.mean(terms))
     return total / len(x)
 
@@ -50,8 +52,9 @@ def test_samplers_have_the_regimes_shapes(skewed_gmm, regime):
     assert sample.n == 7 and sample.m == 5
     assert sample.negatives.shape == ((7, 5, 1) if regime == "scrl" else (5, 1))
     # negatives are drawn from P_Y: their mean over many draws is the mixture mean of y
-    big = draw_negative_sample(skewed_gmm, regime, 400 if regime == "scrl" else 1, 500 if regime == "scrl" else 200_000,
-                               np.random.default_rng(1))
+    big = draw_negative_sample(
+        skewed_gmm, regime, 400 if regime == "scrl" else 1, 500 if regime == "scrl" else 200_000, np.random.default_rng(1)
+    )
     assert big.negatives.mean() == pytest.approx(float(skewed_gmm.weights @ skewed_gmm.mean_y), abs=0.03)
 
 
@@ -130,12 +133,18 @@ def test_seeds_trained_as_one_ensemble_match_each_seed_trained_alone(skewed_gmm,
     for seed, sample, (model, history) in zip(seeds, samples, together):
         alone, alone_history = train_on_sample(sample, 0.5, replace(settings, seed=seed), **kwargs)
         assert [h["loss"] for h in history] == pytest.approx([h["loss"] for h in alone_history], rel=1e-4)
-        assert empirical_contrastive_loss(model, sample, 0.5) == pytest.approx(empirical_contrastive_loss(alone, sample, 0.5),
-                                                                                rel=1e-4)
+        assert empirical_contrastive_loss(model, sample, 0.5) == pytest.approx(
+            empirical_contrastive_loss(alone, sample, 0.5), rel=1e-4
+        )
     assert together[0][1] != together[1][1]  # two members, two trainings
     with pytest.raises(ValueError, match="share regime and shapes"):
-        train_on_samples([samples[0], draw_negative_sample(skewed_gmm, regime, 128, 8, np.random.default_rng(0))], seeds, 0.5,
-                         settings, **kwargs)
+        train_on_samples(
+            [samples[0], draw_negative_sample(skewed_gmm, regime, 128, 8, np.random.default_rng(0))],
+            seeds,
+            0.5,
+            settings,
+            **kwargs,
+        )
 
 
 @pytest.mark.parametrize("regime", ["scrl", "sscrl"])
@@ -159,8 +168,13 @@ def test_on_epoch_sees_the_initial_model_then_every_epoch():
     seen = []
     data = [torch.randn(32, 2), torch.randn(32, 1)]
     settings = TrainSettings(epochs=3, batch_size=8, learning_rate=1e-2, weight_decay=0.0, seed=0)
-    train(model, lambda m, b, rng: ((m(b[0]) - b[1]) ** 2).mean(), data, settings,
-          on_epoch=lambda e, m: seen.append((e, m.weight.detach().clone())))
+    train(
+        model,
+        lambda m, b, rng: ((m(b[0]) - b[1]) ** 2).mean(),
+        data,
+        settings,
+        on_epoch=lambda e, m: seen.append((e, m.weight.detach().clone())),
+    )
     assert [e for e, _ in seen] == [0, 1, 2, 3]
     assert not torch.equal(seen[0][1], seen[-1][1])
 
@@ -178,8 +192,17 @@ def _power_law_runs(rng, slope, axis="m", seeds=4, noise=0.05):
     for value in (2, 4, 8, 16, 32, 64):
         for seed in range(seeds):
             gap = 0.3 * value**slope * np.exp(noise * rng.standard_normal())
-            rows.append({"regime": "scrl", "sweep": axis, "n": 1000 if axis == "m" else value, "m": value if axis == "m" else 16,
-                         "seed": seed, "gap": gap * rng.choice([-1, 1]) if axis == "n" else gap, "excess_risk": gap / 2})
+            rows.append(
+                {
+                    "regime": "scrl",
+                    "sweep": axis,
+                    "n": 1000 if axis == "m" else value,
+                    "m": value if axis == "m" else 16,
+                    "seed": seed,
+                    "gap": gap * rng.choice([-1, 1]) if axis == "n" else gap,
+                    "excess_risk": gap / 2,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -201,12 +224,19 @@ def test_scaling_slopes_table_and_claims():
     rng = np.random.default_rng(1)
     table = pd.concat([_power_law_runs(rng, -1.0), _power_law_runs(rng, -0.2, axis="n")], ignore_index=True)
     slopes = scaling_slopes(table.assign(auc=0.6), {"m": {"scrl": -1.0}, "n": {"scrl": -0.5}}, 300, seed=0)
-    assert set(zip(slopes["axis"], slopes["quantity"])) == {("m", "gap"), ("m", "excess_risk"), ("n", "gap"), ("n", "excess_risk")}
+    assert set(zip(slopes["axis"], slopes["quantity"])) == {
+        ("m", "gap"),
+        ("m", "excess_risk"),
+        ("n", "gap"),
+        ("n", "excess_risk"),
+    }
     table["auc"] = 0.6 + 0.001 * np.log(table["m"])
     table["recall_at_1"] = table["auc"] - 0.3
     no_mechanism = pd.DataFrame(columns=["regime", "axis", "score", "slope", "low", "high", "fit_from", "fit_to", "predicted"])
-    verdicts = {c.claim_id: c.verdict for c in c3_claims(no_mechanism, slopes, table, {"slope_m": {"scrl": -1.0},
-                                                                                       "slope_n": {"scrl": -0.5}})}
+    verdicts = {
+        c.claim_id: c.verdict
+        for c in c3_claims(no_mechanism, slopes, table, {"slope_m": {"scrl": -1.0}, "slope_n": {"scrl": -0.5}})
+    }
     # the gap decays as m^-1: its interval holds the bound's exponent, so one-sided it cannot tell
     assert verdicts["C3.gap_rate.scrl.m"] == "inconclusive"
     assert verdicts["C3.gap_rate.scrl.n"] == "contradicted"  # the data say −0.2: slower than n^-1/2
@@ -243,22 +273,38 @@ def test_budget_fit_is_exact_on_its_own_model_and_the_split_is_the_minimum():
 
 
 def test_budget_summary_and_claims():
-    rows = [{"regime": r, "n": 1024 // m, "m": m, "seed": s, "auc": 0.6 - (np.log2(m) - 3) ** 2 * 1e-3 * (r == "scrl"),
-             "excess_risk": 0.01 + 0.2 / m + 0.5 / np.sqrt(1024 / m)}
-            for r in ("scrl", "sscrl") for m in (1, 4, 8, 16, 64) for s in (0, 1)]
+    rows = [
+        {
+            "regime": r,
+            "n": 1024 // m,
+            "m": m,
+            "seed": s,
+            "auc": 0.6 - (np.log2(m) - 3) ** 2 * 1e-3 * (r == "scrl"),
+            "excess_risk": 0.01 + 0.2 / m + 0.5 / np.sqrt(1024 / m),
+        }
+        for r in ("scrl", "sscrl")
+        for m in (1, 4, 8, 16, 64)
+        for s in (0, 1)
+    ]
     summary = budget_summary(pd.DataFrame(rows), 1024).set_index("regime")
     assert summary.loc["scrl", "best_m_auc"] == 8
     assert summary.loc["scrl", "b"] == pytest.approx(0.2) and summary.loc["scrl", "c"] == pytest.approx(0.5)
     assert summary.loc["sscrl", "shape"] == "a + b/√m + c/√n" and summary.loc["scrl", "nearest_m"] in (1, 4, 8, 16, 64)
     verdicts = {c.claim_id: c.verdict for c in c4_claims(pd.DataFrame(rows))}
     # two seeds with identical AUCs: the exact sign test (1/4) cannot decide
-    assert verdicts == {"C4.extreme_not_best.scrl.m1": "inconclusive", "C4.extreme_not_best.scrl.m64": "inconclusive",
-                        "C4.extreme_not_best.sscrl.m1": "inconclusive", "C4.extreme_not_best.sscrl.m64": "inconclusive"}
+    assert verdicts == {
+        "C4.extreme_not_best.scrl.m1": "inconclusive",
+        "C4.extreme_not_best.scrl.m64": "inconclusive",
+        "C4.extreme_not_best.sscrl.m1": "inconclusive",
+        "C4.extreme_not_best.sscrl.m64": "inconclusive",
+    }
 
 
 def test_sweep_points_and_their_errors():
-    consistency = {"scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 4, "ns": [10, 30]}},
-                   "budget": {"total": 64, "ms": [16, 1]}}
+    consistency = {
+        "scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 4, "ns": [10, 30]}},
+        "budget": {"total": 64, "ms": [16, 1]},
+    }
     assert sweep_points("m", consistency) == [(100, 2), (100, 8)]
     assert sweep_points("n", consistency) == [(10, 4), (30, 4)]
     assert sweep_points("budget", consistency) == [(64, 1), (4, 16)]
@@ -269,8 +315,10 @@ def test_sweep_points_and_their_errors():
         sweep_points("k", consistency)
 
 
-SHARED = {"scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 8, "ns": [10, 100, 30]}},
-          "budget": {"total": 80, "ms": [8, 1]}}  # (100, 8): m and n sweeps; (10, 8): n sweep and budget
+SHARED = {
+    "scaling": {"m_sweep": {"n": 100, "ms": [8, 2]}, "n_sweep": {"m": 8, "ns": [10, 100, 30]}},
+    "budget": {"total": 80, "ms": [8, 1]},
+}  # (100, 8): m and n sweeps; (10, 8): n sweep and budget
 
 
 def test_a_point_two_sweeps_share_is_trained_once_by_the_first():
@@ -294,9 +342,21 @@ def test_a_point_two_sweeps_share_is_trained_once_by_the_first():
 
 def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):
     """The table a sweep's job writes: its own points only, values a function of (regime, n, m, seed)."""
-    return pd.DataFrame([{"sweep": sweep, "regime": r, "n": n, "m": m, "seed": seed, "auc": 0.5 + n * 1e-4 + m * 1e-3 + seed * 1e-5
-                          + (r == "scrl") * 1e-6}
-                         for (n, m) in sweep_trained_points(sweep, SHARED) for seed in seeds for r in regimes])
+    return pd.DataFrame(
+        [
+            {
+                "sweep": sweep,
+                "regime": r,
+                "n": n,
+                "m": m,
+                "seed": seed,
+                "auc": 0.5 + n * 1e-4 + m * 1e-3 + seed * 1e-5 + (r == "scrl") * 1e-6,
+            }
+            for (n, m) in sweep_trained_points(sweep, SHARED)
+            for seed in seeds
+            for r in regimes
+        ]
+    )
 
 
 def test_sweep_rows_assemble_each_sweep_from_the_tables_that_trained_its_points():
@@ -340,8 +400,10 @@ def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_
     for tau in (0.1, 0.5, 2.0):
         for eps in (0.02, 0.3, 2.0):
             c = rng.standard_normal(4)
-            score = lambda x, y, c=c, eps=eps, tau=tau: (tau * skewed_gmm.pmi(x, y)  # noqa: E731
-                                                        + eps * np.sin(c[0] * x[:, None] + c[1] * y[None, :]) * np.cos(c[2] * y[None, :] + c[3]))
+            score = lambda x, y, c=c, eps=eps, tau=tau: (
+                tau * skewed_gmm.pmi(x, y)  # noqa: E731
+                + eps * np.sin(c[0] * x[:, None] + c[1] * y[None, :]) * np.cos(c[2] * y[None, :] + c[3])
+            )
             regret = e_star - retrieval_auc(score, skewed_gmm, 120, 600)
             excess = excess_contrastive_risk(score, grid, tau)
             assert regret <= float(calibration_bound(excess, tau)) + 1e-4
@@ -349,8 +411,16 @@ def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_
 
 
 def test_calibration_table_flags_violations_without_clipping(paper_gmm):
-    points = pd.DataFrame({"model": ["a", "a", "b"], "D": 1, "seed": 0, "checkpoint": [0, 1, 0],
-                           "excess_loss": [0.5, 1e-6, 0.01], "auc": [0.5, 0.6, 0.67]})
+    points = pd.DataFrame(
+        {
+            "model": ["a", "a", "b"],
+            "D": 1,
+            "seed": 0,
+            "checkpoint": [0, 1, 0],
+            "excess_loss": [0.5, 1e-6, 0.01],
+            "auc": [0.5, 0.6, 0.67],
+        }
+    )
     table = calibration_table(points, paper_gmm, 0.5, nodes=100, inner_nodes=500)
     assert table["violates"].tolist() == [False, True, False]
     assert table.loc[1, "excess_auc"] == pytest.approx(table.loc[1, "E_star"] - 0.6)
@@ -432,8 +502,9 @@ def test_inner_term_matches_a_literal_transcription(skewed_gmm):
 def test_in_batch_inner_term_matches_a_literal_transcription(skewed_gmm):
     tau, m, batches, nodes = 0.7, 4, 3, 401
     score = FixedScore("s", lambda x, y: np.sin(np.multiply.outer(x, y)), lambda x, y: np.sin(x * y))
-    draws = in_batch_inner_draws([score], skewed_gmm, tau, [m], batches, seed=5, partition_nodes=nodes, table_points=8001,
-                                 block_pairs=60)  # 60 pairs: one batch of 5 × 5 per pairwise call, then several
+    draws = in_batch_inner_draws(
+        [score], skewed_gmm, tau, [m], batches, seed=5, partition_nodes=nodes, table_points=8001, block_pairs=60
+    )  # 60 pairs: one batch of 5 × 5 per pairwise call, then several
     x, y, _ = skewed_gmm.sample(batches * (m + 1), np.random.default_rng([5, m, 2]))
     x, y = x.reshape(batches, m + 1), y.reshape(batches, m + 1)
     y_rule = trapezoid_mixture(skewed_gmm.weights, skewed_gmm.mean_y, skewed_gmm.std_y, nodes)
@@ -466,8 +537,9 @@ def test_in_batch_negatives_have_scrls_bias_not_sscrls_shared_error(skewed_gmm):
         assert abs(draws["inner_cv"].mean()) > 10 * draws["inner_cv"].sem(), (m, name)  # the bias is resolved
     outer = outer_term_draws(family, skewed_gmm, tau, [64, 256], 50, seed=2, partition_nodes=801)
     predicted = {"m": {"scrl": -1.0, "sscrl": -0.5, "inbatch": -1.0}, "n": {"scrl": -0.5, "sscrl": -0.5}}
-    _, slopes = deviation_rates({"inner": inner, "inbatch": inbatch, "outer": outer}, fit_from=32, bootstrap=200, seed=0,
-                                predicted=predicted)
+    _, slopes = deviation_rates(
+        {"inner": inner, "inbatch": inbatch, "outer": outer}, fit_from=32, bootstrap=200, seed=0, predicted=predicted
+    )
     fit = slopes.set_index(["regime", "score"]).loc[("inbatch", "sup")]
     assert fit["slope"] == pytest.approx(-1.0, abs=0.15) and fit["high"] < -0.75
 
@@ -496,7 +568,9 @@ def test_the_mechanism_separates_the_regimes_on_a_mixture_it_was_not_tuned_on(sk
     outer = outer_term_draws(family, skewed_gmm, tau, [64, 256, 1024], 200, seed=1, partition_nodes=801)
     predicted = {"m": {"scrl": -1.0, "sscrl": -0.5}, "n": {"scrl": -0.5, "sscrl": -0.5}}
     draws = {"inner": inner, "inbatch": inner, "outer": outer}  # in-batch has its own test
-    _, slopes = deviation_rates(draws, fit_from=32, bootstrap=200, seed=0, predicted={**predicted, "m": {**predicted["m"], "inbatch": -1.0}})
+    _, slopes = deviation_rates(
+        draws, fit_from=32, bootstrap=200, seed=0, predicted={**predicted, "m": {**predicted["m"], "inbatch": -1.0}}
+    )
     slope = slopes.set_index(["regime", "score"])["slope"]
     assert slope["scrl", "sup"] == pytest.approx(-1.0, abs=0.15)
     assert slope["sscrl", "misspecified"] == pytest.approx(-0.5, abs=0.12)
@@ -509,13 +583,30 @@ def test_the_mechanism_separates_the_regimes_on_a_mixture_it_was_not_tuned_on(sk
 def test_deviation_rates_recover_planted_power_laws():
     rng = np.random.default_rng(0)
     ms, ns, pools = [16, 64, 256, 1024], [100, 400, 1600], 300
-    inner = pd.concat([pd.DataFrame({"m": m, "pool": np.arange(pools), "score": s,
-                                     "inner": -0.3 / m + scale / np.sqrt(m) * rng.standard_normal(pools),
-                                     "inner_cv": -0.3 / m * (1 + 0.05 * rng.standard_normal(pools))})
-                       for m in ms for s, scale in (("a", 0.2), ("b", 0.1))], ignore_index=True)
-    outer = pd.concat([pd.DataFrame({"n": n, "draw": np.arange(pools), "score": s,
-                                     "outer": scale / np.sqrt(n) * rng.standard_normal(pools)})
-                       for n in ns for s, scale in (("a", 1.0), ("b", 0.5))], ignore_index=True)
+    inner = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "m": m,
+                    "pool": np.arange(pools),
+                    "score": s,
+                    "inner": -0.3 / m + scale / np.sqrt(m) * rng.standard_normal(pools),
+                    "inner_cv": -0.3 / m * (1 + 0.05 * rng.standard_normal(pools)),
+                }
+            )
+            for m in ms
+            for s, scale in (("a", 0.2), ("b", 0.1))
+        ],
+        ignore_index=True,
+    )
+    outer = pd.concat(
+        [
+            pd.DataFrame({"n": n, "draw": np.arange(pools), "score": s, "outer": scale / np.sqrt(n) * rng.standard_normal(pools)})
+            for n in ns
+            for s, scale in (("a", 1.0), ("b", 0.5))
+        ],
+        ignore_index=True,
+    )
     predicted = {"m": {"scrl": -1.0, "sscrl": -0.5, "inbatch": -1.0}, "n": {"scrl": -0.5, "sscrl": -0.5}}
     draws = {"inner": inner, "inbatch": inner, "outer": outer}
     points, slopes = deviation_rates(draws, fit_from=64, bootstrap=300, seed=0, predicted=predicted)

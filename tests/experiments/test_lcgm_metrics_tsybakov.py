@@ -28,7 +28,9 @@ def test_lcgm_pmi_matches_densities_literally():
 
 
 def test_default_lcgm_anchors_are_nearly_deterministic_and_targets_noisy():
-    model = LatentClassModel.from_config(dict(classes=8, dim_x=16, dim_y=16, noise_x=0.5, noise_y=2.0, separation=3.0, mean_seed=0))
+    model = LatentClassModel.from_config(
+        dict(classes=8, dim_x=16, dim_y=16, noise_x=0.5, noise_y=2.0, separation=3.0, mean_seed=0)
+    )
     x, y, z = model.sample(5000, np.random.default_rng(0))
     post_x, post_y = np.exp(model.log_posterior_x(x)), np.exp(model.log_posterior_y(y))
     assert post_x[np.arange(5000), z].mean() > 0.99
@@ -111,6 +113,7 @@ def test_plateau_approach_rate_is_the_exponent_of_the_gap():
 
 def test_sensitivity_elbows_take_each_swept_point_alone():
     from crlrepro.experiments.evaluation import sensitivity_elbows
+
     rows = []
     for noise, knee in ((1.0, 8), (4.0, 6)):  # alignment saturates at D = knee
         for d in (4, 6, 7, 8, 9, 12):
@@ -126,8 +129,13 @@ def test_sensitivity_elbows_take_each_swept_point_alone():
 def test_the_sensitivity_grids_centre_reuses_a3s_models_and_trains_only_what_a3_does_not():
     from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 
-    lcgm = {"classes": 8, "noise_y": 2.0, "separation": 3.0, "dims": [2, 4, 8, 16],
-            "sensitivity": {"noise_y": [1.0, 2.0, 4.0], "separation": [3.0, 5.0], "elbow_dims": [4, 6]}}
+    lcgm = {
+        "classes": 8,
+        "noise_y": 2.0,
+        "separation": 3.0,
+        "dims": [2, 4, 8, 16],
+        "sensitivity": {"noise_y": [1.0, 2.0, 4.0], "separation": [3.0, 5.0], "elbow_dims": [4, 6]},
+    }
     assert lcgm_sensitivity_dims(lcgm, 1, 0) == [4, 6, 8]  # the centre: K and the elbow sweep
     assert lcgm_sensitivity_dims(lcgm, 0, 0) == [4, 6, 8] and lcgm_sensitivity_dims(lcgm, 1, 1) == [4, 6, 8]  # the cross
     assert lcgm_sensitivity_dims(lcgm, 0, 1) == [8]  # off the cross: D = K only

@@ -26,6 +26,7 @@ from crlrepro.experiments.supervised_view import knn_top1, linear_probe_top1, pr
 
 def loop_balanced_loss(z1, z2, alpha, ratio, sim):
     """The paper's per-anchor formula, literally: (1/α)[−log e^{α s⁺} / (Σ_x' e^{α s(z, z_x')})^{λ/ν}]."""
+
     def s(a, b):
         if sim == "cosine":
             return float(a @ b / (a.norm() * b.norm()))
@@ -58,7 +59,9 @@ def test_ratio_one_is_info_nce():
     alpha = 1 / 0.2
     s = similarity_matrix(z1, z2, "cosine")
     target = torch.arange(16)
-    info_nce = (torch.nn.functional.cross_entropy(alpha * s, target) + torch.nn.functional.cross_entropy(alpha * s.T, target)) / (2 * alpha)
+    info_nce = (torch.nn.functional.cross_entropy(alpha * s, target) + torch.nn.functional.cross_entropy(alpha * s.T, target)) / (
+        2 * alpha
+    )
     assert float(balanced_contrastive_loss(z1, z2, alpha, 1.0)) == pytest.approx(float(info_nce), rel=1e-6)
     # stable where a naive exp would overflow
     assert torch.isfinite(balanced_contrastive_loss(1e3 * z1, 1e3 * z2, 50.0, 1.0, "dot"))
@@ -117,8 +120,10 @@ def write_tiny_cifar(root, per_batch=4):
     folder.mkdir(parents=True)
     rng = np.random.default_rng(0)
     for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
-        batch = {"data": rng.integers(0, 256, size=(per_batch, 3072), dtype=np.uint8),
-                 "labels": rng.integers(0, 10, size=per_batch).tolist()}
+        batch = {
+            "data": rng.integers(0, 256, size=(per_batch, 3072), dtype=np.uint8),
+            "labels": rng.integers(0, 10, size=per_batch).tolist(),
+        }
         with open(folder / name, "wb") as handle:
             pickle.dump(batch, handle)
     with open(folder / "batches.meta", "wb") as handle:
@@ -272,9 +277,22 @@ def _ssl_table(column, values, accuracy, diverged=None):
     rows = []
     for value, acc in zip(values, accuracy):
         for seed in range(3):
-            rows.append({"balance": "full", "augmentation": "base", "similarity": "cosine", "ratio": 1.0, column: value,
-                         "seed": seed, "train_size": 100, "num_classes": 10, "diverged": bool(diverged and value in diverged),
-                         "knn_top1": acc + 0.01 * seed, "linear_top1": acc + 0.01 * seed, "prototype_bias": 1.0 - acc + 0.001 * seed})
+            rows.append(
+                {
+                    "balance": "full",
+                    "augmentation": "base",
+                    "similarity": "cosine",
+                    "ratio": 1.0,
+                    column: value,
+                    "seed": seed,
+                    "train_size": 100,
+                    "num_classes": 10,
+                    "diverged": bool(diverged and value in diverged),
+                    "knn_top1": acc + 0.01 * seed,
+                    "linear_top1": acc + 0.01 * seed,
+                    "prototype_bias": 1.0 - acc + 0.001 * seed,
+                }
+            )
     table = pd.DataFrame(rows)
     table.loc[table["diverged"], ["knn_top1", "linear_top1", "prototype_bias"]] = np.nan
     return table
@@ -284,8 +302,17 @@ def test_ssl_claims_directions_and_divergence():
     digits = {"supervised_view.data.name": "digits"}
     table = _ssl_table("similarity", ["cosine", "dot", "neg_euclidean"], [0.9, 0.5, 0.95], diverged={"dot"})
     table.loc[table["similarity"] == "neg_euclidean", "linear_top1"] += [0.0, 0.002, -0.001]  # spread: a t-test decides
-    s2 = claims_frame(ssl_claims("S2", table, {"setting": {"supervised_view.data.name": "imagenet"},
-                                               "linear_top1": {"cosine": 0.6598, "dot": 0.0043, "neg_euclidean": 0.1063}}, digits))
+    s2 = claims_frame(
+        ssl_claims(
+            "S2",
+            table,
+            {
+                "setting": {"supervised_view.data.name": "imagenet"},
+                "linear_top1": {"cosine": 0.6598, "dot": 0.0043, "neg_euclidean": 0.1063},
+            },
+            digits,
+        )
+    )
     direction = s2[s2["kind"] == "direction"]
     # cosine beats dot (at chance after diverging); neg_euclidean is about 0.05 better than cosine in every seed
     assert direction["verdict"].tolist() == ["reproduced", "contradicted"]

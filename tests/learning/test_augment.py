@@ -43,6 +43,7 @@ def per_image(fn, images, factors):
 
 # --- determinism and independence ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name,channels", [("base", 3), ("plus_rotation", 3), ("base", 1), ("no_blur", 1)])
 def test_same_seed_same_bytes_and_other_seeds_differ(name, channels):
     x = random_images(64, channels, 16, 16)
@@ -62,10 +63,13 @@ def test_every_image_of_a_batch_gets_its_own_view():
     assert (torch.cdist(flat, flat) + torch.eye(32) > 1e-4).all()  # no two of the 32 views alike
     # and one generator stream gives fresh views at every call (every step)
     g = gen(1)
-    assert not torch.equal(augment_batch(one, simclr_spec("base", 3, True), g), augment_batch(one, simclr_spec("base", 3, True), g))
+    assert not torch.equal(
+        augment_batch(one, simclr_spec("base", 3, True), g), augment_batch(one, simclr_spec("base", 3, True), g)
+    )
 
 
 # --- the crop boxes -------------------------------------------------------------------------------
+
 
 def torchvision_boxes(draws, height, width, scale, ratio, seed=0):
     torch.manual_seed(seed)
@@ -84,8 +88,9 @@ def position(boxes, height, width):
     return top[h < height] / (height - h[h < height]), left[w < width] / (width - w[w < width])
 
 
-@pytest.mark.parametrize("height,width,scale,ratio,draws", [(32, 32, (0.08, 1.0), (3 / 4, 4 / 3), 20000),
-                                                            (12, 40, (0.3, 1.0), (0.5, 2.0), 12000)])  # many rejections
+@pytest.mark.parametrize(
+    "height,width,scale,ratio,draws", [(32, 32, (0.08, 1.0), (3 / 4, 4 / 3), 20000), (12, 40, (0.3, 1.0), (0.5, 2.0), 12000)]
+)  # many rejections
 def test_crop_boxes_are_distributed_as_torchvisions(height, width, scale, ratio, draws):
     ours = sample_crop_boxes(draws, height, width, scale, ratio, gen(3)).numpy().astype(float)
     theirs = torchvision_boxes(draws, height, width, scale, ratio)
@@ -106,8 +111,12 @@ def test_crop_boxes_are_distributed_as_torchvisions(height, width, scale, ratio,
     assert abs(np.mean(ours[:, 2] == height) - np.mean(theirs[:, 2] == height)) < 0.02
     # the rate of the central crop of the fallback (all 10 attempts rejected) agrees too: about 0.28 on the
     # 12×40 image (standard error of the difference 0.006), none on the square one
-    fallback = lambda boxes: np.mean((boxes[:, 0] == (height - boxes[:, 2]) // 2) & (boxes[:, 1] == (width - boxes[:, 3]) // 2)  # noqa: E731
-                                     & (boxes[:, 2] == height) & (boxes[:, 3] == min(width, round(height * max(ratio)))))
+    fallback = lambda boxes: np.mean(
+        (boxes[:, 0] == (height - boxes[:, 2]) // 2)
+        & (boxes[:, 1] == (width - boxes[:, 3]) // 2)  # noqa: E731
+        & (boxes[:, 2] == height)
+        & (boxes[:, 3] == min(width, round(height * max(ratio))))
+    )
     assert (fallback(theirs) > 0.2) == (height == 12)
     assert abs(fallback(ours) - fallback(theirs)) < 0.02
 
@@ -122,9 +131,17 @@ def test_crop_box_sizes_on_a_small_image_have_torchvisions_frequencies():
     assert total_variation < 0.04  # sampling noise alone is about 0.02 here; no rounding: > 0.5
 
 
-@pytest.mark.parametrize("height,width,scale,ratio", [(32, 32, (0.95, 1.0), (10.0, 20.0)), (32, 32, (0.95, 1.0), (0.05, 0.1)),
-                                                      (20, 50, (0.95, 1.0), (1.0, 1.0)), (50, 20, (0.95, 1.0), (1.0, 1.0)),
-                                                      (10, 12, (1.0, 1.0), (0.8, 1.0)), (32, 32, (1.0, 1.0), (0.5, 2.0))])
+@pytest.mark.parametrize(
+    "height,width,scale,ratio",
+    [
+        (32, 32, (0.95, 1.0), (10.0, 20.0)),
+        (32, 32, (0.95, 1.0), (0.05, 0.1)),
+        (20, 50, (0.95, 1.0), (1.0, 1.0)),
+        (50, 20, (0.95, 1.0), (1.0, 1.0)),
+        (10, 12, (1.0, 1.0), (0.8, 1.0)),
+        (32, 32, (1.0, 1.0), (0.5, 2.0)),
+    ],
+)
 def test_crop_fallback_is_torchvisions_central_crop(height, width, scale, ratio):
     # Boxes that large and that shape do not fit: (almost) every attempt fails and the fallback is taken,
     # too narrow, too wide or within the ratios (the last: the whole image).
@@ -135,6 +152,7 @@ def test_crop_fallback_is_torchvisions_central_crop(height, width, scale, ratio)
 
 # --- geometry against torchvision -----------------------------------------------------------------
 
+
 def test_identity_spec_gives_back_the_input():
     x = random_images(8, 3, 12, 20)
     spec = AugmentationSpec(flip=False, crop_scale=(1.0, 1.0), crop_ratio=(20 / 12, 20 / 12), **OFF)
@@ -144,8 +162,9 @@ def test_identity_spec_gives_back_the_input():
     assert (augment_batch(square, spec, gen(0)) - square).abs().max() <= 1e-6
 
 
-BOXES = torch.tensor([[3, 5, 9, 11], [0, 0, 5, 7], [11, 13, 5, 7], [0, 10, 16, 10], [8, 0, 8, 20], [1, 1, 1, 1],
-                      [2, 3, 13, 16], [0, 0, 16, 20]])  # (top, left, h, w): corners, edges, a single pixel, all
+BOXES = torch.tensor(
+    [[3, 5, 9, 11], [0, 0, 5, 7], [11, 13, 5, 7], [0, 10, 16, 10], [8, 0, 8, 20], [1, 1, 1, 1], [2, 3, 13, 16], [0, 0, 16, 20]]
+)  # (top, left, h, w): corners, edges, a single pixel, all
 
 
 @pytest.mark.parametrize("antialias", [True, False])
@@ -155,14 +174,18 @@ def test_crop_resize_is_torchvisions_resized_crop_everywhere(antialias):
     # on every pixel, borders included.
     x = random_images(len(BOXES), 3, 16, 20)
     ours = A.resized_crop_flip_rotate(x, BOXES)
-    theirs = torch.stack([TF.resized_crop(x[i], *BOXES[i].tolist(), size=[16, 20], antialias=antialias) for i in range(len(BOXES))])
+    theirs = torch.stack(
+        [TF.resized_crop(x[i], *BOXES[i].tolist(), size=[16, 20], antialias=antialias) for i in range(len(BOXES))]
+    )
     assert (ours - theirs).abs().max() < TOL
 
 
 def test_flip_is_torchvisions_horizontal_flip():
     x = random_images(len(BOXES), 3, 16, 20)
     full = torch.tensor([[0, 0, 16, 20]] * len(BOXES))
-    assert (A.resized_crop_flip_rotate(x, full, torch.ones(len(BOXES), dtype=torch.bool)) - torch.flip(x, [-1])).abs().max() <= 1e-6
+    assert (
+        A.resized_crop_flip_rotate(x, full, torch.ones(len(BOXES), dtype=torch.bool)) - torch.flip(x, [-1])
+    ).abs().max() <= 1e-6
     flips = torch.arange(len(BOXES)) % 2 == 0
     ours = A.resized_crop_flip_rotate(x, BOXES, flips)
     theirs = torch.stack([TF.resized_crop(x[i], *BOXES[i].tolist(), size=[16, 20]) for i in range(len(BOXES))])
@@ -218,8 +241,9 @@ def test_sampling_grid_is_affine_grids_for_the_composed_map(rotate):
     # (flipped) times the rotation in normalised coordinates
     assert torch.allclose(theta[:, :, 2], torch.stack(((2 * left + w) / 20 - 1, (2 * top + h) / 16 - 1), 1))
     radians = torch.deg2rad(angles) if rotate else torch.zeros(6)
-    rotation = torch.stack((torch.stack((radians.cos(), -radians.sin() * 16 / 20), 1),
-                            torch.stack((radians.sin() * 20 / 16, radians.cos()), 1)), 1)
+    rotation = torch.stack(
+        (torch.stack((radians.cos(), -radians.sin() * 16 / 20), 1), torch.stack((radians.sin() * 20 / 16, radians.cos()), 1)), 1
+    )
     assert torch.allclose(theta[:, :, :2], torch.stack((sign * w / 20, h / 16), 1)[:, :, None] * rotation, atol=1e-6)
     reference = torch.nn.functional.affine_grid(theta, [6, 1, 16, 20], align_corners=False)
     low = torch.stack(((2 * left + 1) / 20 - 1, (2 * top + 1) / 16 - 1), 1)[:, None, None, :]
@@ -231,6 +255,7 @@ def test_sampling_grid_is_affine_grids_for_the_composed_map(rotate):
 
 
 # --- colour against torchvision -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("channels", [3, 1])
 @pytest.mark.parametrize("name", ["brightness", "contrast", "saturation"])
@@ -273,8 +298,15 @@ def test_color_jitter_applies_the_adjustments_in_each_images_order(channels):
     n = len(orders)
     x = random_images(n, channels, 8, 10)
     g = gen(2)
-    factors = torch.stack((0.2 + 1.6 * torch.rand(n, generator=g), 0.2 + 1.6 * torch.rand(n, generator=g),
-                           0.2 + 1.6 * torch.rand(n, generator=g), torch.rand(n, generator=g) - 0.5), 1)
+    factors = torch.stack(
+        (
+            0.2 + 1.6 * torch.rand(n, generator=g),
+            0.2 + 1.6 * torch.rand(n, generator=g),
+            0.2 + 1.6 * torch.rand(n, generator=g),
+            torch.rand(n, generator=g) - 0.5,
+        ),
+        1,
+    )
     apply = torch.arange(n) % 5 != 0
     ours = A.color_jitter(x, factors, orders, apply)
     steps = (TF.adjust_brightness, TF.adjust_contrast, TF.adjust_saturation, TF.adjust_hue)
@@ -290,8 +322,15 @@ def test_color_jitter_applies_the_adjustments_in_each_images_order(channels):
 
 def test_brightness_factors_are_uniform_on_colorjitters_range():
     x = torch.full((8000, 1, 2, 2), 0.5)
-    spec = AugmentationSpec(flip=False, crop_scale=(1.0, 1.0), crop_ratio=(1.0, 1.0), jitter_strength=(0.8, 0.0, 0.0, 0.0),
-                            jitter_p=0.8, grayscale_p=0.0, blur_p=0.0)
+    spec = AugmentationSpec(
+        flip=False,
+        crop_scale=(1.0, 1.0),
+        crop_ratio=(1.0, 1.0),
+        jitter_strength=(0.8, 0.0, 0.0, 0.0),
+        jitter_p=0.8,
+        grayscale_p=0.0,
+        blur_p=0.0,
+    )
     factors = augment_batch(x, spec, gen(0))[:, 0, 0, 0] / 0.5
     jittered = factors != 1.0
     assert abs(jittered.float().mean().item() - 0.8) < 0.02
@@ -318,7 +357,10 @@ def test_jitter_draws_colorjitters_factors_and_a_random_order_per_image(monkeypa
     assert abs(seen["apply"].float().mean().item() - 0.8) < 0.02 and seen["active"] == (True, True, True, True)
     for j, (low, high) in enumerate([(0.2, 1.8), (0.2, 1.8), (0.2, 1.8), (-0.2, 0.2)]):
         assert factors[:, j].min() >= low and factors[:, j].max() <= high
-        assert abs(factors[:, j].mean().item() - (low + high) / 2) < 0.03 and abs(factors[:, j].std().item() - (high - low) / 12**0.5) < 0.02
+        assert (
+            abs(factors[:, j].mean().item() - (low + high) / 2) < 0.03
+            and abs(factors[:, j].std().item() - (high - low) / 12**0.5) < 0.02
+        )
 
 
 @pytest.mark.parametrize("field,p", [("grayscale_p", 0.2), ("blur_p", 0.5), ("jitter_p", 0.8)])
@@ -357,6 +399,7 @@ def test_runs_on_cuda_with_a_cuda_generator():
 
 # --- the specs ------------------------------------------------------------------------------------
 
+
 def test_named_specs():
     from crlrepro.learning.images import AUGMENTATIONS
 
@@ -374,13 +417,29 @@ def test_named_specs():
         simclr_spec("strong", 3, True)
 
 
-@pytest.mark.parametrize("field,value", [
-    ("flip", 1), ("crop_scale", (0.0, 1.0)), ("crop_scale", (0.5, 0.2)), ("crop_scale", (0.1, 1.5)), ("crop_scale", "big"),
-    ("crop_ratio", (-1.0, 2.0)), ("crop_ratio", (2.0, 1.0)), ("jitter_strength", (0.8, 0.8, 0.8)),
-    ("jitter_strength", (0.8, -0.1, 0.8, 0.2)), ("jitter_strength", (0.8, 0.8, 0.8, 0.6)), ("jitter_p", 1.5),
-    ("grayscale_p", -0.1), ("blur_p", math.nan), ("blur_sigma", (0.0, 2.0)), ("blur_sigma", (2.0, 0.1)),
-    ("blur_kernel_fraction", 0.0), ("rotation_degrees", -5.0), ("rotation_degrees", 200.0),
-])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("flip", 1),
+        ("crop_scale", (0.0, 1.0)),
+        ("crop_scale", (0.5, 0.2)),
+        ("crop_scale", (0.1, 1.5)),
+        ("crop_scale", "big"),
+        ("crop_ratio", (-1.0, 2.0)),
+        ("crop_ratio", (2.0, 1.0)),
+        ("jitter_strength", (0.8, 0.8, 0.8)),
+        ("jitter_strength", (0.8, -0.1, 0.8, 0.2)),
+        ("jitter_strength", (0.8, 0.8, 0.8, 0.6)),
+        ("jitter_p", 1.5),
+        ("grayscale_p", -0.1),
+        ("blur_p", math.nan),
+        ("blur_sigma", (0.0, 2.0)),
+        ("blur_sigma", (2.0, 0.1)),
+        ("blur_kernel_fraction", 0.0),
+        ("rotation_degrees", -5.0),
+        ("rotation_degrees", 200.0),
+    ],
+)
 def test_spec_validation_names_the_field_and_value(field, value):
     kwargs = {"flip": True, field: value}
     with pytest.raises(ValueError, match=field) as error:

@@ -28,8 +28,12 @@ def idx_bytes(array: np.ndarray) -> bytes:
 
 def write_tiny_fashion_mnist(folder: Path, gz: bool, n_train: int = 40, n_test: int = 20) -> dict:
     rng = np.random.default_rng(0)
-    arrays = {"train-images-idx3-ubyte": rng.integers(0, 256, (n_train, 28, 28)), "train-labels-idx1-ubyte": np.arange(n_train) % 10,
-              "t10k-images-idx3-ubyte": rng.integers(0, 256, (n_test, 28, 28)), "t10k-labels-idx1-ubyte": np.arange(n_test) % 10}
+    arrays = {
+        "train-images-idx3-ubyte": rng.integers(0, 256, (n_train, 28, 28)),
+        "train-labels-idx1-ubyte": np.arange(n_train) % 10,
+        "t10k-images-idx3-ubyte": rng.integers(0, 256, (n_test, 28, 28)),
+        "t10k-labels-idx1-ubyte": np.arange(n_test) % 10,
+    }
     folder.mkdir(parents=True, exist_ok=True)
     for name, array in arrays.items():
         data = idx_bytes(array)
@@ -64,7 +68,9 @@ def test_fashion_mnist_refuses_files_that_are_not_it(tmp_path):
 
 def test_missing_fashion_mnist_names_the_path_and_both_ways_to_get_it(tmp_path):
     message = missing_data_message({"name": "fashion_mnist", "root": str(tmp_path / "none")})
-    assert str(tmp_path / "none") in message and "apt-get install dataset-fashion-mnist" in message and "download: true" in message
+    assert (
+        str(tmp_path / "none") in message and "apt-get install dataset-fashion-mnist" in message and "download: true" in message
+    )
     with pytest.raises(FileNotFoundError, match="dataset-fashion-mnist"):
         load_fashion_mnist(tmp_path / "none")
     assert missing_data_message({"name": "fashion_mnist", "root": str(tmp_path), "download": True}) is None
@@ -77,15 +83,18 @@ def test_missing_fashion_mnist_names_the_path_and_both_ways_to_get_it(tmp_path):
 REAL = Path(FASHION_MNIST_DEBIAN)
 
 
-@pytest.mark.skipif(not REAL.is_dir() and not os.environ.get("CRLREPRO_REQUIRE_FASHION_MNIST"),
-                    reason="Debian's dataset-fashion-mnist is not installed (CI installs it and requires this test)")
+@pytest.mark.skipif(
+    not REAL.is_dir() and not os.environ.get("CRLREPRO_REQUIRE_FASHION_MNIST"),
+    reason="Debian's dataset-fashion-mnist is not installed (CI installs it and requires this test)",
+)
 def test_the_real_fashion_mnist_files():
     train, test = load_fashion_mnist(REAL)
     assert train.images.shape == (60000, 1, 28, 28) and test.images.shape == (10000, 1, 28, 28)
     assert torch.bincount(train.labels).tolist() == [6000] * 10 and torch.bincount(test.labels).tolist() == [1000] * 10
     assert float(train.images.mean()) == pytest.approx(0.2860, abs=1e-4)  # the published mean pixel of Fashion-MNIST
-    small_train, small_test = load_dataset({"name": "fashion_mnist", "root": str(REAL), "split_seed": 0, "train_size": 200,
-                                            "test_size": 100, "image_size": 14})
+    small_train, small_test = load_dataset(
+        {"name": "fashion_mnist", "root": str(REAL), "split_seed": 0, "train_size": 200, "test_size": 100, "image_size": 14}
+    )
     assert small_train.images.shape == (200, 1, 14, 14) and torch.bincount(small_train.labels).tolist() == [20] * 10
     assert small_test.images.shape == (100, 1, 14, 14)
 
@@ -131,11 +140,14 @@ def test_tail_classes_are_the_smallest_half_of_each_seeds_long_tailed_set():
 
 def test_unnormalised_bias_scales_with_the_features():
     labels = torch.tensor([0, 0, 1, 1])
-    features = torch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]],
-                             [[0.0, 1.0], [1.0, 0.0]]])
+    features = torch.tensor(
+        [[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 0.0]], [[0.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]]
+    )
     normalised = prototype_bias(features, labels)
     assert prototype_bias(10.0 * features, labels) == pytest.approx(normalised)
-    assert prototype_bias(10.0 * features, labels, normalise=False) == pytest.approx(10.0 * prototype_bias(features, labels, False))
+    assert prototype_bias(10.0 * features, labels, normalise=False) == pytest.approx(
+        10.0 * prototype_bias(features, labels, False)
+    )
     assert prototype_bias(features, labels, normalise=False) == pytest.approx(normalised)  # unit rows: the same
 
 
@@ -143,7 +155,10 @@ def test_contrastive_loss_dispatches_to_each_variant_and_refuses_mismatches():
     from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
     from crlrepro.learning.losses import balanced_contrastive_loss
 
-    z1, z2 = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.randn(6, 4, generator=torch.Generator().manual_seed(1))
+    z1, z2 = (
+        torch.randn(6, 4, generator=torch.Generator().manual_seed(0)),
+        torch.randn(6, 4, generator=torch.Generator().manual_seed(1)),
+    )
     assert torch.equal(contrastive_loss(z1, z2, "balanced", 5.0, 0.5, "dot"), balanced_contrastive_loss(z1, z2, 5.0, 0.5, "dot"))
     assert torch.equal(contrastive_loss(z1, z2, "nt_xent", 5.0, 1.5, "cosine"), generalized_nt_xent_loss(z1, z2, 5.0, 1.5))
     assert torch.equal(contrastive_loss(z1, z2, "dcl", 5.0, 1.0, "cosine"), decoupled_contrastive_loss(z1, z2, 5.0))
@@ -163,8 +178,9 @@ def _count_steps(n: int, steps_per_epoch, optimizer: str = "adamw"):
         seen.append(batch[0].clone())
         return model(batch[0]).pow(2).mean()
 
-    settings = TrainSettings(epochs=2, batch_size=4, learning_rate=0.1, weight_decay=0.01, seed=0, steps_per_epoch=steps_per_epoch,
-                             optimizer=optimizer)
+    settings = TrainSettings(
+        epochs=2, batch_size=4, learning_rate=0.1, weight_decay=0.01, seed=0, steps_per_epoch=steps_per_epoch, optimizer=optimizer
+    )
     before = model.weight.detach().clone()
     train(model, batch_loss, [torch.arange(2 * n, dtype=torch.float32).reshape(n, 2)], settings)
     return seen, not torch.equal(before, model.weight)
@@ -202,11 +218,25 @@ def test_lars_scales_each_matrix_step_by_its_trust_ratio():
 
 def test_baselines_are_raw_pixels_and_untrained_encoders():
     gen = torch.Generator().manual_seed(0)
-    views = {"train_images": torch.rand(40, 1, 8, 8, generator=gen), "train_labels": torch.arange(40) % 10,
-             "test_images": torch.rand(20, 1, 8, 8, generator=gen), "test_labels": torch.arange(20) % 10,
-             "test_bank": torch.rand(20, 3, 1, 8, 8, generator=gen), "bias_labels": torch.arange(20) % 10, "num_classes": 10}
-    evaluation = {"knn_k": 3, "few_labels": [1], "few_label_draws": 2, "seed": 0, "num_classes": 10, "temperature": 0.5,
-                  "bound_nu": 1.0, "balance": {"per_class": 2, "imbalance_ratio": 10.0}}
+    views = {
+        "train_images": torch.rand(40, 1, 8, 8, generator=gen),
+        "train_labels": torch.arange(40) % 10,
+        "test_images": torch.rand(20, 1, 8, 8, generator=gen),
+        "test_labels": torch.arange(20) % 10,
+        "test_bank": torch.rand(20, 3, 1, 8, 8, generator=gen),
+        "bias_labels": torch.arange(20) % 10,
+        "num_classes": 10,
+    }
+    evaluation = {
+        "knn_k": 3,
+        "few_labels": [1],
+        "few_label_draws": 2,
+        "seed": 0,
+        "num_classes": 10,
+        "temperature": 0.5,
+        "bound_nu": 1.0,
+        "balance": {"per_class": 2, "imbalance_ratio": 10.0},
+    }
     table = baseline_table({"base": views}, {"encoder": "small_cnn", "channels": 1, "projection_dim": 8}, [0, 1], evaluation)
     assert table["model"].tolist() == ["raw_pixels", "random_encoder", "random_encoder"]
     assert table["seed"].tolist() == [-1, 0, 1] and not table["diverged"].any()
@@ -227,8 +257,9 @@ def loop_supervised_prototype_loss(z1, z2, labels, lam):
     y = torch.cat([labels, labels]).tolist()
     prototypes = {k: sum(z[i] for i in range(len(z)) if y[i] == k) / y.count(k) for k in set(y)}
     cos = lambda a, b: float(a @ b / (a.norm() * b.norm()))  # noqa: E731
-    total = sum(-cos(z[i], prototypes[y[i]]) + lam * max(cos(z[i], prototypes[k]) for k in prototypes if k != y[i])
-                for i in range(len(z)))
+    total = sum(
+        -cos(z[i], prototypes[y[i]]) + lam * max(cos(z[i], prototypes[k]) for k in prototypes if k != y[i]) for i in range(len(z))
+    )
     return total / len(z)
 
 
@@ -258,8 +289,14 @@ def test_the_supervised_reference_trains_on_labels_only_when_given_them():
 
     images, labels = torch.rand(40, 1, 8, 8, generator=torch.Generator().manual_seed(0)), torch.arange(40) % 4
     settings = TrainSettings(epochs=1, batch_size=20, learning_rate=1e-3, weight_decay=0.0, seed=0)
-    common = dict(encoder="small_cnn", projection_dim=8, temperature=0.5, ratio=1.0, similarity="cosine",
-                  augment=simclr_spec("base", 1, flip=False))
+    common = dict(
+        encoder="small_cnn",
+        projection_dim=8,
+        temperature=0.5,
+        ratio=1.0,
+        similarity="cosine",
+        augment=simclr_spec("base", 1, flip=False),
+    )
     model, history = train_contrastive(images, settings, loss="supervised_prototype", labels=labels, **common)
     assert len(history) == 1 and np.isfinite(history[0]["loss"])
     with pytest.raises(ValueError, match="needs the labels"):

@@ -79,8 +79,15 @@ def test_repulsion_matches_loop(nu, num_classes):
     pool_labels = np.array([2, 0, 5, 2, 0, 5, 5, 0, 2])
     anchors = (rng.standard_normal((7, 4)) + 0.5).astype(np.float32).astype(np.float64)  # exact in float32 and float64
     anchor_labels = np.array([0, 2, 5, 5, 0, 2, 0])
-    out = repulsion_bound(torch.tensor(anchors, dtype=torch.float32), anchor_labels, pool, torch.tensor(pool_labels),
-                          alpha=2.5, nu=nu, num_classes=num_classes)
+    out = repulsion_bound(
+        torch.tensor(anchors, dtype=torch.float32),
+        anchor_labels,
+        pool,
+        torch.tensor(pool_labels),
+        alpha=2.5,
+        nu=nu,
+        num_classes=num_classes,
+    )
     lhs, rhs = loop_repulsion(anchors, anchor_labels, pool, pool_labels, 2.5, nu, num_classes or 3)
     assert out["rhs"].dtype == np.float64 and out["rhs"].shape == (7,)
     np.testing.assert_allclose(out["lhs"], lhs, rtol=0, atol=1e-12)
@@ -218,8 +225,9 @@ def test_scale_invariance_of_repulsion():
     pool, pool_labels = clusters(rng, 3, 3, 2, 4, noise=0.5)
     anchors, anchor_labels = rng.standard_normal((6, 4)), rng.integers(0, 3, 6)
     a = repulsion_bound(anchors, anchor_labels, pool, pool_labels, alpha=4.0)
-    b = repulsion_bound(anchors * rng.uniform(0.1, 10, (6, 1)), anchor_labels, pool * rng.uniform(0.1, 10, (9, 2, 1)), pool_labels,
-                        alpha=4.0)
+    b = repulsion_bound(
+        anchors * rng.uniform(0.1, 10, (6, 1)), anchor_labels, pool * rng.uniform(0.1, 10, (9, 2, 1)), pool_labels, alpha=4.0
+    )
     for key in ("lhs", "rhs", "slack"):
         np.testing.assert_allclose(a[key], b[key], rtol=0, atol=1e-12)
 
@@ -267,30 +275,35 @@ def test_bound_summary():
 def _repulsion_args():
     rng = np.random.default_rng(13)
     pool, pool_labels = clusters(rng, 3, 2, 2, 4, noise=0.5)
-    return dict(anchors=rng.standard_normal((3, 4)), anchor_labels=np.array([0, 1, 2]), pool=pool, pool_labels=pool_labels, alpha=2.0)
+    return dict(
+        anchors=rng.standard_normal((3, 4)), anchor_labels=np.array([0, 1, 2]), pool=pool, pool_labels=pool_labels, alpha=2.0
+    )
 
 
-@pytest.mark.parametrize("change,match", [
-    ({"alpha": 0.0}, "alpha.*0.0"),
-    ({"alpha": -1.0}, "alpha.*-1.0"),
-    ({"alpha": float("nan")}, "alpha.*nan"),
-    ({"alpha": float("inf")}, "alpha.*inf"),
-    ({"nu": 0.0}, "nu.*0.0"),
-    ({"nu": float("inf")}, "nu.*inf"),
-    ({"anchor_labels": np.array([0, 1, 9])}, r"anchor label.*\[9\]"),
-    ({"pool_labels": np.zeros(6, dtype=int)}, r"at least 2 classes .*got 1"),
-    ({"num_classes": 1}, "num_classes.*got 1"),
-    ({"num_classes": 2}, "num_classes.*got 2"),
-    ({"num_classes": 3.5}, "num_classes.*got 3.5"),
-    ({"anchors": np.ones((3, 5))}, "dimension 4 differs from the anchors' 5"),
-    ({"anchors": np.ones(4)}, r"anchors must have 2 dimensions, got shape \(4,\)"),
-    ({"anchor_labels": np.array([0, 1])}, r"anchor_labels must have shape \(3,\), got \(2,\)"),
-    ({"pool_labels": np.array([0, 1, 2])}, r"pool_labels must have shape \(6,\), got \(3,\)"),
-    ({"pool": np.ones((6, 2, 4, 1))}, "pool must have 3 dimensions"),
-    ({"anchors": np.zeros((3, 4))}, "anchors contains zero vectors"),
-    ({"anchors": np.full((3, 4), np.nan)}, "anchors contains non-finite"),
-    ({"chunk_size": 0}, "chunk_size.*got 0"),
-])
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        ({"alpha": 0.0}, "alpha.*0.0"),
+        ({"alpha": -1.0}, "alpha.*-1.0"),
+        ({"alpha": float("nan")}, "alpha.*nan"),
+        ({"alpha": float("inf")}, "alpha.*inf"),
+        ({"nu": 0.0}, "nu.*0.0"),
+        ({"nu": float("inf")}, "nu.*inf"),
+        ({"anchor_labels": np.array([0, 1, 9])}, r"anchor label.*\[9\]"),
+        ({"pool_labels": np.zeros(6, dtype=int)}, r"at least 2 classes .*got 1"),
+        ({"num_classes": 1}, "num_classes.*got 1"),
+        ({"num_classes": 2}, "num_classes.*got 2"),
+        ({"num_classes": 3.5}, "num_classes.*got 3.5"),
+        ({"anchors": np.ones((3, 5))}, "dimension 4 differs from the anchors' 5"),
+        ({"anchors": np.ones(4)}, r"anchors must have 2 dimensions, got shape \(4,\)"),
+        ({"anchor_labels": np.array([0, 1])}, r"anchor_labels must have shape \(3,\), got \(2,\)"),
+        ({"pool_labels": np.array([0, 1, 2])}, r"pool_labels must have shape \(6,\), got \(3,\)"),
+        ({"pool": np.ones((6, 2, 4, 1))}, "pool must have 3 dimensions"),
+        ({"anchors": np.zeros((3, 4))}, "anchors contains zero vectors"),
+        ({"anchors": np.full((3, 4), np.nan)}, "anchors contains non-finite"),
+        ({"chunk_size": 0}, "chunk_size.*got 0"),
+    ],
+)
 def test_repulsion_rejects_bad_inputs(change, match):
     with pytest.raises(ValueError, match=match):
         repulsion_bound(**(_repulsion_args() | change))
@@ -302,13 +315,16 @@ def test_repulsion_rejects_a_zero_prototype():
         repulsion_bound(np.ones((1, 2)), [1], pool, [0, 0, 1, 1], alpha=1.0)
 
 
-@pytest.mark.parametrize("views,kwargs,match", [
-    (np.ones((3, 1, 4)), {}, "R >= 2.*R = 1"),
-    (np.ones((3, 4)), {}, r"views must have 3 dimensions, got shape \(3, 4\)"),
-    (np.ones((3, 2, 4)), {"chunk_size": -2}, "chunk_size.*got -2"),
-    (np.array([[[1.0, 0.0], [-1.0, 0.0]]]), {}, r"zero vector for image\(s\) \[0\]"),
-    (np.array([[[1.0, 0.0], [0.0, 0.0]]]), {}, "views contains zero vectors"),
-])
+@pytest.mark.parametrize(
+    "views,kwargs,match",
+    [
+        (np.ones((3, 1, 4)), {}, "R >= 2.*R = 1"),
+        (np.ones((3, 4)), {}, r"views must have 3 dimensions, got shape \(3, 4\)"),
+        (np.ones((3, 2, 4)), {"chunk_size": -2}, "chunk_size.*got -2"),
+        (np.array([[[1.0, 0.0], [-1.0, 0.0]]]), {}, r"zero vector for image\(s\) \[0\]"),
+        (np.array([[[1.0, 0.0], [0.0, 0.0]]]), {}, "views contains zero vectors"),
+    ],
+)
 def test_attraction_rejects_bad_inputs(views, kwargs, match):
     with pytest.raises(ValueError, match=match):
         attraction_bound(views, **kwargs)

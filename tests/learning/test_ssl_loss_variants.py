@@ -147,7 +147,11 @@ def test_stable_at_large_alpha_with_identical_views(dtype, collapsed, loss):
 @pytest.mark.parametrize("loss", ["nt_xent", "dcl"])
 def test_float32_matches_float64_and_keeps_dtype(loss):
     z1, z2 = _views(12, 6, seed=3)
-    fn = (lambda a, b: generalized_nt_xent_loss(a, b, 4.0, 0.7)) if loss == "nt_xent" else (lambda a, b: decoupled_contrastive_loss(a, b, 4.0))
+    fn = (
+        (lambda a, b: generalized_nt_xent_loss(a, b, 4.0, 0.7))
+        if loss == "nt_xent"
+        else (lambda a, b: decoupled_contrastive_loss(a, b, 4.0))
+    )
     v64 = fn(z1, z2)
     v32 = fn(z1.float(), z2.float())
     assert v64.dtype == torch.float64 and v32.dtype == torch.float32
@@ -160,7 +164,11 @@ def test_invariant_to_rescaling_the_inputs(loss):
     g = torch.Generator().manual_seed(10)
     scale1 = torch.rand(7, 1, generator=g, dtype=torch.float64) * 1e3 + 1e-3
     scale2 = torch.rand(7, 1, generator=g, dtype=torch.float64) * 1e-2 + 1e-4
-    fn = (lambda a, b: generalized_nt_xent_loss(a, b, 3.0, 1.3)) if loss == "nt_xent" else (lambda a, b: decoupled_contrastive_loss(a, b, 3.0))
+    fn = (
+        (lambda a, b: generalized_nt_xent_loss(a, b, 3.0, 1.3))
+        if loss == "nt_xent"
+        else (lambda a, b: decoupled_contrastive_loss(a, b, 3.0))
+    )
     torch.testing.assert_close(fn(z1 * scale1, z2 * scale2), fn(z1, z2), rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(fn(100.0 * z1, 100.0 * z2), fn(z1, z2), rtol=1e-12, atol=1e-12)
 
@@ -200,5 +208,9 @@ def test_gradcheck(loss):
     z1, z2 = _views(3, 4, seed=21)
     z1.requires_grad_(True)
     z2.requires_grad_(True)
-    fn = (lambda a, b: generalized_nt_xent_loss(a, b, 2.5, 0.8)) if loss == "nt_xent" else (lambda a, b: decoupled_contrastive_loss(a, b, 2.5))
+    fn = (
+        (lambda a, b: generalized_nt_xent_loss(a, b, 2.5, 0.8))
+        if loss == "nt_xent"
+        else (lambda a, b: decoupled_contrastive_loss(a, b, 2.5))
+    )
     assert torch.autograd.gradcheck(fn, (z1, z2), eps=1e-6, atol=1e-8, rtol=1e-6)

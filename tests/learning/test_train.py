@@ -65,6 +65,7 @@ def _stop_after(epochs):
     def on_epoch(epoch, model):
         if epoch == epochs:
             raise Interrupted  # before that epoch's checkpoint: the last one kept is epochs - 1
+
     return on_epoch
 
 
@@ -154,8 +155,9 @@ def test_killed_training_resumes_from_its_last_checkpoint(tmp_path):
     killed_at = load_torch(ckpt)["epoch"]
     assert 2 <= killed_at < 6 and not result.exists()
 
-    rerun = subprocess.run([sys.executable, str(script), str(ckpt), str(result)], check=True, env=env,
-                           capture_output=True, text=True)
+    rerun = subprocess.run(
+        [sys.executable, str(script), str(ckpt), str(result)], check=True, env=env, capture_output=True, text=True
+    )
     assert f"resuming from {ckpt} after epoch {killed_at}" in rerun.stderr  # not retrained from scratch
     # the same model, history and bytes as a run that was never interrupted
     assert result.read_bytes() == reference.read_bytes()
@@ -202,8 +204,12 @@ def test_a_data_function_of_the_wrong_length_fails_naming_the_epoch():
     model = TwoTower(1, 1, 2, hidden=8, layers=2)
     data = lambda epoch: [torch.zeros(256 if epoch == 0 else 200, 1)] * 2  # noqa: E731
     with pytest.raises(ValueError, match="epoch 1's data tensors have shapes"):
-        train(model, lambda m, batch, rng: m.f(batch[0]).sum() * 0.0 + m.g(batch[1]).sum() * 0.0, data,
-              TrainSettings(epochs=2, batch_size=128, learning_rate=1e-3, weight_decay=0.0, seed=0, name="t"))
+        train(
+            model,
+            lambda m, batch, rng: m.f(batch[0]).sum() * 0.0 + m.g(batch[1]).sum() * 0.0,
+            data,
+            TrainSettings(epochs=2, batch_size=128, learning_rate=1e-3, weight_decay=0.0, seed=0, name="t"),
+        )
 
 
 def test_training_records_count_the_work_of_a_step_and_leave_the_results_unchanged(tmp_path, monkeypatch):
@@ -252,8 +258,9 @@ def _together(checkpoint=None, on_epoch=None, batch_loss=None, seeds=ENSEMBLE_SE
     model = TwoTowerEnsemble(members)
     data = [torch.stack(tensors) for tensors in zip(*(_member_data(seed) for seed in seeds))]
     loss = batch_loss or (lambda model, batch, rng: info_nce_in_batch(*model(*batch), 0.5))
-    history = train(model, loss, data, ENSEMBLE_SETTINGS, checkpoint=checkpoint, fingerprint="e", on_epoch=on_epoch,
-                    members=seeds)
+    history = train(
+        model, loss, data, ENSEMBLE_SETTINGS, checkpoint=checkpoint, fingerprint="e", on_epoch=on_epoch, members=seeds
+    )
     return model, history
 
 
@@ -262,6 +269,7 @@ def test_each_ensemble_member_sees_the_batches_it_would_see_alone():
         def batch_loss(model, batch, rng):
             seen.append(batch[0][..., 0].clone())
             return info_nce_in_batch(*model(*batch), 0.5)
+
         return batch_loss
 
     together = []
@@ -306,18 +314,29 @@ def test_a_non_finite_loss_in_one_member_names_its_seed():
 def test_ensemble_data_of_the_wrong_member_count_fails_before_training():
     model = TwoTowerEnsemble([TwoTower(1, 1, 2, hidden=8) for _ in range(2)])
     with pytest.raises(ValueError, match=r"expected \[3 members, 512 samples"):
-        train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2, ENSEMBLE_SETTINGS,
-              members=[0, 1, 2])
+        train(
+            model,
+            lambda m, b, r: info_nce_in_batch(*m(*b), 0.5),
+            [torch.zeros(2, 512, 1)] * 2,
+            ENSEMBLE_SETTINGS,
+            members=[0, 1, 2],
+        )
 
 
 def test_lars_is_refused_for_an_ensemble_whose_norms_it_would_mix():
     model = TwoTowerEnsemble([TwoTower(1, 1, 2, hidden=8) for _ in range(2)])
     with pytest.raises(ValueError, match="LARS's trust ratio"):
-        train(model, lambda m, b, r: info_nce_in_batch(*m(*b), 0.5), [torch.zeros(2, 512, 1)] * 2,
-              replace(ENSEMBLE_SETTINGS, optimizer="lars"), members=[0, 1])
+        train(
+            model,
+            lambda m, b, r: info_nce_in_batch(*m(*b), 0.5),
+            [torch.zeros(2, 512, 1)] * 2,
+            replace(ENSEMBLE_SETTINGS, optimizer="lars"),
+            members=[0, 1],
+        )
 
 
 # --- the compile switch (crlrepro.learning.train.use_compiler) ------------------------------------------------------------------
+
 
 def test_the_compile_switch_decides_by_mode_length_and_compiler(monkeypatch, caplog):
     from crlrepro.learning import train as trainer
@@ -342,8 +361,10 @@ def test_the_compile_switch_decides_by_mode_length_and_compiler(monkeypatch, cap
     assert trainer.use_compiler("auto", 10**9, device="cuda")
 
 
-@pytest.mark.skipif(__import__("crlrepro.learning.train", fromlist=["cxx_compiler"]).cxx_compiler() is None,
-                    reason="no C++ compiler for torch.compile on the CPU")
+@pytest.mark.skipif(
+    __import__("crlrepro.learning.train", fromlist=["cxx_compiler"]).cxx_compiler() is None,
+    reason="no C++ compiler for torch.compile on the CPU",
+)
 def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_the_bit():
     compiled = replace(SETTINGS, compile=True, epochs=2)
     (a, ha), (b, hb) = (train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, compiled, hidden=32) for _ in range(2))

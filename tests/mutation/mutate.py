@@ -28,20 +28,39 @@ class level, run at import) runs all the tests. --equivalent lists ids (``id  # 
 left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
 """
+
 import argparse, ast, contextlib, hashlib, importlib, io, os, re, signal, sys, time  # noqa: E401
 from dataclasses import dataclass
 from typing import Callable
 
 import pytest
 
-CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-       ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-CMP_SWAPS = {ast.Lt: (ast.LtE, ast.Gt), ast.LtE: (ast.Lt, ast.GtE), ast.Gt: (ast.GtE, ast.Lt),
-             ast.GtE: (ast.Gt, ast.LtE), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,),
-             ast.Is: (ast.IsNot,), ast.IsNot: (ast.Is,), ast.In: (ast.NotIn,), ast.NotIn: (ast.In,)}
+CMP = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+CMP_SWAPS = {
+    ast.Lt: (ast.LtE, ast.Gt),
+    ast.LtE: (ast.Lt, ast.GtE),
+    ast.Gt: (ast.GtE, ast.Lt),
+    ast.GtE: (ast.Gt, ast.LtE),
+    ast.Eq: (ast.NotEq,),
+    ast.NotEq: (ast.Eq,),
+    ast.Is: (ast.IsNot,),
+    ast.IsNot: (ast.Is,),
+    ast.In: (ast.NotIn,),
+    ast.NotIn: (ast.In,),
+}
 ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//"}
-ARITH_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-               ast.Pow: ast.Mult, ast.FloorDiv: ast.Div}
+ARITH_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.Pow: ast.Mult, ast.FloorDiv: ast.Div}
 MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"}
 PRAGMA = re.compile(rb"#\s*pragma:\s*no mutate")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -50,8 +69,8 @@ FS_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "o
 
 @dataclass
 class Module:
-    path: str   # relative to the working directory, as in the ids
-    name: str   # dotted import name (src/crlrepro/claims/verdicts.py -> crlrepro.claims.verdicts)
+    path: str  # relative to the working directory, as in the ids
+    name: str  # dotted import name (src/crlrepro/claims/verdicts.py -> crlrepro.claims.verdicts)
     src: bytes  # read once at start: every mutant is made from this, in memory
 
 
@@ -60,9 +79,9 @@ class Mutant:
     id: str
     mod: Module
     line: int
-    index: int                     # the mutated node's position in ast.walk order
+    index: int  # the mutated node's position in ast.walk order
     apply: Callable = lambda n: n  # that node, in a fresh parse -> its replacement
-    status: str = "pending"        # then survived, killed or timeout
+    status: str = "pending"  # then survived, killed or timeout
 
 
 def op_position(lines, left, right):
@@ -70,31 +89,35 @@ def op_position(lines, left, right):
     row, col = left.end_lineno, left.end_col_offset
     while True:
         text = lines[row - 1]
-        while col < len(text) and text[col:col + 1] in b" \t)\\":
+        while col < len(text) and text[col : col + 1] in b" \t)\\":
             col += 1
-        if col < len(text) and text[col:col + 1] != b"#" or row >= right.lineno:
+        if col < len(text) and text[col : col + 1] != b"#" or row >= right.lineno:
             return row, col
         row, col = row + 1, 0
 
 
 def setter(field, value, i=None):
     """A mutation setting ``node.field`` (or its i-th element) to ``value``."""
+
     def apply(node):
         getattr(node, field).__setitem__(i, value) if i is not None else setattr(node, field, value)
         return node
+
     return apply
 
 
 def flip_boolop(i):
     """Flip only the i-th and/or of a BoolOp, as editing that one token of the source would."""
+
     def group(op, values):
         return values[0] if len(values) == 1 else ast.BoolOp(op(), values)
 
     def apply(node):
         v = node.values
         if isinstance(node.op, ast.And):  # a and b |and| c -> (a and b) or c
-            return ast.BoolOp(ast.Or(), [group(ast.And, v[:i + 1]), group(ast.And, v[i + 1:])])
-        return group(ast.Or, v[:i] + [ast.BoolOp(ast.And(), v[i:i + 2])] + v[i + 2:])  # a or (b and c)
+            return ast.BoolOp(ast.Or(), [group(ast.And, v[: i + 1]), group(ast.And, v[i + 1 :])])
+        return group(ast.Or, v[:i] + [ast.BoolOp(ast.And(), v[i : i + 2])] + v[i + 2 :])  # a or (b and c)
+
     return apply
 
 
@@ -124,10 +147,21 @@ def sites(node, lines):
         yield node.lineno, node.col_offset, "const", repr(v), repr(new), setter("value", new)
     elif isinstance(node, ast.Call) and isinstance(f := node.func, ast.Name) and f.id in ("min", "max"):
         yield f.lineno, f.col_offset, "minmax", f.id, MINMAX[f.id], lambda n: setattr(n.func, "id", MINMAX[n.func.id]) or n
-    elif (isinstance(node, ast.Call) and isinstance(f := node.func, ast.Attribute) and f.attr in MINMAX
-          and isinstance(f.value, ast.Name) and f.value.id in ("np", "numpy")):
-        yield (f.end_lineno, f.end_col_offset - len(f.attr), "minmax", f"{f.value.id}.{f.attr}",
-               f"{f.value.id}.{MINMAX[f.attr]}", lambda n: setattr(n.func, "attr", MINMAX[n.func.attr]) or n)
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(f := node.func, ast.Attribute)
+        and f.attr in MINMAX
+        and isinstance(f.value, ast.Name)
+        and f.value.id in ("np", "numpy")
+    ):
+        yield (
+            f.end_lineno,
+            f.end_col_offset - len(f.attr),
+            "minmax",
+            f"{f.value.id}.{f.attr}",
+            f"{f.value.id}.{MINMAX[f.attr]}",
+            lambda n: setattr(n.func, "attr", MINMAX[n.func.attr]) or n,
+        )
 
 
 def enumerate_mutants(mod):
@@ -136,8 +170,11 @@ def enumerate_mutants(mod):
     for node in ast.walk(tree):  # never mutated: __main__ blocks, f-string format specs, annotations
         subtrees = [getattr(node, "format_spec", None), getattr(node, "returns", None)]
         subtrees += [node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) else []
-        subtrees += [node] if isinstance(node, ast.If) and {"__name__", "'__main__'"} <= {
-            ast.unparse(n) for n in ast.walk(node.test)} else []
+        subtrees += (
+            [node]
+            if isinstance(node, ast.If) and {"__name__", "'__main__'"} <= {ast.unparse(n) for n in ast.walk(node.test)}
+            else []
+        )
         skip |= {id(n) for sub in subtrees if sub is not None for n in ast.walk(sub)}
     # A line is named by a hash of its text (and which repeat of that text it is), not by its number,
     # so that editing other lines leaves the ids, and the list of equivalent mutants, valid.
@@ -194,6 +231,7 @@ def write_guard(roots):
             for path in args[:1] if event == "open" else args[:2]:
                 if isinstance(path, (str, bytes, os.PathLike)) and os.path.realpath(os.fsdecode(path)).startswith(roots):
                     raise PermissionError(f"mutation testing: no writes under {roots}: {event} {path}")
+
     return hook
 
 
@@ -209,9 +247,11 @@ _FUNCTIONS: dict = {}
 
 def _functions(path, src):
     if path not in _FUNCTIONS:
-        _FUNCTIONS[path] = [(min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
-                            for node in ast.walk(ast.parse(src, path))
-                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        _FUNCTIONS[path] = [
+            (min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno)
+            for node in ast.walk(ast.parse(src, path))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
     return _FUNCTIONS[path]
 
 
@@ -365,40 +405,61 @@ def load_module(path):
         print(f"error: {path} is not a .py file under a src/ directory", file=sys.stderr)
         sys.exit(2)
     i = len(parts) - 1 - parts[::-1].index("src")
-    name = ".".join(parts[i + 1:])[:-3].removesuffix(".__init__")
+    name = ".".join(parts[i + 1 :])[:-3].removesuffix(".__init__")
     with open(path, "rb") as handle:
-        return Module(os.path.relpath(path), name, handle.read()), os.path.realpath(os.sep.join(parts[:i + 1]))
+        return Module(os.path.relpath(path), name, handle.read()), os.path.realpath(os.sep.join(parts[: i + 1]))
 
 
 def line_ranges(mod, only):
     """The line ranges ``only`` selects in ``mod``: N, A-B or the name of a function or class."""
     items = [s.strip() for s in only.split(",")]
     ranges = [(int(a), int(b or a)) for a, _, b in (s.partition("-") for s in items if re.fullmatch(r"\d+(-\d+)?", s))]
-    return ranges + [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno) for n in ast.walk(ast.parse(mod.src))
-                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name in items]
+    return ranges + [
+        (min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno)
+        for n in ast.walk(ast.parse(mod.src))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name in items
+    ]
 
 
 def report(modules, mutants, equivalent, args, seconds):
     """(overall score, the Markdown summary: per module and overall, then every survivor)."""
+
     def row(label, ms):
         eq, killed = sum(m.id in equivalent for m in ms), sum(m.status in ("killed", "timeout") for m in ms)
         score = 100.0 * killed / (len(ms) - eq) if len(ms) > eq else 100.0
-        return score, (f"| {label} | {len(ms)} | {eq} | {killed} | {sum(m.status == 'timeout' for m in ms)} | "
-                       f"{sum(m.status == 'survived' for m in ms)} | {score:.1f}% |")
+        return score, (
+            f"| {label} | {len(ms)} | {eq} | {killed} | {sum(m.status == 'timeout' for m in ms)} | "
+            f"{sum(m.status == 'survived' for m in ms)} | {score:.1f}% |"
+        )
+
     score, overall = row("**overall**", mutants)
     survivors = [m for m in mutants if m.status == "survived"]
     timeouts = [m for m in mutants if m.status == "timeout"]
 
     def line(m):
         return f"- `{m.id}` (line {m.line}): `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``"
-    return score, "\n".join([
-        "# Mutation testing report", "",
-        f"Tests: {', '.join(f'`{t}`' for t in args.tests)}. {len(mutants)} mutants, run in {seconds:.0f} s "
-        f"({args.jobs} jobs, timeout {args.timeout:g} s). Score = killed / (mutants − equivalent).", "",
-        "| module | mutants | equivalent (excluded) | killed | of which timeout | survived | score |",
-        "|---|---|---|---|---|---|---|", *(row(f"`{mod.path}`", [m for m in mutants if m.mod is mod])[1] for mod in modules),
-        overall, "", f"## Survivors ({len(survivors)})", "", *map(line, survivors), "",
-        f"## Timeouts ({len(timeouts)}: counted as killed)", "", *map(line, timeouts)]) + "\n"
+
+    return score, "\n".join(
+        [
+            "# Mutation testing report",
+            "",
+            f"Tests: {', '.join(f'`{t}`' for t in args.tests)}. {len(mutants)} mutants, run in {seconds:.0f} s "
+            f"({args.jobs} jobs, timeout {args.timeout:g} s). Score = killed / (mutants − equivalent).",
+            "",
+            "| module | mutants | equivalent (excluded) | killed | of which timeout | survived | score |",
+            "|---|---|---|---|---|---|---|",
+            *(row(f"`{mod.path}`", [m for m in mutants if m.mod is mod])[1] for mod in modules),
+            overall,
+            "",
+            f"## Survivors ({len(survivors)})",
+            "",
+            *map(line, survivors),
+            "",
+            f"## Timeouts ({len(timeouts)}: counted as killed)",
+            "",
+            *map(line, timeouts),
+        ]
+    ) + "\n"
 
 
 def main(argv=None):
@@ -428,6 +489,7 @@ def main(argv=None):
     for mod in modules:
         if os.path.realpath(importlib.import_module(mod.name).__file__) != os.path.realpath(mod.path):
             print(f"warning: {mod.name} is imported from {sys.modules[mod.name].__file__}, not {mod.path}", file=sys.stderr)
+
     def work(items):
         by_id = {item.nodeid: item for item in items}
         start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
@@ -437,8 +499,11 @@ def main(argv=None):
                 how = "time out" if b.status == "timeout" else "fail"
                 print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
                 return 2, None
-        print(f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
-              f"{len(mutants) - len(todo)} listed equivalent", file=sys.stderr)
+        print(
+            f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
+            f"{len(mutants) - len(todo)} listed equivalent",
+            file=sys.stderr,
+        )
         select = lambda m: None  # noqa: E731
         if not args.all_tests:
             start = time.monotonic()
@@ -451,12 +516,17 @@ def main(argv=None):
             def select(m):
                 chosen = tests_for(m, coverage, scopes)
                 return None if chosen is None else [by_id[test] for test in chosen]
+
             print(f"traced {len(coverage)} tests in {time.monotonic() - start:.1f} s", file=sys.stderr)
 
         def progress(done):
             if done % 20 == 0 or done == len(todo):
-                print(f"[{done}/{len(todo)}] killed {sum(m.status in ('killed', 'timeout') for m in todo)}, "
-                      f"survived {sum(m.status == 'survived' for m in todo)}", file=sys.stderr)
+                print(
+                    f"[{done}/{len(todo)}] killed {sum(m.status in ('killed', 'timeout') for m in todo)}, "
+                    f"survived {sum(m.status == 'survived' for m in todo)}",
+                    file=sys.stderr,
+                )
+
         start = time.monotonic()
         run(todo, items, args.jobs, args.timeout, roots, progress, select)
         return 0, time.monotonic() - start

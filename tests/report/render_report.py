@@ -19,8 +19,16 @@ import sys
 from pathlib import Path
 
 # Flags for a root, offline, display-less machine: no sandbox, no GPU, no background connections.
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 VERDICT = re.compile(r"\b(reproduced|contradicted|inconclusive|not comparable|verified|failed)\b")
 
 
@@ -44,8 +52,10 @@ def render_report(report: Path, out: Path, timeout_ms: int = 30_000) -> dict:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(timeout_ms)
         page.on("pageerror", lambda error: seen["errors"].append(f"page error: {error}"))
-        page.on("console", lambda message: seen["errors"].append(f"console error: {message.text}")
-                if message.type == "error" else None)
+        page.on(
+            "console",
+            lambda message: seen["errors"].append(f"console error: {message.text}") if message.type == "error" else None,
+        )
         url = report.resolve().as_uri()
         _home(page, url)
         page.screenshot(path=out / "home.png")

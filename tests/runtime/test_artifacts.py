@@ -6,8 +6,16 @@ import pytest
 import torch
 
 from crlrepro.runtime import artifacts
-from crlrepro.runtime.artifacts import (ArtifactError, load_torch, read_json, read_table, save_torch, sidecar_path,
-                                write_artifact_json, write_table)
+from crlrepro.runtime.artifacts import (
+    ArtifactError,
+    load_torch,
+    read_json,
+    read_table,
+    save_torch,
+    sidecar_path,
+    write_artifact_json,
+    write_table,
+)
 
 
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
@@ -34,6 +42,7 @@ def test_table_and_provenance(tmp_path):
     artifacts.write_table(table, tmp_path / "t.csv", prov)
     assert (tmp_path / "t.csv").read_bytes() == first
 
+
 def test_save_torch_is_atomic_and_byte_reproducible(tmp_path):
     import torch
 
@@ -45,7 +54,6 @@ def test_save_torch_is_atomic_and_byte_reproducible(tmp_path):
     assert (tmp_path / "a.pt").read_bytes() == (tmp_path / "sub" / "b.pt").read_bytes()
     assert torch.equal(torch.load(tmp_path / "a.pt")["weights"], payload["weights"])
     assert not list(tmp_path.glob(".*.tmp"))
-
 
 
 # Integrity: every artifact's sidecar holds its checksum, checked where the file is read ----------------
@@ -125,9 +133,11 @@ def test_a_reader_of_several_artifacts_refuses_any_set_but_the_expected_one(monk
     monkeypatch.delenv("CRLREPRO_CONFIGFILES", raising=False)
     grid = [[1.0, 3.0, 2], [1.0, 3.0, 4], [2.0, 3.0, 4]]
     require_exact_set(list(reversed(grid)), grid, "models", ["a.pt"])  # the order read does not matter
-    for found, named in ((grid[1:], "missing [[1.0, 3.0, 2]], unexpected []"),
-                         (grid + [[2.0, 3.0, 6]], "missing [], unexpected [[2.0, 3.0, 6]]"),
-                         (grid[:2] + [grid[0]], "missing [[2.0, 3.0, 4]], unexpected [], duplicated ['[1.0, 3.0, 2]']")):
+    for found, named in (
+        (grid[1:], "missing [[1.0, 3.0, 2]], unexpected []"),
+        (grid + [[2.0, 3.0, 6]], "missing [], unexpected [[2.0, 3.0, 6]]"),
+        (grid[:2] + [grid[0]], "missing [[2.0, 3.0, 4]], unexpected [], duplicated ['[1.0, 3.0, 2]']"),
+    ):
         with pytest.raises(ArtifactError) as error:
             require_exact_set(found, grid, "models (noise_y, separation, D)", ["m/a.pt", "m/b.pt"])
         assert named in str(error.value)

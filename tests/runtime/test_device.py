@@ -57,8 +57,9 @@ def test_retain_freed_memory_stops_the_page_faults_of_reallocated_temporaries(al
     kernel and is faulted in anew when allocated again; with it the loop reuses the heap."""
     counts = {}
     for mode in ("default", "retain"):
-        result = subprocess.run([sys.executable, "-c", _FAULTS_OF_A_LOOP, mode], capture_output=True, text=True, check=True,
-                                env=allocator_environment)
+        result = subprocess.run(
+            [sys.executable, "-c", _FAULTS_OF_A_LOOP, mode], capture_output=True, text=True, check=True, env=allocator_environment
+        )
         applied, faults = result.stdout.split()
         counts[mode] = int(faults)
         if mode == "retain":
@@ -169,8 +170,7 @@ def test_script_run_takes_a_gpu_for_a_rule_that_declares_one(tmp_path, monkeypat
     environ = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID")}
     environ.update(CRLREPRO_GPU_COUNT="3", CRLREPRO_GPU_LOCK_DIR=str(tmp_path))
     monkeypatch.setattr(os, "environ", environ)
-    fake = SimpleNamespace(params={}, log=[], rule="ssl_train", wildcards={}, threads=1,
-                           resources={"gpu": 1}, config={})
+    fake = SimpleNamespace(params={}, log=[], rule="ssl_train", wildcards={}, threads=1, resources={"gpu": 1}, config={})
     held = GpuSlots(["0"], lock_dir=tmp_path)
     held.acquire(1)  # another job already has GPU 0
     run = ScriptRun(fake, device="cpu")

@@ -8,16 +8,21 @@ from crlrepro.theory.oracles import L2_DEFINITIONS, l2_distances_to_bayes_score
 from crlrepro.theory.spectral import approximation_bound_table, eigenvalue_decay, l2_minima_table, pmi_spectrum
 
 
-@pytest.mark.parametrize("model, values, expected", [
-    ("geometric", 0.3 ** np.arange(1, 41), 0.3 ** 2),            # pairs of a geometric sequence: ratio ρ² per pair
-    ("power", np.arange(1, 41, dtype=float) ** -6.0, None),
-    ("stretched", np.exp(-3.0 * np.arange(1, 41) ** 0.5), None),
-])
+@pytest.mark.parametrize(
+    "model, values, expected",
+    [
+        ("geometric", 0.3 ** np.arange(1, 41), 0.3**2),  # pairs of a geometric sequence: ratio ρ² per pair
+        ("power", np.arange(1, 41, dtype=float) ** -6.0, None),
+        ("stretched", np.exp(-3.0 * np.arange(1, 41) ** 0.5), None),
+    ],
+)
 def test_eigenvalue_decay_names_the_model_that_generated_the_spectrum(model, values, expected):
     groups, fits = eigenvalue_decay(values, group=1 if model != "geometric" else 2)
     best = fits.loc[fits["rms_log"].idxmin()]
     # the generating model fits best (a stretched exponential with β = 1 is also geometric: allow that tie)
-    assert best["model"] == model or (model == "geometric" and best["model"] == "stretched" and best["value"] == pytest.approx(1.0))
+    assert best["model"] == model or (
+        model == "geometric" and best["model"] == "stretched" and best["value"] == pytest.approx(1.0)
+    )
     row = fits.set_index("model").loc[model]
     assert row["rms_log"] < 1e-6 or model == "power"  # power: exact only for group 1, which this is
     if expected is not None:

@@ -22,8 +22,10 @@ TWO_UNEQUAL = LatentClassGMM([0.35, 0.65], [1.0, -0.8], [0.9, 1.2], [0.8, -0.5],
 @pytest.fixture(scope="module")
 def estimates():
     """E* of the named mixtures at 32 and 64 nodes, computed once for the module."""
-    return {name: {n: bayes_auc_piecewise(g, n) for n in (32, 64)}
-            for name, g in {"paper": PAPER, "four": FOUR, "three": THREE, "two": TWO_UNEQUAL}.items()}
+    return {
+        name: {n: bayes_auc_piecewise(g, n) for n in (32, 64)}
+        for name, g in {"paper": PAPER, "four": FOUR, "three": THREE, "two": TWO_UNEQUAL}.items()
+    }
 
 
 def monte_carlo_auc(gmm, pairs, seed):
@@ -126,8 +128,13 @@ def test_relabelling_components_leaves_e_star_unchanged(estimates):
 def test_random_mixtures_converge():
     rng = np.random.default_rng(2024)
     for k in (2, 3, 4):
-        gmm = LatentClassGMM(rng.dirichlet(np.full(k, 3.0)), rng.uniform(-3, 3, k), rng.uniform(0.5, 1.5, k),
-                             rng.uniform(-3, 3, k), rng.uniform(0.5, 1.5, k))
+        gmm = LatentClassGMM(
+            rng.dirichlet(np.full(k, 3.0)),
+            rng.uniform(-3, 3, k),
+            rng.uniform(0.5, 1.5, k),
+            rng.uniform(-3, 3, k),
+            rng.uniform(0.5, 1.5, k),
+        )
         coarse, fine = bayes_auc_piecewise(gmm, 32), bayes_auc_piecewise(gmm, 64)
         assert abs(coarse - fine) <= 1e-8, (k, coarse, fine)
         assert 0.5 <= fine < 1.0

@@ -85,7 +85,6 @@ def test_bayes_auc_quadrature_matches_monte_carlo_and_dominates_other_scores(gmm
     x, y, _ = gmm.sample(200_000, rng)
     _, y_neg, _ = gmm.sample(200_000, rng)
 
-
     log_px = gmm.log_posterior_x(x) - np.log(gmm.weights)
     wins = auc_criterion(logsumexp(log_px + gmm.log_posterior_y(y), 1), logsumexp(log_px + gmm.log_posterior_y(y_neg), 1))
     stderr = 0.5 / np.sqrt(200_000)
@@ -141,8 +140,15 @@ def test_the_taylor_bound_holds_for_bounded_scores_and_is_not_loose_by_orders(pa
         for _ in range(6):
             c = rng.normal(size=4)
             b = rng.uniform(0.2, 1.5)
-            score = lambda x, y, c=c, b=b: b * np.tanh(c[0] * np.add.outer(x, 0 * y) * np.add.outer(0 * x, y)  # noqa: E731
-                                                      + c[1] * np.add.outer(x, 0 * y) + c[2] * np.add.outer(0 * x, y) + c[3])
+            score = lambda x, y, c=c, b=b: (
+                b
+                * np.tanh(
+                    c[0] * np.add.outer(x, 0 * y) * np.add.outer(0 * x, y)  # noqa: E731
+                    + c[1] * np.add.outer(x, 0 * y)
+                    + c[2] * np.add.outer(0 * x, y)
+                    + c[3]
+                )
+            )
             excess = excess_contrastive_risk(score, grid, tau)
             distance = l2_distance_to_bayes_score(score, grid, tau)
             assert excess <= approximation_bound_constant(alpha, b, tau) * distance**2 / tau**2 + 1e-12
@@ -153,5 +159,5 @@ def test_the_taylor_bound_holds_for_bounded_scores_and_is_not_loose_by_orders(pa
     grid, alpha = weak.grid(160), density_ratio_bound(weak)
     assert alpha == pytest.approx(2.0, abs=1e-9)  # r = 1 + tanh(0.05x) tanh(0.05y) → 2 only far beyond any box
     score = lambda x, y: tau * weak.pmi(x, y) + 1e-3 * np.tanh(np.multiply.outer(x, y))  # noqa: E731
-    leading = approximation_bound_constant(alpha, 0.0, tau) * l2_distance_to_bayes_score(score, grid, tau)**2 / tau**2
+    leading = approximation_bound_constant(alpha, 0.0, tau) * l2_distance_to_bayes_score(score, grid, tau) ** 2 / tau**2
     assert excess_contrastive_risk(score, grid, tau) / leading == pytest.approx(1 / alpha, abs=0.02)

@@ -36,8 +36,10 @@ def case(request, paper_case, asymmetric_case):
 
 @pytest.fixture(scope="module")
 def tables(paper_case, asymmetric_case):
-    return {name: rank_d_l2_minimum(grid, tau, [1, 2, 3, 4, 8], starts=4).set_index(["D", "definition"])
-            for name, (_, grid, tau) in (("paper", paper_case), ("asymmetric", asymmetric_case))}
+    return {
+        name: rank_d_l2_minimum(grid, tau, [1, 2, 3, 4, 8], starts=4).set_index(["D", "definition"])
+        for name, (_, grid, tau) in (("paper", paper_case), ("asymmetric", asymmetric_case))
+    }
 
 
 def smooth_function(rng, dim, k=6):

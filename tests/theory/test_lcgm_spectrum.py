@@ -11,8 +11,14 @@ from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
 
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.theory.lcgm import (LatentClassModel, _held_out_marginals, deterministic_anchor_pmi, rank_k_evidence,
-                           sampled_kernel_spectrum, sampled_pmi_spectrum)
+from crlrepro.theory.lcgm import (
+    LatentClassModel,
+    _held_out_marginals,
+    deterministic_anchor_pmi,
+    rank_k_evidence,
+    sampled_kernel_spectrum,
+    sampled_pmi_spectrum,
+)
 from crlrepro.theory.spectral import pmi_spectrum
 
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[2] / "config.yaml").read_text())["lcgm"]

@@ -31,7 +31,12 @@ def test_population_loss_matches_literal_transcription(skewed_gmm, tau):
     score = lambda x, y: np.sin(np.multiply.outer(x, y)) + 0.3 * np.add.outer(x**2, 0 * y)  # noqa: E731
     literal = literal_contrastive_loss(
         lambda a, b: score(np.array([a]), np.array([b]))[0, 0],
-        grid.x.nodes, grid.x.weights, grid.y.nodes, grid.y.weights, grid.log_ratio, tau,
+        grid.x.nodes,
+        grid.x.weights,
+        grid.y.nodes,
+        grid.y.weights,
+        grid.log_ratio,
+        tau,
     )
     assert population_contrastive_loss(score, grid, tau) == pytest.approx(literal, rel=1e-12)
     # The KL form equals L(s) − L* once the quadrature resolves p (Σ_b wy_b e^{PMI_ab} = 1).
@@ -152,7 +157,9 @@ def test_retrieval_auc_counts_ties_half(skewed_gmm, paper_gmm):
     mixture (x·y flat in y there), agrees with an even-sized one (before ties were counted it was 7e-3 off at 301)."""
     constant = retrieval_auc(AUC_SCORES["constant"], skewed_gmm, 40, 400)
     assert constant == pytest.approx(0.5, abs=1e-6)  # (the rule's weights and support hold all but ~1e-8 of the mass)
-    assert retrieval_auc(lambda a, b: np.zeros((np.size(a), np.size(b))) + 7.0, paper_gmm, 301, 100) == pytest.approx(0.5, abs=1e-6)
+    assert retrieval_auc(lambda a, b: np.zeros((np.size(a), np.size(b))) + 7.0, paper_gmm, 301, 100) == pytest.approx(
+        0.5, abs=1e-6
+    )
 
     def rounded(x, y):
         return np.round(np.multiply.outer(x, y))

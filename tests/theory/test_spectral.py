@@ -149,8 +149,16 @@ mixtures = st.integers(2, 4).flatmap(
 @example(([1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]), 1.0)  # independent views
 # unequal variances: far out e^{s_8/τ} outgrows the density, so ±10σ gives L(s_8) − L* = 1.80e-6 (1.74e-6 at 800
 # nodes: nodes alone look converged to 4 %), while the integral is 7.466e-6 (±14σ and ±18σ agree)
-@example(([0.7435, 1.0, 0.8292, 0.7477], [1.4025, -1.4426, 0.0, 2.0], [1.0, 0.5, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0],
-          [0.5, 1.25, 1.0, 1.0]), 1.0)
+@example(
+    (
+        [0.7435, 1.0, 0.8292, 0.7477],
+        [1.4025, -1.4426, 0.0, 2.0],
+        [1.0, 0.5, 1.0, 1.0],
+        [0.0, 0.0, 0.0, 0.0],
+        [0.5, 1.25, 1.0, 1.0],
+    ),
+    1.0,
+)
 def test_four_digits_on_unseen_mixtures(params, tau):
     """The convergence study's reference (most nodes, widest support) has 4 digits against a finer rule on a
     wider support, and the default rule is within the study's reported error of it: where the default has not

@@ -10,13 +10,13 @@ from crlrepro.theory import gap_cdf as gap_cdf_module
 from crlrepro.theory import tsybakov
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
-from crlrepro.theory.tsybakov import (density_ratio_gaps, gap_cdf, gap_cdf_local_slope, gap_density, window_slope,
-                               windows_matching)
+from crlrepro.theory.tsybakov import density_ratio_gaps, gap_cdf, gap_cdf_local_slope, gap_density, window_slope, windows_matching
 
 PAPER = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.2, -1.2]), np.ones(2), np.array([1.2, -1.2]), np.ones(2))
 # Paper 1's mixture: y-means in another order than the x-means, r(x, ·) with one or two critical points.
-FOUR = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4),
-                      np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4))
+FOUR = LatentClassGMM(
+    np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4)
+)
 T_REFERENCE = np.array([1e-9, 1e-7, 1e-5, 1e-3, 1e-1, 0.5, 1.0])
 
 
@@ -83,8 +83,12 @@ def reference_g(s, log_parts=18, lin_parts=24, n_log=8, n_lin=12):
     c1, c2 = np.minimum(ys, -ys), np.maximum(ys, -ys)
     mid = (c1 + c2) / 2.0
     rule = (log_parts, lin_parts, n_log, n_lin)
-    pieces = [_graded(c1, c1 + 12.0, -1.0, *rule), _graded(c1, mid - c1, 1.0, *rule),
-              _graded(c2, c2 - mid, -1.0, *rule), _graded(c2, 12.0 - c2, 1.0, *rule)]
+    pieces = [
+        _graded(c1, c1 + 12.0, -1.0, *rule),
+        _graded(c1, mid - c1, 1.0, *rule),
+        _graded(c2, c2 - mid, -1.0, *rule),
+        _graded(c2, 12.0 - c2, 1.0, *rule),
+    ]
     y = np.concatenate([p[0] for p in pieces], 1)
     wy = np.concatenate([p[1] for p in pieces], 1)
     z = A * y
@@ -259,14 +263,17 @@ def test_windows_matching_reuses_known_values_and_computes_only_the_rest(monkeyp
 @pytest.fixture
 def no_work(monkeypatch):
     """Fail if any quadrature starts."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("quadrature started before the input was checked")
+
     monkeypatch.setattr(gap_cdf_module, "_gap_cdf_and_density", refuse)
     monkeypatch.setattr(gap_cdf_module, "_x_landmarks", refuse)
 
 
-@pytest.mark.parametrize("bad, shown", [([0.1, 0.0], "0.0"), ([-1e-3], "-0.001"), ([np.nan, 0.1], "nan"),
-                                        ([0.1, np.inf], "inf"), ([], "empty")])
+@pytest.mark.parametrize(
+    "bad, shown", [([0.1, 0.0], "0.0"), ([-1e-3], "-0.001"), ([np.nan, 0.1], "nan"), ([0.1, np.inf], "inf"), ([], "empty")]
+)
 def test_bad_thresholds_are_refused_before_any_work(no_work, bad, shown):
     for function in (gap_cdf, gap_density, gap_cdf_local_slope):
         with pytest.raises(ValueError, match=shown):
@@ -292,8 +299,9 @@ def test_the_ranking_is_monotone_in_y_only_where_no_x_gives_a_critical_point():
     assert gap_cdf_module.monotone_in_y(PAPER)  # K = 2, equal σy: q_1(y) is a logistic function of y
     # unequal σy: log q_1/q_2 is quadratic in y, so q_1 turns; paper 1's K = 4 mixture: PMI(x, ·) peaks inside
     unequal = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.2, -1.2]), np.ones(2), np.array([1.2, -1.2]), np.array([1.0, 2.0]))
-    paper1 = LatentClassGMM(np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]),
-                            np.ones(4))
+    paper1 = LatentClassGMM(
+        np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4)
+    )
     assert not gap_cdf_module.monotone_in_y(unequal) and not gap_cdf_module.monotone_in_y(paper1)
     assert tsybakov._slope_method(PAPER, "auto") == "density"
     assert tsybakov._slope_method(unequal, "auto") == tsybakov._slope_method(PAPER, "difference") == "difference"

@@ -30,9 +30,9 @@ ROOT_MEMORY = 24 * 2**30  # the machine a campaign is judged on: this project's 
 
 @dataclass(frozen=True)
 class Mutation:
-    key: str        # the dotted key changed (``lcgm.spectrum.samples``; list items as ``seeds[0]``)
-    what: str       # the kind of change, e.g. "int:huge"
-    file: dict      # the config file a user would write: only the keys down to the changed one
+    key: str  # the dotted key changed (``lcgm.spectrum.samples``; list items as ``seeds[0]``)
+    what: str  # the kind of change, e.g. "int:huge"
+    file: dict  # the config file a user would write: only the keys down to the changed one
 
     @property
     def id(self) -> str:
@@ -69,11 +69,25 @@ def _scalar_mutations(value) -> list[tuple[str, object]]:
     if isinstance(value, bool):
         return [("bool:word", "maybe"), ("bool:number", 2)]
     if isinstance(value, int):
-        return [("int:text", "ten"), ("int:fraction", value + 0.5), ("int:negative", -1), ("int:zero", 0),
-                ("int:huge", 10**12), ("int:null", None), ("int:list", [value])]
+        return [
+            ("int:text", "ten"),
+            ("int:fraction", value + 0.5),
+            ("int:negative", -1),
+            ("int:zero", 0),
+            ("int:huge", 10**12),
+            ("int:null", None),
+            ("int:list", [value]),
+        ]
     if isinstance(value, float):
-        return [("float:text", "fast"), ("float:negative", -1.0), ("float:zero", 0.0), ("float:huge", 1e308),
-                ("float:nan", math.nan), ("float:inf", math.inf), ("float:null", None)]
+        return [
+            ("float:text", "fast"),
+            ("float:negative", -1.0),
+            ("float:zero", 0.0),
+            ("float:huge", 1e308),
+            ("float:nan", math.nan),
+            ("float:inf", math.inf),
+            ("float:null", None),
+        ]
     if isinstance(value, str):
         return [("str:number", 7), ("str:empty", ""), ("str:unknown", "no-such-value"), ("str:null", None)]
     return []
@@ -82,26 +96,38 @@ def _scalar_mutations(value) -> list[tuple[str, object]]:
 def mutations(defaults: dict) -> list[Mutation]:
     """Every mutation of every key of ``defaults`` (config.yaml as read), in a fixed order."""
     out: list[Mutation] = [Mutation("<top level>", "unknown-key", {"unknown_key": 1})]
-    out += [Mutation("<top level>", "misspelt", {key[:-1] + key[-1] * 2 if len(key) > 1 else key + "x": defaults[key]})
-            for key in defaults]
+    out += [
+        Mutation("<top level>", "misspelt", {key[:-1] + key[-1] * 2 if len(key) > 1 else key + "x": defaults[key]})
+        for key in defaults
+    ]
 
     def walk(node, path):
         if isinstance(node, dict):
             if path:
                 out.append(Mutation(_key(path), "mapping:number", _nest(defaults, path, 5)))
-                out.append(Mutation(_key(path), "mapping:unknown-key",
-                                    _nest(defaults, path, {**copy.deepcopy(node), "unknown_key": 1})))
+                out.append(
+                    Mutation(_key(path), "mapping:unknown-key", _nest(defaults, path, {**copy.deepcopy(node), "unknown_key": 1}))
+                )
             for key, item in node.items():
                 walk(item, (*path, key))
         elif isinstance(node, list):
             key = _key(path)
             first = node[0] if node else 1
-            out.extend(Mutation(key, what, _nest(defaults, path, value)) for what, value in (
-                ("list:empty", []), ("list:one", node[:1]), ("list:repeated", node + node),
-                ("list:text", ["x"] * max(len(node), 1)), ("list:bare", copy.deepcopy(first))))
+            out.extend(
+                Mutation(key, what, _nest(defaults, path, value))
+                for what, value in (
+                    ("list:empty", []),
+                    ("list:one", node[:1]),
+                    ("list:repeated", node + node),
+                    ("list:text", ["x"] * max(len(node), 1)),
+                    ("list:bare", copy.deepcopy(first)),
+                )
+            )
             if node and not isinstance(first, (list, dict)):  # the first item's own mutations
-                out.extend(Mutation(_key((*path, 0)), what, _nest(defaults, (*path, 0), value))
-                           for what, value in _scalar_mutations(first))
+                out.extend(
+                    Mutation(_key((*path, 0)), what, _nest(defaults, (*path, 0), value))
+                    for what, value in _scalar_mutations(first)
+                )
             elif node:
                 walk(first, (*path, 0))
         else:

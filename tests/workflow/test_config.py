@@ -166,8 +166,10 @@ def _walk_keys(node, path=()):
             yield from _walk_keys(item, path)
 
 
-@pytest.mark.parametrize("key", ["device", "approximation.quadrature_nodes", "supervised_view.seeds",
-                                 "figures.style.dpi", "lcgm.sensitivity.elbow_dims"])
+@pytest.mark.parametrize(
+    "key",
+    ["device", "approximation.quadrature_nodes", "supervised_view.seeds", "figures.style.dpi", "lcgm.sensitivity.elbow_dims"],
+)
 def test_a_deleted_key_is_named_with_where_to_restore_it(key):
     config = set_key(default_config(), key, DELETE)
     with pytest.raises(ConfigError, match=rf"{key}: missing; config.yaml, which every run reads first"):
@@ -177,14 +179,25 @@ def test_a_deleted_key_is_named_with_where_to_restore_it(key):
 def test_every_yaml_file_the_project_owns_reads_with_the_one_loader(tmp_path):
     """config.yaml, the scales, the schema, the papers' values, the profiles, the conda environment and the citation:
     no key written twice, no alias, plain data. The loader refuses a duplicate key, naming the line."""
-    owned = [REPO / p for p in ("config.yaml", "CITATION.cff", "envs/crlrepro.yaml", "profiles/default/config.yaml",
-                                "profiles/slurm/config.yaml", "src/crlrepro/claims/paper_values.yaml")]
+    owned = [
+        REPO / p
+        for p in (
+            "config.yaml",
+            "CITATION.cff",
+            "envs/crlrepro.yaml",
+            "profiles/default/config.yaml",
+            "profiles/slurm/config.yaml",
+            "src/crlrepro/claims/paper_values.yaml",
+        )
+    ]
     owned += [SCHEMA, *sorted((REPO / "configs").glob("*.yaml"))]
     for path in owned:
         assert read_yaml(path) is not None, path
     twice = tmp_path / "twice.yaml"
     twice.write_text("properties:\n  tau: {type: number}\n  tau: {type: string}\n")
-    with pytest.raises(ConfigError, match=r"twice.yaml, line 3: the key 'tau' is written twice in one mapping \(first on line 2\)"):
+    with pytest.raises(
+        ConfigError, match=r"twice.yaml, line 3: the key 'tau' is written twice in one mapping \(first on line 2\)"
+    ):
         read_yaml(twice)
 
 
@@ -199,8 +212,12 @@ def test_a2_seeds_default_to_the_top_level_seeds_and_can_be_set_alone():
     config["approximation"]["seeds"] = list(range(10))
     validate_config(config, SCHEMA)
     assert config["approximation"]["seeds"] == list(range(10)) and config["seeds"] == default_config()["seeds"]
-    for bad, message in (([0, 1.5], r"approximation.seeds\[1\]"), ([0, 0], "approximation.seeds"), ([], "approximation.seeds"),
-                         ([2**40], r"approximation.seeds\[0\]: a seed must be below 2\^32")):
+    for bad, message in (
+        ([0, 1.5], r"approximation.seeds\[1\]"),
+        ([0, 0], "approximation.seeds"),
+        ([], "approximation.seeds"),
+        ([2**40], r"approximation.seeds\[0\]: a seed must be below 2\^32"),
+    ):
         config = default_config()
         config["approximation"]["seeds"] = bad
         with pytest.raises(ConfigError, match=message):
@@ -298,8 +315,10 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     config["approximation"]["train_samples"] = 10**9
     config["approximation"]["epochs"] = 10_000  # 10^13 pairs for each of 3 seeds: about 1,736 days at 200,000 pairs/s
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("approximation.epochs: 10000 epochs of approximation.train_samples pairs, for every seed (with "
-                              "approximation.train_samples, approximation.seeds, training.hidden, training.layers) take about 1,736 days")
+    assert problem.startswith(
+        "approximation.epochs: 10000 epochs of approximation.train_samples pairs, for every seed (with "
+        "approximation.train_samples, approximation.seeds, training.hidden, training.layers) take about 1,736 days"
+    )
     assert "for one job on this CPU" in problem
     config = validate_config(default_config(), SCHEMA)
     # the n sweep's job: 10^7 steps × 128 anchors × (1 + 64) pairs at each of its 6 points × 5 seeds: about 144 days
@@ -320,7 +339,10 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     keys = integer_keys(schema)
     in_costs = {key for cost in COSTS for key in cost.keys}
     assert {"lcgm.spectrum.samples", "tsybakov.bootstrap", "lcgm.test_samples", "supervised_view.bias_views"} <= in_costs
-    assert set(keys) == in_costs | set(NOT_SIZES), (set(keys) - in_costs - set(NOT_SIZES), (in_costs | set(NOT_SIZES)) - set(keys))
+    assert set(keys) == in_costs | set(NOT_SIZES), (
+        set(keys) - in_costs - set(NOT_SIZES),
+        (in_costs | set(NOT_SIZES)) - set(keys),
+    )
     assert not in_costs & {k for k, why in NOT_SIZES.items() if why == "a seed"}
     unbounded = []
     for key in sorted(in_costs):
@@ -342,11 +364,17 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
         if not any(key in problem for problem in resource_problems(config, 24 * 2**30)):
             unbounded.append(key)
     assert unbounded == [], unbounded
-    for campaign, value in (("lcgm.spectrum.samples", 10**6), ("tsybakov.bootstrap", 10**9), ("lcgm.test_samples", 10**9),
-                            ("supervised_view.bias_views", 10**8)):
+    for campaign, value in (
+        ("lcgm.spectrum.samples", 10**6),
+        ("tsybakov.bootstrap", 10**9),
+        ("lcgm.test_samples", 10**9),
+        ("supervised_view.bias_views", 10**8),
+    ):
         config = set_key(validate_config(default_config(), SCHEMA), campaign, value)
-        assert any(problem.startswith(f"{campaign}: {value} ") and "GiB in one job" in problem
-                   for problem in resource_problems(config, 24 * 2**30)), campaign
+        assert any(
+            problem.startswith(f"{campaign}: {value} ") and "GiB in one job" in problem
+            for problem in resource_problems(config, 24 * 2**30)
+        ), campaign
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
@@ -409,12 +437,18 @@ def test_the_yaml_number_hint_is_shown_only_for_numbers_yaml_left_as_text(value,
     assert ("YAML reads 1e-3 as text" in str(error.value)) == hint
 
 
-@pytest.mark.parametrize("text, message", [
-    ("tau: [0.5\ngmm: {}\n", r"bad\.yaml, line 2, column \d+: not valid YAML"),
-    ("- tau\n- 0.5\n", r"bad\.yaml, line 1: a config file is a mapping of keys .* holds a list"),
-    ("tau: !!python/object/apply:os.system ['touch {marker}']\n", r"bad\.yaml, line 1, column \d+: not valid YAML .*python/object"),
-    ("tau:\n\t0.5\n", r"bad\.yaml, line 2, column 1: not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("tau: [0.5\ngmm: {}\n", r"bad\.yaml, line 2, column \d+: not valid YAML"),
+        ("- tau\n- 0.5\n", r"bad\.yaml, line 1: a config file is a mapping of keys .* holds a list"),
+        (
+            "tau: !!python/object/apply:os.system ['touch {marker}']\n",
+            r"bad\.yaml, line 1, column \d+: not valid YAML .*python/object",
+        ),
+        ("tau:\n\t0.5\n", r"bad\.yaml, line 2, column 1: not valid YAML"),
+    ],
+)
 def test_a_config_file_that_is_not_a_mapping_of_plain_data_is_named_with_its_line(tmp_path, text, message):
     from crlrepro.workflow.config import read_config_file
 

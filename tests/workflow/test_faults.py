@@ -25,8 +25,7 @@ import pytest
 from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_repo, snakemake
-from crlrepro.runtime.artifacts import (ArtifactError, RECORD_DIGEST, nonfinite_problems, sidecar_path, verify,
-                                        write_table)
+from crlrepro.runtime.artifacts import ArtifactError, RECORD_DIGEST, nonfinite_problems, sidecar_path, verify, write_table
 from crlrepro.workflow.config import ConfigError, read_config_file, start_refusal, validate_config
 
 FAULTS: dict[str, tuple[str, str]] = {}  # fault class -> (what was tried, what happened), in the order tried
@@ -37,8 +36,9 @@ def record(fault: str, tried: str, happened: str) -> None:
 
 
 def crlrepro(workdir, *args):
-    return subprocess.run([sys.executable, "-m", "crlrepro.workflow.cli", *args], cwd=workdir, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "crlrepro.workflow.cli", *args], cwd=workdir, capture_output=True, text=True, timeout=600
+    )
 
 
 def merged(*overrides: dict) -> dict:
@@ -55,6 +55,7 @@ def refusal(*overrides: dict) -> str:
 
 
 # --- 6. config files that are not YAML maps --------------------------------------------------------------------
+
 
 def _alias_bomb() -> str:
     lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
@@ -83,8 +84,11 @@ def test_a_config_file_that_is_not_a_yaml_map_is_one_line_naming_the_file_in_und
     assert expected in message and str(path) in message and "\n" not in message and elapsed < 1.0
     proc = crlrepro(REPO, "check-config", str(path))
     assert proc.returncode == 1 and proc.stderr.strip().count("\n") == 0 and expected in proc.stderr
-    record(f"config file: {case.split(' ', 1)[1]}", f"`crlrepro check-config mine.yaml`, mine.yaml being {case}",
-           f"refused in one line naming the file ({expected!r}), read in under a second")
+    record(
+        f"config file: {case.split(' ', 1)[1]}",
+        f"`crlrepro check-config mine.yaml`, mine.yaml being {case}",
+        f"refused in one line naming the file ({expected!r}), read in under a second",
+    )
 
 
 def test_the_projects_own_yaml_files_still_read(tmp_path):
@@ -94,27 +98,41 @@ def test_the_projects_own_yaml_files_still_read(tmp_path):
 
 # --- 5. dry runs refuse what runs refuse; integers as 2.0; bounds ------------------------------------------------
 
+
 def test_integers_written_as_floats_are_coerced_and_fractions_refused():
-    config = validate_config(merged({"approximation": {"epochs": 2.0, "dims": [1.0, 2.0, 4.0, 8.0]}, "seeds": [0.0]}),
-                             SCHEMA, check_data=False)
+    config = validate_config(
+        merged({"approximation": {"epochs": 2.0, "dims": [1.0, 2.0, 4.0, 8.0]}, "seeds": [0.0]}), SCHEMA, check_data=False
+    )
     assert config["approximation"]["epochs"] == 2 and isinstance(config["approximation"]["epochs"], int)
     assert all(type(d) is int for d in config["approximation"]["dims"]) and type(config["seeds"][0]) is int
     assert type(config["tau"]) is float  # a number key stays a number
     with pytest.raises(ConfigError, match=r"approximation.epochs: 2.5 is not of type 'integer'"):
         validate_config(merged({"approximation": {"epochs": 2.5}}), SCHEMA, check_data=False)
-    record("integer given as 2.0", "`approximation.epochs: 2.0`, `seeds: [0.0]` (three trainings crashed with a TypeError)",
-           "read as the integers 2 and 0 before any job; 2.5 is refused naming the key")
+    record(
+        "integer given as 2.0",
+        "`approximation.epochs: 2.0`, `seeds: [0.0]` (three trainings crashed with a TypeError)",
+        "read as the integers 2 and 0 before any job; 2.5 is refused naming the key",
+    )
 
 
 BOUNDS = {
-    "font_scale 1e5": ({"figures": {"style": {"font_scale": 1.0e5}}}, "figures.style.font_scale: 100000.0 is greater than the maximum of 5"),
-    "few-label count above the class population": ({"supervised_view": {"few_labels": [1, 500]}},
-                                                   "supervised_view.few_labels[1]: 500 labelled images per class"),
-    "degenerate std (1e-200)": ({"consistency": {"gmm": {"std_x": [1.0e-200, 1.0, 1.0, 1.0]}}},
-                                "consistency.gmm.std_x: its narrowest component (σ = 1e-200) is finer than the node spacing"),
+    "font_scale 1e5": (
+        {"figures": {"style": {"font_scale": 1.0e5}}},
+        "figures.style.font_scale: 100000.0 is greater than the maximum of 5",
+    ),
+    "few-label count above the class population": (
+        {"supervised_view": {"few_labels": [1, 500]}},
+        "supervised_view.few_labels[1]: 500 labelled images per class",
+    ),
+    "degenerate std (1e-200)": (
+        {"consistency": {"gmm": {"std_x": [1.0e-200, 1.0, 1.0, 1.0]}}},
+        "consistency.gmm.std_x: its narrowest component (σ = 1e-200) is finer than the node spacing",
+    ),
     "std finer than the quadrature": ({"gmm": {"std_y": [0.05, 1.0]}}, "gmm.std_y: its narrowest component (σ = 0.05)"),
-    "D past the quadrature's rank (a 300 in a dims list)": ({"approximation": {"dims": [1, 2, 4, 300]}},
-                                                             "approximation.dims[3]: D = 300 is not below"),
+    "D past the quadrature's rank (a 300 in a dims list)": (
+        {"approximation": {"dims": [1, 2, 4, 300]}},
+        "approximation.dims[3]: D = 300 is not below",
+    ),
 }
 
 
@@ -140,8 +158,11 @@ def test_the_approximation_bound_refuses_a_rank_past_its_rule_instead_of_dividin
 def test_a_refusal_names_only_keys_the_user_set():
     message = refusal({"supervised_view": {"bias_views": 100000, "bias_images": 450}})
     assert "supervised_view.bias_views: 100000" in message and "image_size: None" not in message
-    record("refusal naming an unset key", "`supervised_view.bias_views: 100000` (the refusal named `image_size: None`)",
-           "refused naming bias_views and bias_images, which were set; the unset image_size is not named")
+    record(
+        "refusal naming an unset key",
+        "`supervised_view.bias_views: 100000` (the refusal named `image_size: None`)",
+        "refused naming bias_views and bias_images, which were set; the unset image_size is not named",
+    )
 
 
 def test_a_degenerate_std_is_refused_where_the_computation_would_be_wrong():
@@ -154,7 +175,10 @@ def test_a_degenerate_std_is_refused_where_the_computation_would_be_wrong():
     coarse, fine = (mutual_information(narrow.grid(n)) for n in (100, 2000))
     assert abs(coarse - fine) > 1e-3 * abs(fine)
     assert "gmm.std_x" in refusal({"gmm": {"std_x": [0.05, 1.0]}, "approximation": {"quadrature_nodes": 100}})
-    assert refusal({"gmm": {"std_x": [0.05, 1.0]}, "approximation": {"quadrature_nodes": 2000, "convergence_nodes": [1000, 4000]}}) == ""
+    assert (
+        refusal({"gmm": {"std_x": [0.05, 1.0]}, "approximation": {"quadrature_nodes": 2000, "convergence_nodes": [1000, 4000]}})
+        == ""
+    )
 
 
 def test_a_table_writer_refuses_nan_and_inf_in_a_column_that_does_not_declare_them(tmp_path):
@@ -167,17 +191,24 @@ def test_a_table_writer_refuses_nan_and_inf_in_a_column_that_does_not_declare_th
         write_table(table.assign(L_star=[-0.3, -0.2], ci_low=[np.inf, 0.1]), tmp_path / "t.csv", {}, missing=("ci_*",))
     write_table(table.assign(L_star=[-0.3, -0.2]), tmp_path / "t.csv", {}, missing=("ci_*",))  # declared: written
     assert verify(tmp_path / "t.csv")
-    record("non-finite number in a table", "a NaN in `L_star` (the run with `std_x: [1e-200, …]` exited 0 with verdicts)",
-           "the table is not written and the job stops naming the column; NaN is kept only in columns that declare "
-           "it (e.g. `ci_low`), ±inf nowhere")
+    record(
+        "non-finite number in a table",
+        "a NaN in `L_star` (the run with `std_x: [1e-200, …]` exited 0 with verdicts)",
+        "the table is not written and the job stops naming the column; NaN is kept only in columns that declare "
+        "it (e.g. `ci_low`), ±inf nowhere",
+    )
 
 
 PREFLIGHT = {  # what a run refuses when it starts (crlrepro.workflow.config.preflight_problems), each as a user's file
     "device: cuda without a GPU": ({"device": "cuda"}, "device: cuda, but no GPU is visible"),
-    "Fashion-MNIST not on disk": ({"supervised_view": {"data": {"name": "fashion_mnist", "root": "nowhere"}}},
-                                  "no Fashion-MNIST at nowhere"),
-    "few-label count above the class population": ({"supervised_view": {"few_labels": [1, 500]}},
-                                                   "supervised_view.few_labels[1]: 500"),
+    "Fashion-MNIST not on disk": (
+        {"supervised_view": {"data": {"name": "fashion_mnist", "root": "nowhere"}}},
+        "no Fashion-MNIST at nowhere",
+    ),
+    "few-label count above the class population": (
+        {"supervised_view": {"few_labels": [1, 500]}},
+        "supervised_view.few_labels[1]: 500",
+    ),
     "a job past this machine's memory": ({"lcgm": {"spectrum": {"samples": 1000000}}}, "lcgm.spectrum.samples"),
     "a results folder linking outside results/": ({"results": "results/away"}, "outside results/"),
 }
@@ -194,15 +225,23 @@ def test_a_dry_run_refuses_every_config_a_run_refuses(tmp_path):
         (workdir / f"case{i}.yaml").write_text(yaml.safe_dump(override))
         outcomes = []
         for dry in (["-n"], []):
-            proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, f"case{i}.yaml", *dry],
-                                  cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+            proc = subprocess.run(
+                [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, f"case{i}.yaml", *dry],
+                cwd=workdir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             outcomes.append(proc.returncode != 0 and expected in proc.stdout + proc.stderr)
         assert outcomes == [True, True], (case, outcomes, proc.stdout[-2000:], proc.stderr[-2000:])
         assert sorted(p.name for p in (workdir / "results").iterdir()) == ["away"]
     assert snakemake(workdir, "-n", "--cores", "1", *SMOKE).returncode == 0  # can fail: the smoke config previews
-    record("dry run accepting what the run refuses", f"{len(PREFLIGHT)} configs a run refuses when it starts "
-           f"({'; '.join(PREFLIGHT)}) under `snakemake -n`", "each refused by the dry run with the run's own message; "
-           "nothing written")
+    record(
+        "dry run accepting what the run refuses",
+        f"{len(PREFLIGHT)} configs a run refuses when it starts ({'; '.join(PREFLIGHT)}) under `snakemake -n`",
+        "each refused by the dry run with the run's own message; nothing written",
+    )
 
 
 def test_the_executor_a_command_line_asks_for_decides_whether_this_machine_sizes_the_jobs(tmp_path):
@@ -220,6 +259,7 @@ def test_the_executor_a_command_line_asks_for_decides_whether_this_machine_sizes
 
 # --- 8. small things -----------------------------------------------------------------------------------------------
 
+
 def test_a_gpu_slot_folder_that_is_a_link_loop_is_a_clear_error(tmp_path):
     from crlrepro.runtime.device import GpuSlots
 
@@ -227,8 +267,11 @@ def test_a_gpu_slot_folder_that_is_a_link_loop_is_a_clear_error(tmp_path):
     loop.symlink_to(loop)
     with pytest.raises(PermissionError, match=r"cannot be made a folder .*\(rm .*slots\)"):
         GpuSlots(["0"], lock_dir=loop).acquire(1)
-    record("GPU slot folder that is a link loop", "CRLREPRO_GPU_LOCK_DIR pointing at a link to itself",
-           "a PermissionError naming the folder and the `rm` that clears it (was a raw OSError)")
+    record(
+        "GPU slot folder that is a link loop",
+        "CRLREPRO_GPU_LOCK_DIR pointing at a link to itself",
+        "a PermissionError naming the folder and the `rm` that clears it (was a raw OSError)",
+    )
 
 
 def test_data_folder_is_ignored_by_git():
@@ -238,14 +281,22 @@ def test_data_folder_is_ignored_by_git():
 
 # --- 1. verify checks every byte a reader reads; 2. one scale per folder; 3. the recorded config --------------------
 
+
 def test_every_sidecar_field_is_covered_by_its_digest(tmp_path):
-    write_table(pd.DataFrame({"a": [1.0]}), tmp_path / "t.csv", {"rule": "r", "seed": 0, "config_hash": "c",
-                                                                 "git_commit": "g", "packages": {"torch": "2"},
-                                                                 "device": "cpu"})
+    write_table(
+        pd.DataFrame({"a": [1.0]}),
+        tmp_path / "t.csv",
+        {"rule": "r", "seed": 0, "config_hash": "c", "git_commit": "g", "packages": {"torch": "2"}, "device": "cpu"},
+    )
     sidecar = sidecar_path(tmp_path / "t.csv")
     original = sidecar.read_text()
-    for field, value in (("seed", 1), ("config_hash", "d"), ("git_commit", "h"), ("packages", {"torch": "3"}),
-                         ("device", "cuda")):
+    for field, value in (
+        ("seed", 1),
+        ("config_hash", "d"),
+        ("git_commit", "h"),
+        ("packages", {"torch": "3"}),
+        ("device", "cuda"),
+    ):
         record_ = json.loads(original)
         record_[field] = value
         sidecar.write_text(json.dumps(record_))
@@ -298,9 +349,14 @@ def _bad_files(output: str) -> dict[str, str]:
 
 
 KINDS = {  # a file of every kind a scale writes, each with its own sidecar
-    "table (csv)": "approximation/tsybakov.csv", "JSON result": "consistency/oracle.json",
-    "model (pt)": "models/lcgm/D4_seed0.pt", "figure (png)": "figures/tsybakov.png", "figure (pdf)": "figures/tsybakov.pdf",
-    "summary (md)": "summary.md", "summary (html)": "summary.html", "report caption (rst)": "report/captions/tsybakov.rst",
+    "table (csv)": "approximation/tsybakov.csv",
+    "JSON result": "consistency/oracle.json",
+    "model (pt)": "models/lcgm/D4_seed0.pt",
+    "figure (png)": "figures/tsybakov.png",
+    "figure (pdf)": "figures/tsybakov.pdf",
+    "summary (md)": "summary.md",
+    "summary (html)": "summary.html",
+    "report caption (rst)": "report/captions/tsybakov.rst",
 }
 
 
@@ -318,8 +374,13 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
         assert code == 1 and list(bad) == [f"{SMOKE_RESULTS}/{relative}"], (kind, out)
         path.write_bytes(original)
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
-    for field, value in (("seed", 7), ("config_hash", "0" * 16), ("git_commit", "edited"),
-                         ("packages", {"torch": "0"}), ("device", "cuda")):
+    for field, value in (
+        ("seed", 7),
+        ("config_hash", "0" * 16),
+        ("git_commit", "edited"),
+        ("packages", {"torch": "0"}),
+        ("device", "cuda"),
+    ):
         sidecar = sidecar_path(workdir / SMOKE_RESULTS / "approximation" / "tsybakov.csv")
         original = sidecar.read_text()
         edited = json.loads(original) | {field: value}
@@ -334,8 +395,11 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     restore = _bad_files(out)["docs/results/smoke/summary.md"]
     tracked = (workdir / ".git").exists()  # a git checkout restores it from the commit, an archive republishes it
     assert code == 1 and list(_bad_files(out)) == ["docs/results/smoke/summary.md"]
-    assert restore == ("git checkout -- docs/results/smoke/summary.md" if tracked else
-                       "snakemake publish --cores all --configfile results/smoke/effective_config.yaml"), restore
+    assert restore == (
+        "git checkout -- docs/results/smoke/summary.md"
+        if tracked
+        else "snakemake publish --cores all --configfile results/smoke/effective_config.yaml"
+    ), restore
     subprocess.run(shlex.split(restore), cwd=workdir, check=True, capture_output=True, timeout=600)
     assert published.read_bytes() == original if tracked else _verify(workdir)[0] == 0
     # The advice followed literally: a flipped figure rebuilt by the command verify names, then all verified.
@@ -349,22 +413,29 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     assert jobs - {"all"} == {"figure_tsybakov", "report_captions"}, jobs
     code, out = _verify(workdir)
     assert code == 0, out
-    record("edited or damaged result", "a flipped byte in a file of each kind a scale writes ("
-           + ", ".join(KINDS) + "), in a published file, and edits of the sidecar fields seed, config_hash, git_commit, "
-           "packages and device", "`crlrepro verify` (no flags: every scale present under results/ and docs/results/) "
-           "names exactly the damaged file with its rebuild command; the command, followed literally, reruns only the "
-           "figure and its caption, and verify passes again")
+    record(
+        "edited or damaged result",
+        "a flipped byte in a file of each kind a scale writes ("
+        + ", ".join(KINDS)
+        + "), in a published file, and edits of the sidecar fields seed, config_hash, git_commit, "
+        "packages and device",
+        "`crlrepro verify` (no flags: every scale present under results/ and docs/results/) "
+        "names exactly the damaged file with its rebuild command; the command, followed literally, reruns only the "
+        "figure and its caption, and verify passes again",
+    )
 
 
 def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_path):
     workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
     published = {p: p.read_bytes() for p in (workdir / "docs" / "results").rglob("*") if p.is_file()}
     # a config that writes the smoke folder under another scale's name
-    proc = snakemake(workdir, "-n", "publish", "--cores", "1", *SMOKE, "--config", "scale=default", "results=results/smoke",
-                     check=False)
+    proc = snakemake(
+        workdir, "-n", "publish", "--cores", "1", *SMOKE, "--config", "scale=default", "results=results/smoke", check=False
+    )
     assert proc.returncode != 0 and "results/smoke/ holds the results of scale 'smoke'" in proc.stdout + proc.stderr
-    proc = snakemake(workdir, "publish", "--cores", "1", *SMOKE, "--config", "scale=default", "results=results/smoke",
-                     check=False)
+    proc = snakemake(
+        workdir, "publish", "--cores", "1", *SMOKE, "--config", "scale=default", "results=results/smoke", check=False
+    )
     assert proc.returncode != 0
     # smoke's parameters published as the default scale (the folder derived from the scale)
     proc = snakemake(workdir, "-n", "publish", "--cores", "1", *SMOKE, "--config", "scale=default", check=False)
@@ -373,10 +444,14 @@ def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_p
     assert {p: p.read_bytes() for p in (workdir / "docs" / "results").rglob("*") if p.is_file()} == published
     # can fail: the smoke scale publishes under its own name
     assert snakemake(workdir, "-n", "publish", "--cores", "1", *SMOKE).returncode == 0
-    record("results published under another scale's name", "`snakemake publish` with smoke results and `scale: default` "
-           "(`--config scale=default`, with and without `results=results/smoke`)", "refused before any job (a dry run "
-           "too), naming the folder's scale and this run's, or both config hashes and the keys that differ; "
-           "docs/results/ unchanged")
+    record(
+        "results published under another scale's name",
+        "`snakemake publish` with smoke results and `scale: default` "
+        "(`--config scale=default`, with and without `results=results/smoke`)",
+        "refused before any job (a dry run "
+        "too), naming the folder's scale and this run's, or both config hashes and the keys that differ; "
+        "docs/results/ unchanged",
+    )
 
 
 def test_two_config_files_are_recorded_and_the_advice_rebuilds_without_rerunning_the_rest(smoke_run, tmp_path):
@@ -388,13 +463,19 @@ def test_two_config_files_are_recorded_and_the_advice_rebuilds_without_rerunning
     recorded = read_config_file(workdir / SMOKE_RESULTS / "effective_config.yaml")
     assert recorded["consistency"]["oce"]["tolerance"] == 1.0e-8 and recorded["scale"] == "smoke"
     # the recorded config alone plans nothing: no flag to remember
-    assert "Nothing to be done" in snakemake(workdir, "-n", "--cores", "1", "--configfile",
-                                             f"{SMOKE_RESULTS}/effective_config.yaml").stdout
+    assert (
+        "Nothing to be done"
+        in snakemake(workdir, "-n", "--cores", "1", "--configfile", f"{SMOKE_RESULTS}/effective_config.yaml").stdout
+    )
     code, out = _verify(workdir)
     assert code == 0, out
-    record("several --configfile", "`--configfile configs/smoke.yaml mine.yaml` (the advice repeated one file: "
-           "92 jobs reran, verify checked the wrong scale)", "the merged config is recorded in "
-           "results/smoke/effective_config.yaml; advice and `crlrepro verify` name it, and it plans nothing more")
+    record(
+        "several --configfile",
+        "`--configfile configs/smoke.yaml mine.yaml` (the advice repeated one file: "
+        "92 jobs reran, verify checked the wrong scale)",
+        "the merged config is recorded in "
+        "results/smoke/effective_config.yaml; advice and `crlrepro verify` name it, and it plans nothing more",
+    )
 
 
 def test_a_checkout_path_with_a_space_and_its_virtual_environment_run_script_rules(tmp_path):
@@ -403,13 +484,17 @@ def test_a_checkout_path_with_a_space_and_its_virtual_environment_run_script_rul
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
     target = f"{SMOKE_RESULTS}/consistency/oce_identity.csv"
-    proc = subprocess.run([str(python), "-m", "snakemake", target, "--cores", "1", *SMOKE], cwd=workdir,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-m", "snakemake", target, "--cores", "1", *SMOKE], cwd=workdir, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert verify(workdir / target)
-    record("checkout path with a space", "a checkout at `My projects/crl repro` with its virtual environment inside "
-           "(every script rule failed: snakemake/snakemake#2645)", "jobs run through a wrapper of the interpreter at a "
-           "path without spaces; a script rule runs and its table verifies")
+    record(
+        "checkout path with a space",
+        "a checkout at `My projects/crl repro` with its virtual environment inside "
+        "(every script rule failed: snakemake/snakemake#2645)",
+        "jobs run through a wrapper of the interpreter at a path without spaces; a script rule runs and its table verifies",
+    )
 
 
 # --- the generated table ---------------------------------------------------------------------------------------------
@@ -431,5 +516,7 @@ def test_docs_recovery_lists_every_fault_class_tried():
         if os.environ.get("CRLREPRO_WRITE_DOCS") == "1":
             page.write_text(text.replace(current.group(0), block))
         else:
-            pytest.fail("docs/recovery.md's fault table differs from what the tests found; regenerate it: "
-                        "CRLREPRO_WRITE_DOCS=1 pytest tests/workflow/test_faults.py")
+            pytest.fail(
+                "docs/recovery.md's fault table differs from what the tests found; regenerate it: "
+                "CRLREPRO_WRITE_DOCS=1 pytest tests/workflow/test_faults.py"
+            )

@@ -18,10 +18,22 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.studies.summary import SUMMARY_COLUMNS
 from crlrepro.claims.verdicts import VERDICTS
 
-from conftest import (REPO, SMOKE, SMOKE_RESULTS, artifacts, copy_repo, edited, planned_jobs, planned_outputs, require_browser,
-                      snakemake)
+from conftest import (
+    REPO,
+    SMOKE,
+    SMOKE_RESULTS,
+    artifacts,
+    copy_repo,
+    edited,
+    planned_jobs,
+    planned_outputs,
+    require_browser,
+    snakemake,
+)
 
 pytestmark = pytest.mark.pipeline
+
+
 def test_smoke_tables_have_the_right_values(smoke_run):
     results = smoke_run / SMOKE_RESULTS
     reference = paper_values("A1")
@@ -166,9 +178,29 @@ def test_smoke_consistency_experiments(smoke_run):
 
 def test_smoke_supervised_view_experiments(smoke_run):
     results = smoke_run / SMOKE_RESULTS
-    columns = {"experiment", "model", "balance", "augmentation", "similarity", "loss", "ratio", "seed", "train_size", "diverged",
-               "knn_top1", "linear_top1", "linear_top1_tail", "few1_top1", "few10_top1", "prototype_bias", "prototype_bias_raw",
-               "attraction_lhs", "attraction_rhs", "repulsion_lhs", "repulsion_rhs"}
+    columns = {
+        "experiment",
+        "model",
+        "balance",
+        "augmentation",
+        "similarity",
+        "loss",
+        "ratio",
+        "seed",
+        "train_size",
+        "diverged",
+        "knn_top1",
+        "linear_top1",
+        "linear_top1_tail",
+        "few1_top1",
+        "few10_top1",
+        "prototype_bias",
+        "prototype_bias_raw",
+        "attraction_lhs",
+        "attraction_rhs",
+        "repulsion_lhs",
+        "repulsion_rhs",
+    }
     tables = {e: pd.read_csv(results / "supervised_view" / f"{e}.csv") for e in ("S1", "S2", "S3", "S4")}
     for experiment, table in tables.items():
         assert columns <= set(table.columns), experiment
@@ -187,8 +219,17 @@ def test_smoke_supervised_view_experiments(smoke_run):
     assert set(tables["S4"]["augmentation"]) == {"base", "no_blur"}
     assert (tables["S4"]["prototype_bias"] > 0).all() and (tables["S4"]["prototype_bias"] <= 2).all()
     # the reference run (full, base, cosine, λ/ν = 1) is trained once and shared by S1, S2 and S4
-    reference = [t[(t["model"] == "trained") & (t["balance"] == "full") & (t["augmentation"] == "base") & (t["similarity"] == "cosine")
-                   & (t["loss"] == "balanced") & (t["ratio"] == 1.0)] for t in (tables["S1"], tables["S2"], tables["S4"])]
+    reference = [
+        t[
+            (t["model"] == "trained")
+            & (t["balance"] == "full")
+            & (t["augmentation"] == "base")
+            & (t["similarity"] == "cosine")
+            & (t["loss"] == "balanced")
+            & (t["ratio"] == 1.0)
+        ]
+        for t in (tables["S1"], tables["S2"], tables["S4"])
+    ]
     for other in reference[1:]:
         np.testing.assert_array_equal(other["linear_top1"].to_numpy(), reference[0]["linear_top1"].to_numpy())
     assert len(list((results / "models" / "ssl").glob("*.pt"))) == 9  # one file per run spec, every seed in it
@@ -235,8 +276,13 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     stat = (smoke_run / model).stat()
     (smoke_run / model).write_bytes(bytes(data))
     os.utime(smoke_run / model, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # corruption that keeps the mtime
-    verify = subprocess.run([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
-                            text=True, timeout=300)
+    verify = subprocess.run(
+        [sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE],
+        cwd=smoke_run,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert verify.returncode == 1, verify.stdout + verify.stderr
     assert f"{model}: its content does not match the SHA-256" in verify.stdout
     assert f"{SMOKE_RESULTS}/models/lcgm_sensitivity/ny0/sep0_D2.pt: missing" in verify.stdout
@@ -251,10 +297,17 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     words = shlex.split(advice)
     subprocess.run([sys.executable, "-m", *words], cwd=smoke_run, check=True, capture_output=True, timeout=900)
     after = artifacts(smoke_run)
-    assert after == smoke_artifacts, sorted(k for k in set(after) | set(smoke_artifacts) if after.get(k) != smoke_artifacts.get(k))
+    assert after == smoke_artifacts, sorted(
+        k for k in set(after) | set(smoke_artifacts) if after.get(k) != smoke_artifacts.get(k)
+    )
     assert planned_jobs(smoke_run, *SMOKE) == set()
-    verify = subprocess.run([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run, capture_output=True,
-                            text=True, timeout=300)
+    verify = subprocess.run(
+        [sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE],
+        cwd=smoke_run,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert verify.returncode == 0 and "all verified" in verify.stdout, verify.stdout
 
 
@@ -268,48 +321,103 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     assert planned_jobs(smoke_run, *SMOKE, str(one)) == {"figure_tsybakov", "report_captions"}
     shared = smoke_run / "style_all.yaml"
     shared.write_text(yaml.safe_dump({"figures": {"style": {"dpi": 150}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(shared)) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm", "figure_tsybakov",
-                                                            "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl",
-                                                            "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(shared)) == {
+        "figure_gmm_spectrum",
+        "figure_gmm_mlp",
+        "figure_lcgm",
+        "figure_tsybakov",
+        "figure_calibration",
+        "figure_scaling",
+        "figure_budget",
+        "figure_ssl",
+        "report_captions",
+    }
 
     # A parameter that only the verdict reads reruns the verdict and the summary.
     tolerance = smoke_run / "tolerance.yaml"
     tolerance.write_text(yaml.safe_dump({"consistency": {"oracle": {"standard_errors": 4.0}, "oce": {"tolerance": 1.0e-8}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {"claims_c1", "claims_c5", "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(tolerance)) == {
+        "claims_c1",
+        "claims_c5",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # A key that only A4's figure and claims read (the tolerance around the paper's μ̂) reruns them, not the 4M-pair
     # Monte Carlo or the exact curve.
     mu_tolerance = smoke_run / "mu_tolerance.yaml"
     mu_tolerance.write_text(yaml.safe_dump({"tsybakov": {"exact": {"tolerance": 0.03}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(mu_tolerance)) == {"figure_tsybakov", "claims_a4", "summary", "scales_table",
-                                                                  "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(mu_tolerance)) == {
+        "figure_tsybakov",
+        "claims_a4",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # A key of the claims' comparability reruns the claims that depend on it, and nothing it does not shape.
     window = smoke_run / "window.yaml"
     window.write_text(yaml.safe_dump({"tsybakov": {"window": [2.0e-4, 1.0e-2]}}))
     # (C2's accelerated exponent uses paper 1's own mixture, rule tsybakov_small_t: not this window)
-    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {"tsybakov_table", "tsybakov_exact", "claims_a4", "figure_tsybakov",
-                                                            "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(window)) == {
+        "tsybakov_table",
+        "tsybakov_exact",
+        "claims_a4",
+        "figure_tsybakov",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # Evaluation-only keys of a training experiment re-evaluate without retraining (the elbow rule of A3,
     # the exponent fit of C2).
     elbow = smoke_run / "elbow.yaml"
     elbow.write_text(yaml.safe_dump({"lcgm": {"elbow_tolerance": 0.1}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {"lcgm_table", "lcgm_sensitivity_table", "claims_a3", "figure_lcgm", "summary", "scales_table",
-                                                           "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(elbow)) == {
+        "lcgm_table",
+        "lcgm_sensitivity_table",
+        "claims_a3",
+        "figure_lcgm",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     floor = smoke_run / "floor.yaml"
     floor.write_text(yaml.safe_dump({"consistency": {"calibration": {"regret_floor": 5.0e-4, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {"calibration_table", "claims_c2", "figure_calibration", "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(floor)) == {
+        "calibration_table",
+        "claims_c2",
+        "figure_calibration",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # Paper 3: a probe's setting re-evaluates every run spec without retraining; the metric the claims
     # test reruns the claims only.
     probes = smoke_run / "probes.yaml"
     probes.write_text(yaml.safe_dump({"supervised_view": {"few_label_draws": 3}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {"ssl_eval", "ssl_baselines", "ssl_table", "claims_ssl", "figure_ssl",
-                                                            "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(probes)) == {
+        "ssl_eval",
+        "ssl_baselines",
+        "ssl_table",
+        "claims_ssl",
+        "figure_ssl",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     metric = smoke_run / "metric.yaml"
     metric.write_text(yaml.safe_dump({"supervised_view": {"claim_metric": "few10_top1"}}))
     assert planned_jobs(smoke_run, *SMOKE, str(metric)) == {"claims_ssl", "summary", "scales_table", "report_captions"}
     # C3's fit window re-fits the mechanism's slopes from the same draws.
     fit_from = smoke_run / "fit_from.yaml"
     fit_from.write_text(yaml.safe_dump({"consistency": {"deviation": {"fit_from": 64, "bootstrap": 100}}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {"deviation_table", "claims_c3", "figure_scaling", "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(fit_from)) == {
+        "deviation_table",
+        "claims_c3",
+        "figure_scaling",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # The config validator runs before any job and is no job's input: editing it reruns nothing.
     with edited(smoke_run / "src" / "crlrepro" / "workflow" / "config.py"):
         assert planned_jobs(smoke_run, *SMOKE) == set()
@@ -317,7 +425,13 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     # The convergence ladder reruns the study and what reads it, not the spectrum or the figure.
     ladder = smoke_run / "ladder.yaml"
     ladder.write_text(yaml.safe_dump({"approximation": {"convergence_nodes": [100, 200, 300]}}))
-    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {"gmm_convergence", "claims_a1", "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(ladder)) == {
+        "gmm_convergence",
+        "claims_a1",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
 
     # A study's figure module reruns that figure; the shared style module, every figure and nothing else; written back
     # as it was, nothing (a file newer than the outputs but with the content they were made from: Snakemake compares
@@ -325,22 +439,55 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     with edited(smoke_run / "src" / "crlrepro" / "studies" / "tsybakov" / "figure.py"):
         assert planned_jobs(smoke_run, *SMOKE) == {"figure_tsybakov", "report_captions"}
     with edited(smoke_run / "src" / "crlrepro" / "runtime" / "figures.py"):
-        assert planned_jobs(smoke_run, *SMOKE) == {"figure_gmm_spectrum", "figure_gmm_mlp", "figure_lcgm",
-                                                   "figure_tsybakov", "figure_calibration", "figure_scaling",
-                                                   "figure_budget", "figure_ssl", "report_captions"}
+        assert planned_jobs(smoke_run, *SMOKE) == {
+            "figure_gmm_spectrum",
+            "figure_gmm_mlp",
+            "figure_lcgm",
+            "figure_tsybakov",
+            "figure_calibration",
+            "figure_scaling",
+            "figure_budget",
+            "figure_ssl",
+            "report_captions",
+        }
     assert planned_jobs(smoke_run, *SMOKE) == set()
     # Editing the population oracles reruns every evaluation that uses them, and no training.
     with edited(smoke_run / "src" / "crlrepro" / "theory" / "oracles.py"):
         planned = planned_jobs(smoke_run, *SMOKE)
     assert planned == {
-        "gmm_spectrum", "gmm_convergence", "claims_a1", "figure_gmm_spectrum",
-        "gmm_mlp_table", "gmm_mlp_samples_table", "claims_a2", "figure_gmm_mlp", "lcgm_table", "claims_a3", "figure_lcgm",
-        "oracle_table", "claims_c1", "summary", "scales_table", "report_captions",
-        "calibration_train", "calibration_table", "figure_calibration", "claims_c2",
-        "scaling_train", "scaling_table", "budget_table", "figure_scaling", "figure_budget", "claims_c3", "claims_c4",
-        "deviation_train", "deviation_table",
+        "gmm_spectrum",
+        "gmm_convergence",
+        "claims_a1",
+        "figure_gmm_spectrum",
+        "gmm_mlp_table",
+        "gmm_mlp_samples_table",
+        "claims_a2",
+        "figure_gmm_mlp",
+        "lcgm_table",
+        "claims_a3",
+        "figure_lcgm",
+        "oracle_table",
+        "claims_c1",
+        "summary",
+        "scales_table",
+        "report_captions",
+        "calibration_train",
+        "calibration_table",
+        "figure_calibration",
+        "claims_c2",
+        "scaling_train",
+        "scaling_table",
+        "budget_table",
+        "figure_scaling",
+        "figure_budget",
+        "claims_c3",
+        "claims_c4",
+        "deviation_train",
+        "deviation_table",
         # paper 2's L2 floors, Sec. 3 bound table and A3 sensitivity evaluate through the oracles too
-        "l2_minima", "approximation_bound", "lcgm_sensitivity_table",
+        "l2_minima",
+        "approximation_bound",
+        "lcgm_sensitivity_table",
         # C2's score families (paper 2's accelerated calibration on paper 1's mixture)
         "calibration_families",
     }
@@ -349,7 +496,15 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     budget.write_text(yaml.safe_dump({"consistency": {"budget": {"total": 4096}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(budget)) if "/consistency/runs/" in path}
     assert runs == {"budget_scrl.csv", "budget_sscrl.csv"}
-    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {"scaling_train", "budget_table", "figure_budget", "claims_c4", "summary", "scales_table", "report_captions"}
+    assert planned_jobs(smoke_run, *SMOKE, str(budget)) == {
+        "scaling_train",
+        "budget_table",
+        "figure_budget",
+        "claims_c4",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # An n sweep parameter retrains the n sweep only (the budget, which reads its shared point, is re-assembled).
     n_sweep = smoke_run / "n_sweep.yaml"
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
@@ -367,14 +522,24 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     dims = smoke_run / "dims.yaml"
     dims.write_text(yaml.safe_dump({"lcgm": {"dims": [2, 3, 4, 5, 6, 7]}}))
     planned = planned_jobs(smoke_run, *SMOKE, str(dims))
-    assert {"lcgm_train", "lcgm_sensitivity_table"} <= planned and not any(job.startswith("lcgm_sensitivity_train") for job in planned)
+    assert {"lcgm_train", "lcgm_sensitivity_table"} <= planned and not any(
+        job.startswith("lcgm_sensitivity_train") for job in planned
+    )
     dims.write_text(yaml.safe_dump({"lcgm": {"dims": [3, 4, 5, 6]}}))  # D = 2 now trained by the centre's row
     assert "lcgm_sensitivity_train_ny1" in planned_jobs(smoke_run, *SMOKE, str(dims))  # the centre's row, a rule of its own
     # Editing the trainer retrains (and re-evaluates), but leaves the quadrature experiments alone.
     with edited(smoke_run / "src" / "crlrepro" / "learning" / "train.py"):
         planned = planned_jobs(smoke_run, *SMOKE)
     assert {"gmm_mlp_train", "lcgm_train"} <= planned
-    assert not planned & {"gmm_spectrum", "gmm_convergence", "tsybakov_table", "claims_a1", "claims_a4", "oracle_table", "oce_identity"}
+    assert not planned & {
+        "gmm_spectrum",
+        "gmm_convergence",
+        "tsybakov_table",
+        "claims_a1",
+        "claims_a4",
+        "oracle_table",
+        "oce_identity",
+    }
 
 
 BAD_CONFIGS = {
@@ -399,8 +564,9 @@ BAD_CONFIGS = {
     "consistency.scaling.m_sweep.ms[0]": {"consistency": {"scaling": {"m_sweep": {"ms": [0, 2]}}}},
     "supervised_view.similarities[1]": {"supervised_view": {"similarities": ["cosine", "manhattan"]}},
     "supervised_view.data.root": {"supervised_view": {"data": {"name": "cifar10", "root": "no/such/dir"}}},
-    "supervised_view.data.root: no Fashion-MNIST at no/such/dir": {"supervised_view": {"data": {"name": "fashion_mnist",
-                                                                                            "root": "no/such/dir"}}},
+    "supervised_view.data.root: no Fashion-MNIST at no/such/dir": {
+        "supervised_view": {"data": {"name": "fashion_mnist", "root": "no/such/dir"}}
+    },
     "supervised_view.data.train_size: 55 is not a multiple": {"supervised_view": {"data": {"train_size": 55}}},
     "supervised_view.claim_metric: 'few3_top1'": {"supervised_view": {"claim_metric": "few3_top1"}},
     "tau: must be a finite number": {"tau": float("nan")},
@@ -533,8 +699,9 @@ def test_the_paper_config_stops_without_cifar10_and_previews_with_it(tmp_path):
         assert proc.returncode != 0 and "supervised_view.data.root: no CIFAR-10" in proc.stdout + proc.stderr
     assert not (workdir / "results").exists()
     (workdir / "data" / "cifar-10-batches-py").mkdir(parents=True)  # where the loader looks (the files are read by jobs)
-    preview = snakemake(workdir, "-n", "--cores", "1", "--configfile", "configs/paper.yaml", "--workflow-profile",
-                        "profiles/slurm")  # a cluster plan: this machine's memory is not the jobs'
+    preview = snakemake(
+        workdir, "-n", "--cores", "1", "--configfile", "configs/paper.yaml", "--workflow-profile", "profiles/slurm"
+    )  # a cluster plan: this machine's memory is not the jobs'
     assert "ssl_train" in preview.stdout
 
 
@@ -542,8 +709,7 @@ def test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_l
     workdir = copy_repo(tmp_path / "repo")
     target = f"{SMOKE_RESULTS}/approximation/tsybakov.csv"
     run = [sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE]  # targets before --configfile's files
-    proc = subprocess.Popen(run, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(run, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     log = workdir / SMOKE_RESULTS / "logs" / "tsybakov_table.log"
     deadline = time.time() + 120
     while time.time() < deadline and not log.exists():
@@ -591,16 +757,24 @@ def test_a_job_ends_with_the_snakemake_that_started_it(tmp_path):
 
     workdir = copy_repo(tmp_path / "repo")
     target = f"{SMOKE_RESULTS}/consistency/tsybakov_small_t.json"  # a job of about a minute, no upstream job
-    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE], cwd=workdir,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE],
+        cwd=workdir,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     log = workdir / SMOKE_RESULTS / "logs" / "tsybakov_small_t.log"
     deadline = time.time() + 120
     while time.time() < deadline and not (log.exists() and "rule tsybakov_small_t" in log.read_text()):
         time.sleep(0.1)
 
     def jobs():
-        return [p for p in psutil.process_iter(["cmdline"])
-                if any(str(workdir / ".snakemake" / "scripts") in part for part in p.info["cmdline"] or [])]
+        return [
+            p
+            for p in psutil.process_iter(["cmdline"])
+            if any(str(workdir / ".snakemake" / "scripts") in part for part in p.info["cmdline"] or [])
+        ]
 
     assert jobs(), "the job should be running"
     proc.kill()  # Snakemake only, as the OOM killer or a `kill -9 <pid>` would
@@ -619,15 +793,21 @@ def test_a_job_ends_with_the_snakemake_that_started_it(tmp_path):
 
 def _planned_outputs(workdir, *args) -> list[str]:
     out = snakemake(workdir, "-n", "--cores", "1", *args).stdout
-    return [path for line in out.splitlines() if line.strip().startswith("output:")
-            for path in line.split(":", 1)[1].strip().split(", ")]
+    return [
+        path
+        for line in out.splitlines()
+        if line.strip().startswith("output:")
+        for path in line.split(":", 1)[1].strip().split(", ")
+    ]
 
 
 def test_each_scale_writes_only_into_its_own_folder(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     (workdir / "data" / "cifar-10-batches-py").mkdir(parents=True)  # the paper scale's data, as far as planning looks
-    smoke, default, paper = (_planned_outputs(workdir, *extra) for extra in
-                             (SMOKE, (), ("--configfile", "configs/paper.yaml", "--workflow-profile", "profiles/slurm")))
+    smoke, default, paper = (
+        _planned_outputs(workdir, *extra)
+        for extra in (SMOKE, (), ("--configfile", "configs/paper.yaml", "--workflow-profile", "profiles/slurm"))
+    )
     assert smoke and all(path.startswith("results/smoke/") for path in smoke)
     assert paper and all(path.startswith("results/paper/") for path in paper)
     assert default and not any(path.startswith(("results/smoke/", "results/paper/")) for path in default)
@@ -648,11 +828,22 @@ def test_the_default_profile_is_used_and_slurm_keeps_its_resources_with_an_accou
     local = snakemake(workdir, "-n", "--cores", "1", *SMOKE).stdout
     assert _job_resources(local, "oracle_table")["runtime"] == "30"  # profiles/default, without naming it
     env = {**os.environ, "CRLREPRO_SLURM_ACCOUNT": "lab-acct", "CRLREPRO_SLURM_PARTITION": "short"}
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE],
-                          cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     oracle, train = _job_resources(proc.stdout, "oracle_table"), _job_resources(proc.stdout, "gmm_mlp_train")
-    assert (oracle["mem_mb"], oracle["runtime"], oracle["slurm_account"], oracle["slurm_partition"]) == ("4000", "60", "lab-acct", "short")
+    assert (oracle["mem_mb"], oracle["runtime"], oracle["slurm_account"], oracle["slurm_partition"]) == (
+        "4000",
+        "60",
+        "lab-acct",
+        "short",
+    )
     assert (train["mem_mb"], train["runtime"], train["slurm_account"]) == ("8000", "720", "lab-acct")
 
 
@@ -673,7 +864,11 @@ def test_report_builds_with_every_figure_and_clean_captions(smoke_run, tmp_path)
     captions = smoke_run / SMOKE_RESULTS / "report" / "captions"
     for figure in FIGURES:
         text = (captions / f"{figure}.rst").read_text()
-        assert "**This run:**" in text and "measured" in text and re.search(r"\*\*(reproduced|contradicted|inconclusive|not comparable)\*\*", text), figure
+        assert (
+            "**This run:**" in text
+            and "measured" in text
+            and re.search(r"\*\*(reproduced|contradicted|inconclusive|not comparable)\*\*", text)
+        ), figure
     assert "**Provenance:** config" in (captions / "summary.rst").read_text()
 
 
@@ -693,16 +888,30 @@ def test_report_renders_in_headless_chromium(smoke_run, tmp_path):
 
 # What importing a library module may load: the analysis rules' modules load no torch (its import is ~1 s per job)
 # and no scipy.optimize (~0.1-0.2 s; only the OCE identity's minimiser needs it, imported where it is used).
-_IMPORT_PROBE = "import importlib, sys; importlib.import_module(sys.argv[1]); print(' '.join(m for m in sys.argv[2:] if m in sys.modules))"
+_IMPORT_PROBE = (
+    "import importlib, sys; importlib.import_module(sys.argv[1]); print(' '.join(m for m in sys.argv[2:] if m in sys.modules))"
+)
 
 
-@pytest.mark.parametrize("module", ["crlrepro.theory.tsybakov", "crlrepro.theory.spectral", "crlrepro.experiments.calibration", "crlrepro.theory.oracles",
-                                    "crlrepro.theory.bounds", "crlrepro.experiments.generalization", "crlrepro.theory.lcgm", "crlrepro.claims.verdicts"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "crlrepro.theory.tsybakov",
+        "crlrepro.theory.spectral",
+        "crlrepro.experiments.calibration",
+        "crlrepro.theory.oracles",
+        "crlrepro.theory.bounds",
+        "crlrepro.experiments.generalization",
+        "crlrepro.theory.lcgm",
+        "crlrepro.claims.verdicts",
+    ],
+)
 def test_analysis_modules_import_neither_torch_nor_an_unused_optimiser(module):
     heavy = ["torch", "scipy.optimize", "sklearn", "matplotlib"]
     if module == "crlrepro.claims.verdicts":
         heavy.remove("scipy.optimize")  # scipy.stats, which the verdicts need, imports it itself
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, module, *heavy], capture_output=True, text=True,
-                            check=True, env=env, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, module, *heavy], capture_output=True, text=True, check=True, env=env, cwd=REPO
+    )
     assert result.stdout.split() == [], f"importing {module} loaded {result.stdout.strip()}"

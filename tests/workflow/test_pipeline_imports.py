@@ -25,15 +25,30 @@ def test_the_closure_follows_subpackages_their_inits_and_relative_imports(tmp_pa
     write(pkg / "learning" / "unused.py")
     write(pkg / "claims" / "__init__.py", "")
     write(pkg / "claims" / "verdicts.py", "from ..theory import spectral\n")
-    script = write(tmp_path / "script.py", "from crlrepro.learning.losses import info_nce\nfrom crlrepro.claims import verdicts\n")
+    script = write(
+        tmp_path / "script.py", "from crlrepro.learning.losses import info_nce\nfrom crlrepro.claims import verdicts\n"
+    )
     closure = {str(Path(p).relative_to(pkg)) for p in imported_library_files(script, pkg)}
-    assert closure == {"__init__.py", "learning/__init__.py", "learning/losses.py", "theory/__init__.py", "theory/numerics.py",
-                       "claims/__init__.py", "claims/verdicts.py", "theory/spectral.py", "theory/quadrature.py"}
+    assert closure == {
+        "__init__.py",
+        "learning/__init__.py",
+        "learning/losses.py",
+        "theory/__init__.py",
+        "theory/numerics.py",
+        "claims/__init__.py",
+        "claims/verdicts.py",
+        "theory/spectral.py",
+        "theory/quadrature.py",
+    }
     # an attribute of a module is not a file; a module of the top package still resolves
     write(pkg / "registry.py")
     other = write(tmp_path / "other.py", "import crlrepro.registry\nfrom crlrepro.theory.numerics import f, g\n")
     assert {str(Path(p).relative_to(pkg)) for p in imported_library_files(other, pkg)} == {
-        "__init__.py", "registry.py", "theory/__init__.py", "theory/numerics.py"}
+        "__init__.py",
+        "registry.py",
+        "theory/__init__.py",
+        "theory/numerics.py",
+    }
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,9 +76,15 @@ def _executed_imports(scripts: list[Path]) -> dict[str, set[str]]:
     probes = {}
     for script in scripts:
         tree = ast.parse(script.read_text())
-        probes[script.name] = [ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
-                               and any((alias.name if isinstance(node, ast.Import) else (node.module or "")).startswith("crlrepro")
-                                       for alias in node.names)]
+        probes[script.name] = [
+            ast.unparse(node)
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            and any(
+                (alias.name if isinstance(node, ast.Import) else (node.module or "")).startswith("crlrepro")
+                for alias in node.names
+            )
+        ]
     program = (
         "import json, sys\n"
         f"probes = json.loads({json.dumps(json.dumps(probes))})\n"
@@ -74,9 +95,15 @@ def _executed_imports(scripts: list[Path]) -> dict[str, set[str]]:
         "    exec('\\n'.join(imports), {})\n"
         "    loaded[name] = sorted(m.__file__ for n, m in sys.modules.items()\n"
         "                          if n.split('.')[0] == 'crlrepro' and getattr(m, '__file__', None))\n"
-        "print(json.dumps(loaded))\n")
-    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}).stdout
+        "print(json.dumps(loaded))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    ).stdout
     return {name: {str(Path(f).resolve().relative_to(PACKAGE)) for f in files} for name, files in json.loads(out).items()}
 
 
@@ -85,8 +112,10 @@ def test_every_module_a_script_really_loads_is_in_its_rules_inputs_and_every_mod
     static closure (the rule's declared inputs), so editing any of them reruns the rule; and every module of every
     subpackage, enumerated from the package on disk, is in some script's closure or named in NOT_IN_ANY_SCRIPT with
     its reason (a new module cannot fall outside the rerun guarantee unnoticed)."""
-    closures = {script.name: {str(Path(p).resolve().relative_to(PACKAGE)) for p in imported_library_files(script, PACKAGE)}
-                for script in SCRIPTS}
+    closures = {
+        script.name: {str(Path(p).resolve().relative_to(PACKAGE)) for p in imported_library_files(script, PACKAGE)}
+        for script in SCRIPTS
+    }
     executed = _executed_imports(SCRIPTS)
     assert set(executed) == set(closures) and all(executed.values())
     for name, loaded in executed.items():

@@ -26,8 +26,15 @@ def test_schema_offers_exactly_the_styles_the_library_draws():
     assert FigureStyle(**defaults) == FigureStyle()
 
 
-@pytest.mark.parametrize("bad,name", [({"context": "huge"}, "context 'huge'"), ({"palette": "rainbow"}, "palette 'rainbow'"),
-                                      ({"dpi": 0}, "dpi"), ({"font_scale": -1.0}, "font_scale")])
+@pytest.mark.parametrize(
+    "bad,name",
+    [
+        ({"context": "huge"}, "context 'huge'"),
+        ({"palette": "rainbow"}, "palette 'rainbow'"),
+        ({"dpi": 0}, "dpi"),
+        ({"font_scale": -1.0}, "font_scale"),
+    ],
+)
 def test_bad_style_is_named(bad, name):
     with pytest.raises(ValueError, match=name):
         FigureStyle(**bad)
@@ -39,7 +46,9 @@ def test_style_sets_fonts_and_palette():
     FigureStyle(context="talk", font_scale=2.0, palette="colorblind").apply()
     assert matplotlib.rcParams["font.size"] > 2 * small
     cycle = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
-    assert [matplotlib.colors.to_hex(c) for c in cycle[:3]] == [matplotlib.colors.to_hex(c) for c in sns.color_palette("colorblind")[:3]]
+    assert [matplotlib.colors.to_hex(c) for c in cycle[:3]] == [
+        matplotlib.colors.to_hex(c) for c in sns.color_palette("colorblind")[:3]
+    ]
     FigureStyle().apply()
 
 
@@ -62,10 +71,24 @@ def test_paper3_figures_do_not_depend_on_numpys_global_state(tmp_path):
 
     from crlrepro.studies.supervised_view.figure import plot_ssl
 
-    rows = [{"model": "trained", "loss": loss, "ratio": ratio, "seed": seed, "diverged": False, "linear_top1": 0.9 + 0.01 * seed,
-             "knn_top1": 0.8, "few1_top1": 0.5 + 0.02 * seed, "attraction_worst_lhs": -0.5, "attraction_worst_rhs": -0.4,
-             "repulsion_worst_lhs": 0.5, "repulsion_worst_rhs": 0.7}
-            for loss, ratio in (("balanced", 1.0), ("balanced", 1.5), ("dcl", 1.0)) for seed in range(3)]
+    rows = [
+        {
+            "model": "trained",
+            "loss": loss,
+            "ratio": ratio,
+            "seed": seed,
+            "diverged": False,
+            "linear_top1": 0.9 + 0.01 * seed,
+            "knn_top1": 0.8,
+            "few1_top1": 0.5 + 0.02 * seed,
+            "attraction_worst_lhs": -0.5,
+            "attraction_worst_rhs": -0.4,
+            "repulsion_worst_lhs": 0.5,
+            "repulsion_worst_rhs": 0.7,
+        }
+        for loss, ratio in (("balanced", 1.0), ("balanced", 1.5), ("dcl", 1.0))
+        for seed in range(3)
+    ]
     table = pd.DataFrame(rows)
     images = []
     for state in (1, 2):
@@ -81,11 +104,25 @@ def test_calibration_figure_draws_non_unique_truncations_apart_from_their_family
 
     from crlrepro.studies.calibration.figure import plot_calibration
 
-    table = pd.DataFrame({"model": "D3_seed0", "checkpoint": [0, 1, 2], "excess_loss": [0.1, 0.01, 0.001],
-                          "excess_auc": [0.05, 0.01, 0.002], "E_star": 0.73, "informative": True})
-    families = pd.DataFrame({"model": "truncation", "parameter": [1.0, 2.0, 3.0, 4.0],
-                             "excess_loss": [0.2, 0.05, 0.01, 0.002], "excess_auc": [0.1, 0.03, 0.005, 0.001],
-                             "unique": [True, False, True, True]})
+    table = pd.DataFrame(
+        {
+            "model": "D3_seed0",
+            "checkpoint": [0, 1, 2],
+            "excess_loss": [0.1, 0.01, 0.001],
+            "excess_auc": [0.05, 0.01, 0.002],
+            "E_star": 0.73,
+            "informative": True,
+        }
+    )
+    families = pd.DataFrame(
+        {
+            "model": "truncation",
+            "parameter": [1.0, 2.0, 3.0, 4.0],
+            "excess_loss": [0.2, 0.05, 0.01, 0.002],
+            "excess_auc": [0.1, 0.03, 0.005, 0.001],
+            "unique": [True, False, True, True],
+        }
+    )
     fit = {"log_constant": 0.0, "exponent": 0.7, "low": 0.6, "high": 0.8, "floor": 1e-4}
     fig = plot_calibration(table, fit, 0.5, families=families)
     ax = fig.axes[0]
@@ -123,9 +160,12 @@ def test_a_png_carries_what_its_figure_draws_and_a_caption_is_checked_against_it
     bad = "Panels (a–c): the [[Monte Carlo F(t)]] and the [[exact F(t)]]."
     assert caption_problems(bad, drawn) == [
         "[[Monte Carlo F(t)]] is not drawn (no title, axis label, legend entry or annotation holds it)",
-        "panel (c) is named but the figure has no panel titled (c)"]
-    assert caption_problems("(d, e)", drawn) == ["panel (d) is named but the figure has no panel titled (d)",
-                                                 "panel (e) is named but the figure has no panel titled (e)"]
+        "panel (c) is named but the figure has no panel titled (c)",
+    ]
+    assert caption_problems("(d, e)", drawn) == [
+        "panel (d) is named but the figure has no panel titled (d)",
+        "panel (e) is named but the figure has no panel titled (e)",
+    ]
     plt.figure().savefig(tmp_path / "plain.png")  # not written by save_figure: nothing to check a caption against
     with pytest.raises(ArtifactError, match="plain.png: its sidecar .* is missing"):
         read_figure_texts(tmp_path / "plain.png")

@@ -20,13 +20,29 @@ FILES = ["summary.md", "summary.csv", "claims/A4.csv", "figures/tsybakov.png"]
 
 def _summary() -> pd.DataFrame:
     rows = []
-    for claim_id, role, verdict, reason in (("A4.mu_hat", "claim", "reproduced", "inside"),
-                                            ("A4.rate_arithmetic", "claim", "failed", "error"),
-                                            ("C3.auc_grows_with_m", "claim", "inconclusive", "neither direction decided"),
-                                            ("C1.monte_carlo", "diagnostic", "verified", "ok")):
-        rows.append({"experiment": claim_id.split(".")[0], "claim_id": claim_id, "claim": claim_id, "kind": "value",
-                     "role": role, "paper_value": 1.0, "measured": 1.0, "ci_low": 0.9, "ci_high": 1.1, "tolerance": "",
-                     "power": "", "verdict": verdict, "reason": reason})
+    for claim_id, role, verdict, reason in (
+        ("A4.mu_hat", "claim", "reproduced", "inside"),
+        ("A4.rate_arithmetic", "claim", "failed", "error"),
+        ("C3.auc_grows_with_m", "claim", "inconclusive", "neither direction decided"),
+        ("C1.monte_carlo", "diagnostic", "verified", "ok"),
+    ):
+        rows.append(
+            {
+                "experiment": claim_id.split(".")[0],
+                "claim_id": claim_id,
+                "claim": claim_id,
+                "kind": "value",
+                "role": role,
+                "paper_value": 1.0,
+                "measured": 1.0,
+                "ci_low": 0.9,
+                "ci_high": 1.1,
+                "tolerance": "",
+                "power": "",
+                "verdict": verdict,
+                "reason": reason,
+            }
+        )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
@@ -54,8 +70,16 @@ def test_publish_copies_checks_and_records_each_file(results, tmp_path):
         assert (destination / relative).read_bytes() == (results / relative).read_bytes()
     saved = json.loads((destination / "provenance.json").read_text())
     assert saved["scale"] == "demo" and saved["config"]["tau"] == 0.5 and saved["config_hash"] == record["config_hash"]
-    assert saved["runs"] == [{"started": "1970-01-01T00:00:00+00:00", "finished": "1970-01-01T00:02:05+00:00",
-                              "wall_s": 125.0, "cores": 2, "jobs": 31, "local": True}]
+    assert saved["runs"] == [
+        {
+            "started": "1970-01-01T00:00:00+00:00",
+            "finished": "1970-01-01T00:02:05+00:00",
+            "wall_s": 125.0,
+            "cores": 2,
+            "jobs": 31,
+            "local": True,
+        }
+    ]
     assert {"python", "torch", "snakemake"} <= set(saved["packages"]) and saved["machine"]["cpu_count"] >= 1
     table = publish.read_published_table("demo", "summary.csv", tmp_path / "docs/results")
     pd.testing.assert_frame_equal(table, pd.read_csv(results / "summary.csv"))
@@ -122,8 +146,9 @@ def test_the_run_log_is_data_and_a_bad_line_is_named(tmp_path):
 
 def test_readme_block_counts_claims_only_and_says_why_the_undecided_are_not(results, tmp_path):
     block = publish.readme_block(_summary(), "demo")
-    assert block.startswith("At the **demo** scale (`docs/results/demo/summary.csv`): 1 reproduced, 1 inconclusive, 1 failed "
-                            "(of 3 claims).")
+    assert block.startswith(
+        "At the **demo** scale (`docs/results/demo/summary.csv`): 1 reproduced, 1 inconclusive, 1 failed (of 3 claims)."
+    )
     lines = block.splitlines()
     paper2 = next(line for line in lines if line.startswith(f"| {experiment('A4').paper}: "))
     # paper 2: two claims, both decided (reproduced, failed); the diagnostic is not counted
@@ -172,21 +197,30 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     summary = summary[summary["claim_id"] != "C3.auc_grows_with_m"]
     write_table(summary, big / "summary.csv", {"rule": "summary"})
     write_text_artifact(summary_markdown(pd.read_csv(big / "summary.csv")), big / "summary.md", {"rule": "summary"})
-    publish.publish_scale(big, root / "big", ["summary.md", "summary.csv"], scale="big",
-                          config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}, "seeds": [0]})
+    publish.publish_scale(
+        big,
+        root / "big",
+        ["summary.md", "summary.csv"],
+        scale="big",
+        config={"gmm": {"means": [2, -2]}, "tsybakov": {"window": [1e-5, 1e-3]}, "seeds": [0]},
+    )
     table = publish.scale_comparison(["demo", "big"], root).set_index("claim_id")
     assert table.loc["A4.mu_hat", "verdict (demo)"] == "reproduced" and table.loc["A4.mu_hat", "verdict (big)"] == "contradicted"
     assert table.loc["A4.mu_hat", "measured (big)"] == "2" and table.loc["A4.mu_hat", "interval (demo)"] == "[0.9, 1.1]"
     # the key the row depends on that differs, with both values; the equal one is not named
     assert table.loc["A4.mu_hat", "what differs"] == 'gmm: {"means": [1, -1]} (demo) vs {"means": [2, -2]} (big)'
     # A4 trains nothing over seeds: a differing seed list does not explain its row
-    assert table.loc["A4.rate_arithmetic", "what differs"] == ("it names no config key; "
-                                                               "other settings (sample sizes, training length) or noise")
+    assert table.loc["A4.rate_arithmetic", "what differs"] == (
+        "it names no config key; other settings (sample sizes, training length) or noise"
+    )
     assert table.loc["C3.auc_grows_with_m", "what differs"].startswith("not in the big summary")
     assert table.loc["C1.monte_carlo", "agree"] and table.loc["C1.monte_carlo", "what differs"] == ""
     assert not table.loc[["A4.mu_hat", "A4.rate_arithmetic", "C3.auc_grows_with_m"], "agree"].any()
     text = publish.scale_comparison_markdown(table.reset_index(), ["demo", "big"])
-    assert "**Claims**: the verdicts agree at demo, big for 0 of 3." in text and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1." in text
+    assert (
+        "**Claims**: the verdicts agree at demo, big for 0 of 3." in text
+        and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1." in text
+    )
     page, changed = publish.scales_block("head\n<!-- scales -->\nold\n<!-- /scales -->\n", root)
     assert changed and "\nold\n" not in page and "| A4.mu_hat | contradicted | 2 |" in page  # scales sorted: big, demo
     assert publish.scales_block(page, root) == (page, False)
@@ -210,8 +244,10 @@ def test_this_run_is_compared_with_the_published_scales_in_the_report(results, t
     publish.publish_scale(results, root / "demo", FILES, scale="demo", config={"seeds": [0, 1, 2]})
     mine = _summary()
     mine.loc[mine["claim_id"] == "A4.mu_hat", "verdict"] = "inconclusive"
-    table = publish.compare_scales({"run": mine, "demo": publish.read_published_table("demo", "summary.csv", root)},
-                                   {"run": {"seeds": [0]}, "demo": publish.published_config("demo", root)})
+    table = publish.compare_scales(
+        {"run": mine, "demo": publish.read_published_table("demo", "summary.csv", root)},
+        {"run": {"seeds": [0]}, "demo": publish.published_config("demo", root)},
+    )
     assert list(table.columns[4:7]) == ["verdict (run)", "measured (run)", "interval (run)"]  # the run's column first
     rows = table.set_index("claim_id")
     assert rows.loc["A4.mu_hat", ["verdict (run)", "verdict (demo)"]].tolist() == ["inconclusive", "reproduced"]
@@ -244,6 +280,7 @@ def test_the_scales_table_reads_only_the_config_keys_a_row_can_name():
 def test_a_differing_verdict_names_the_seeds_of_its_own_experiment():
     """A2's models come from approximation.seeds, A3's from the top-level seeds: where a verdict differs and no key
     the row depends on does, the comparison names the seed list that row was trained with, not another one."""
+
     def summary(verdict):
         frame = _summary().iloc[:2].copy()
         frame["experiment"] = ["A2", "A3"]
@@ -251,15 +288,21 @@ def test_a_differing_verdict_names_the_seeds_of_its_own_experiment():
         frame["verdict"] = verdict
         return frame
 
-    configs = {"small": {"seeds": [0, 1, 2], "approximation": {"seeds": [0, 1, 2]}},
-               "big": {"seeds": [0, 1, 2], "approximation": {"seeds": list(range(10))}}}
+    configs = {
+        "small": {"seeds": [0, 1, 2], "approximation": {"seeds": [0, 1, 2]}},
+        "big": {"seeds": [0, 1, 2], "approximation": {"seeds": list(range(10))}},
+    }
     table = publish.compare_scales({"small": summary("inconclusive"), "big": summary("reproduced")}, configs)
     differs = table.set_index("claim_id")["what differs"]
-    assert "approximation.seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] (big)" in differs["A2.excess_risk_decreases.D1-D2"]
+    assert (
+        "approximation.seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] (big)"
+        in differs["A2.excess_risk_decreases.D1-D2"]
+    )
     assert "seeds" not in differs["A3.r2_order"]  # A3's own seeds are equal
     configs["big"]["seeds"] = [0, 1, 2, 3, 4]
     differs = publish.compare_scales({"small": summary("inconclusive"), "big": summary("reproduced")}, configs).set_index(
-        "claim_id")["what differs"]
+        "claim_id"
+    )["what differs"]
     assert "; seeds: [0, 1, 2] (small) vs [0, 1, 2, 3, 4] (big)" in differs["A3.r2_order"]
     assert "; seeds:" not in differs["A2.excess_risk_decreases.D1-D2"]
 

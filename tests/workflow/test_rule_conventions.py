@@ -35,14 +35,14 @@ def _rules(workdir):
     proc = subprocess.run([sys.executable, "-c", LOAD], cwd=workdir, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     (line,) = [line for line in proc.stdout.splitlines() if line.startswith("RULES=")]
-    return json.loads(line[len("RULES="):])
+    return json.loads(line[len("RULES=") :])
 
 
 def _stem(path, folder, suffix, results):
     prefix = f"{results}/{folder}/"
     if not (path.startswith(prefix) and path.endswith(suffix)):
         return None
-    return path[len(prefix):-len(suffix)]
+    return path[len(prefix) : -len(suffix)]
 
 
 def _names_rule(stem, rule):
@@ -60,7 +60,10 @@ def _tail_problems(workdir, rules) -> list[str]:
     for rule in (r for r in rules if r["script"]):
         name, results = rule["name"], rule["results"]
         script = rules_dir / rule["script"]
-        closure = {str(Path(p).resolve().relative_to(workdir.resolve())) for p in imported_library_files(script, workdir / "src" / "crlrepro")}
+        closure = {
+            str(Path(p).resolve().relative_to(workdir.resolve()))
+            for p in imported_library_files(script, workdir / "src" / "crlrepro")
+        }
         missing = closure - set(rule["input"])
         if missing:
             problems.append(f"{name}: its script imports {sorted(missing)}, which are not its inputs (library(...))")
@@ -96,8 +99,10 @@ def test_the_check_names_a_rule_without_its_tail(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     rules_file = workdir / "workflow" / "rules" / "gmm_spectrum.smk"
     text = rules_file.read_text()
-    cuts = ['    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
-            '        library("figure_gmm_spectrum"),\n']
+    cuts = [
+        '    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
+        '        library("figure_gmm_spectrum"),\n',
+    ]
     for cut in cuts:
         assert text.count(cut) == 1, cut
         text = text.replace(cut, "")
@@ -115,9 +120,9 @@ def _script_names(path: Path) -> set[str]:
 
     tree = ast.parse(path.read_text())
     docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-    return ({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-            | {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-               and id(n) not in docstrings})
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | {
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    }
 
 
 def _keys_problems(workdir, rules) -> list[str]:
@@ -128,8 +133,11 @@ def _keys_problems(workdir, rules) -> list[str]:
 
     by_name = {r["name"]: r for r in rules}
     family = lambda name: name.rsplit("_ny", 1)[0] if name.startswith("lcgm_sensitivity_train_ny") else name  # noqa: E731
-    problems = [f"{rule}: declared by study {study.name}, but no rule has this name" for rule, study in RULE_STUDY.items()
-                if not any(family(name) == rule for name in by_name)]
+    problems = [
+        f"{rule}: declared by study {study.name}, but no rule has this name"
+        for rule, study in RULE_STUDY.items()
+        if not any(family(name) == rule for name in by_name)
+    ]
     study_rules = {r for e in EXPERIMENTS for r in (*e.rules, e.claims_rule, e.figure_rule) if r}
     problems += [f"{rule}: a study's rule whose keys no study declares" for rule in sorted(study_rules - set(RULE_STUDY))]
     for name, rule in by_name.items():
@@ -137,8 +145,11 @@ def _keys_problems(workdir, rules) -> list[str]:
         if declared is None:
             continue
         keys = declared.rule_keys[family(name)]
-        problems += [f"{name}: does not take the declared key {k!r} as a param (params: **keys(\"{family(name)}\"))"
-                     for k in keys if k not in rule["params"]]
+        problems += [
+            f'{name}: does not take the declared key {k!r} as a param (params: **keys("{family(name)}"))'
+            for k in keys
+            if k not in rule["params"]
+        ]
         script = workdir / "workflow" / "rules" / rule["script"] if rule["script"] else None
         if script is not None:
             read = _script_names(script.resolve())
@@ -159,7 +170,7 @@ def test_the_keys_check_names_an_unread_and_an_untaken_key(tmp_path):
     rules_file = workdir / "workflow" / "rules" / "tsybakov.smk"
     text = rules_file.read_text()
     assert text.count('**keys("tsybakov_table"),') == 1
-    rules_file.write_text(text.replace('**keys("tsybakov_table"),', 'unused=1,'))
+    rules_file.write_text(text.replace('**keys("tsybakov_table"),', "unused=1,"))
     script = workdir / "workflow" / "scripts" / "oce_identity.py"
     script.write_text(script.read_text().replace('"oce"', '"OCE"').replace("params.oce", "params.OCE"))
     problems = _keys_problems(workdir, _rules(workdir))

@@ -21,12 +21,32 @@ pytestmark = [pytest.mark.pipeline, pytest.mark.slurm]
 
 SLURM_SH = REPO / "tests" / "cluster" / "slurm.sh"
 # The profile's status checks suit a real cluster (every 20 s); the test cluster answers at once.
-FAST_POLLING = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1",
-                "--latency-wait", "5"]
+FAST_POLLING = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", "--latency-wait", "5"]
 # Rules that run on the submitting host (the Snakefile's localrules); every other job is a SLURM job.
-LOCAL_RULES = {"all", "summary", "scales_table", "report_captions", "claims_a1", "claims_a2", "claims_a3", "claims_a4", "claims_c1", "claims_c2",
-               "claims_c3", "claims_c4", "claims_c5", "claims_ssl", "figure_gmm_spectrum", "figure_gmm_mlp",
-               "figure_lcgm", "figure_tsybakov", "figure_calibration", "figure_scaling", "figure_budget", "figure_ssl"}
+LOCAL_RULES = {
+    "all",
+    "summary",
+    "scales_table",
+    "report_captions",
+    "claims_a1",
+    "claims_a2",
+    "claims_a3",
+    "claims_a4",
+    "claims_c1",
+    "claims_c2",
+    "claims_c3",
+    "claims_c4",
+    "claims_c5",
+    "claims_ssl",
+    "figure_gmm_spectrum",
+    "figure_gmm_mlp",
+    "figure_lcgm",
+    "figure_tsybakov",
+    "figure_calibration",
+    "figure_scaling",
+    "figure_budget",
+    "figure_ssl",
+}
 
 
 # What the cluster runs: one job of every training rule (each kind of model, two-tower, LCGM, C2's calibration, C3's
@@ -34,14 +54,33 @@ LOCAL_RULES = {"all", "summary", "scales_table", "report_captions", "claims_a1",
 # local claims rule (the job cancelled mid-run, and its readers). Not the whole smoke DAG: its ~55 cluster jobs
 # cost ~8 minutes of the CI budget in start-ups, while one job of each rule exercises the same profile, executor and
 # determinism (every result byte-identical to the local run's).
-TARGETS = [f"results/smoke/{path}" for path in (
-    "claims/A4.csv", "models/gmm_mlp/D8_seed0.pt", "models/lcgm/D2_seed0.pt", "consistency/calibration/D3_seed0.csv",
-    "consistency/runs/m_scrl.csv", "consistency/deviation/inner_draws.csv", "consistency/oracle.json",
-    "supervised_view/runs/full_base_cosine_nt_xent_r1.csv")]
+TARGETS = [
+    f"results/smoke/{path}"
+    for path in (
+        "claims/A4.csv",
+        "models/gmm_mlp/D8_seed0.pt",
+        "models/lcgm/D2_seed0.pt",
+        "consistency/calibration/D3_seed0.csv",
+        "consistency/runs/m_scrl.csv",
+        "consistency/deviation/inner_draws.csv",
+        "consistency/oracle.json",
+        "supervised_view/runs/full_base_cosine_nt_xent_r1.csv",
+    )
+]
 
 # The first run's cluster jobs: one per rule; A4's exact curve (which reads the cancelled table) waits for the rerun.
-CLUSTER_JOBS_BEFORE_THE_CANCEL = ["calibration_train", "deviation_train", "gmm_mlp_train", "image_views", "lcgm_train",
-                                  "oracle_table", "scaling_train", "ssl_eval", "ssl_train", "tsybakov_table"]
+CLUSTER_JOBS_BEFORE_THE_CANCEL = [
+    "calibration_train",
+    "deviation_train",
+    "gmm_mlp_train",
+    "image_views",
+    "lcgm_train",
+    "oracle_table",
+    "scaling_train",
+    "ssl_eval",
+    "ssl_train",
+    "tsybakov_table",
+]
 
 
 def _cluster_answers() -> bool:
@@ -76,8 +115,19 @@ def slurm_cluster(tmp_path_factory):
 
 
 def _slurm_snakemake(workdir, *extra):
-    return [sys.executable, "-m", "snakemake", "--executor", "slurm", "--workflow-profile", "profiles/slurm",
-            *SMOKE, *FAST_POLLING, *extra, *TARGETS]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--executor",
+        "slurm",
+        "--workflow-profile",
+        "profiles/slurm",
+        *SMOKE,
+        *FAST_POLLING,
+        *extra,
+        *TARGETS,
+    ]
 
 
 def _cancel_when_running(rule: str, proc, timeout: float = 300.0) -> str:
@@ -104,13 +154,14 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
     workdir = fresh_checkout(tmp_path / "repo")
 
     # First run: one job is cancelled on the cluster; --keep-going lets everything else finish.
-    first = subprocess.Popen(_slurm_snakemake(workdir, "--keep-going"), cwd=workdir, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+    first = subprocess.Popen(
+        _slurm_snakemake(workdir, "--keep-going"), cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     cancelled = _cancel_when_running("tsybakov_table", first)
     output, _ = first.communicate(timeout=900)
     assert first.returncode != 0, output
     # The failure names the job's SLURM log, which exists.
-    failure = output[output.index("Error in rule tsybakov_table:"):]
+    failure = output[output.index("Error in rule tsybakov_table:") :]
     log = re.search(r"(\S+/slurm_logs/rule_tsybakov_table/" + cancelled + r"\.log)", failure)
     assert log is not None, failure[:2000]
     assert Path(log.group(1)).is_file()
@@ -128,7 +179,8 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
     logs = sorted((workdir / ".snakemake" / "slurm_logs").rglob("*.log"))
     assert len(logs) == len(first_rules) + len(second_rules)
     assert {p.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0] for p in logs} == {
-        f"rule_{rule}" for rule in (*first_rules, *second_rules)}
+        f"rule_{rule}" for rule in (*first_rules, *second_rules)
+    }
     finished = [p for p in logs if "steps (100%) done" in p.read_text(errors="ignore")]
     assert len(finished) == len(logs) - 1  # all but the cancelled one
 

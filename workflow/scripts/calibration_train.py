@@ -11,8 +11,26 @@ run = ScriptRun(snakemake, device=snakemake.params.device)
 p, c, t = run.params, run.params["calibration"], run.params["training"]
 gmm = LatentClassGMM.from_config(p["gmm"])
 for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output):
-    settings = TrainSettings(epochs=c["epochs"], batch_size=c["batch_size"], learning_rate=c["learning_rate"],
-                             weight_decay=t["weight_decay"], compile=t["compile"], seed=seed, name=f"C2 D={dim}", device=run.device)
-    points = calibration_trajectory(gmm, dim, seed, p["tau"], c["samples"], settings, hidden=t["hidden"],
-                                    layers=t["layers"], nodes=c["nodes"], inner_nodes=c["inner_nodes"])
+    settings = TrainSettings(
+        epochs=c["epochs"],
+        batch_size=c["batch_size"],
+        learning_rate=c["learning_rate"],
+        weight_decay=t["weight_decay"],
+        compile=t["compile"],
+        seed=seed,
+        name=f"C2 D={dim}",
+        device=run.device,
+    )
+    points = calibration_trajectory(
+        gmm,
+        dim,
+        seed,
+        p["tau"],
+        c["samples"],
+        settings,
+        hidden=t["hidden"],
+        layers=t["layers"],
+        nodes=c["nodes"],
+        inner_nodes=c["inner_nodes"],
+    )
     run.write_table(points, path, seed=seed)

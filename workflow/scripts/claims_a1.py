@@ -7,6 +7,10 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
-claims = a1_claims(read_table(snakemake.input.truncation), read_table(snakemake.input.convergence),
-                   paper_values("A1", snakemake.input.paper_values), run.params["setting"])
+claims = a1_claims(
+    read_table(snakemake.input.truncation),
+    read_table(snakemake.input.convergence),
+    paper_values("A1", snakemake.input.paper_values),
+    run.params["setting"],
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -9,7 +9,12 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
-claims = a2_claims(read_table(snakemake.input.table), paper_values("A2", snakemake.input.paper_values),
-                   run.params["setting"], bound=read_table(snakemake.input.bound),
-                   minima=read_table(snakemake.input.minima), samples=read_table(snakemake.input.samples))
+claims = a2_claims(
+    read_table(snakemake.input.table),
+    paper_values("A2", snakemake.input.paper_values),
+    run.params["setting"],
+    bound=read_table(snakemake.input.bound),
+    minima=read_table(snakemake.input.minima),
+    samples=read_table(snakemake.input.samples),
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

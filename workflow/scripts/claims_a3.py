@@ -9,6 +9,11 @@ from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 elbow = read_json(snakemake.input.elbow)
-claims = a3_claims(read_table(snakemake.input.table), elbow, paper_values("A3", snakemake.input.paper_values),
-                   run.params["setting"], spectrum=read_json(snakemake.input.rank))
+claims = a3_claims(
+    read_table(snakemake.input.table),
+    elbow,
+    paper_values("A3", snakemake.input.paper_values),
+    run.params["setting"],
+    spectrum=read_json(snakemake.input.rank),
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -9,9 +9,16 @@ from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 exact = run.params["exact"]
-claims = a4_claims(read_table(snakemake.input.table), paper_values("A4", snakemake.input.paper_values),
-                   run.params["setting"], curve=read_table(snakemake.input.curve),
-                   windows=read_table(snakemake.input.windows), check=read_table(snakemake.input.check),
-                   limit=read_json(snakemake.input.limit),
-                   tolerance=exact["tolerance"], alpha=exact["family_level"], samples=run.params["samples"])
+claims = a4_claims(
+    read_table(snakemake.input.table),
+    paper_values("A4", snakemake.input.paper_values),
+    run.params["setting"],
+    curve=read_table(snakemake.input.curve),
+    windows=read_table(snakemake.input.windows),
+    check=read_table(snakemake.input.check),
+    limit=read_json(snakemake.input.limit),
+    tolerance=exact["tolerance"],
+    alpha=exact["family_level"],
+    samples=run.params["samples"],
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

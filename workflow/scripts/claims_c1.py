@@ -7,6 +7,7 @@ from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 oracle = read_json(snakemake.input.oracle)
-claims = c1_claims(oracle, read_table(snakemake.input.convergence),
-                   standard_errors=run.params["standard_errors"], digits=run.params["digits"])
+claims = c1_claims(
+    oracle, read_table(snakemake.input.convergence), standard_errors=run.params["standard_errors"], digits=run.params["digits"]
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

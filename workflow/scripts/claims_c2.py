@@ -11,10 +11,15 @@ from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 run = ScriptRun(snakemake)
 fit = read_json(snakemake.input.fit)
 rate = float(read_json(snakemake.input.tsybakov)["rate"])
-claims = c2_claims(read_table(snakemake.input.table), fit, paper_values("C2", snakemake.input.paper_values),
-                   # μ_small (a secant at t ≈ 1e-9) is a lower estimate; in one dimension F(t) ≥ c t near 0, so the
-                   # sharpest admissible μ is at most 1: the sharpest rate lies in [rate, 2/3]
-                   tsybakov_rate=(rate, rate, float(calibration_exponent(1.0))), families=read_table(snakemake.input.families),
-                   sqrt_setting="its CLIP-scale training steps (paper 1, Sec. 5); ours are two-tower MLPs on paper 1's 1-D "
-                                "mixture (consistency.gmm)")
+claims = c2_claims(
+    read_table(snakemake.input.table),
+    fit,
+    paper_values("C2", snakemake.input.paper_values),
+    # μ_small (a secant at t ≈ 1e-9) is a lower estimate; in one dimension F(t) ≥ c t near 0, so the
+    # sharpest admissible μ is at most 1: the sharpest rate lies in [rate, 2/3]
+    tsybakov_rate=(rate, rate, float(calibration_exponent(1.0))),
+    families=read_table(snakemake.input.families),
+    sqrt_setting="its CLIP-scale training steps (paper 1, Sec. 5); ours are two-tower MLPs on paper 1's 1-D "
+    "mixture (consistency.gmm)",
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -9,7 +9,11 @@ from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
-claims = c3_claims(read_table(snakemake.input.deviation_slopes), read_table(snakemake.input.slopes),
-                   read_table(snakemake.input.table), paper_values("C3", snakemake.input.paper_values),
-                   e_star=float(read_json(snakemake.input.oracle)["E_star"]))
+claims = c3_claims(
+    read_table(snakemake.input.deviation_slopes),
+    read_table(snakemake.input.slopes),
+    read_table(snakemake.input.table),
+    paper_values("C3", snakemake.input.paper_values),
+    e_star=float(read_json(snakemake.input.oracle)["E_star"]),
+)
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -6,4 +6,8 @@ from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
-run.write_table(claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)
+run.write_table(
+    claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])),
+    snakemake.output[0],
+    missing=CLAIM_NOT_APPLICABLE,
+)

@@ -9,5 +9,8 @@ from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 run = ScriptRun(snakemake)
 for experiment, table, output in zip(run.params["experiments"], snakemake.input.tables, snakemake.output):
     reference = paper_values(experiment, snakemake.input.paper_values) if experiment != "S1" else {}
-    run.write_table(claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"],
-                                            run.params["metric"])), output, missing=CLAIM_NOT_APPLICABLE)
+    run.write_table(
+        claims_frame(ssl_claims(experiment, read_table(table), reference, run.params["setting"], run.params["metric"])),
+        output,
+        missing=CLAIM_NOT_APPLICABLE,
+    )

@@ -11,8 +11,12 @@ run = ScriptRun(snakemake)
 p = run.params["deviation"]
 reference = paper_values("C3", snakemake.input.paper_values)
 draws = {name: read_table(snakemake.input[name]) for name in ("inner", "inbatch", "outer")}
-deviations, slopes = deviation_rates(draws, fit_from=p["fit_from"], bootstrap=p["bootstrap"], seed=p["seed"],
-                                     predicted={"m": {**reference["slope_m"], "inbatch": IN_BATCH_SLOPE_M},
-                                                "n": reference["slope_n"]})
+deviations, slopes = deviation_rates(
+    draws,
+    fit_from=p["fit_from"],
+    bootstrap=p["bootstrap"],
+    seed=p["seed"],
+    predicted={"m": {**reference["slope_m"], "inbatch": IN_BATCH_SLOPE_M}, "n": reference["slope_n"]},
+)
 run.write_table(deviations, snakemake.output.deviations)
 run.write_table(slopes, snakemake.output.slopes)

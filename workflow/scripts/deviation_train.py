@@ -8,7 +8,6 @@ from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.deviation["seed"], device=snakemake.params.device)
 p = run.params
-draws = fixed_score_deviations(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["deviation"], p["model"],
-                               device=run.device)
+draws = fixed_score_deviations(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["deviation"], p["model"], device=run.device)
 for name, table in draws.items():
     run.write_table(table, snakemake.output[name])

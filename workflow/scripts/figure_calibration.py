@@ -10,6 +10,12 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 fit = read_json(snakemake.input.fit)
 rate = float(read_json(snakemake.input.tsybakov)["rate"])
-fig = plot_calibration(read_table(snakemake.input.table), fit, run.params["tau"], tsybakov_rate=rate, style=style,
-                       families=read_table(snakemake.input.families))
+fig = plot_calibration(
+    read_table(snakemake.input.table),
+    fit,
+    run.params["tau"],
+    tsybakov_rate=rate,
+    style=style,
+    families=read_table(snakemake.input.families),
+)
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

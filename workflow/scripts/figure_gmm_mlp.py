@@ -11,7 +11,13 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 reference = paper_values("A2", snakemake.input.paper_values)
 comparable = matches_setting(reference, tau=run.params["tau"], gmm=run.params["gmm"])
-fig = plot_gmm_mlp(read_table(snakemake.input.table), reference if comparable else None, style=style,
-                   minima=read_table(snakemake.input.minima), bound=read_table(snakemake.input.bound),
-                   decay=read_table(snakemake.input.decay), groups=read_table(snakemake.input.groups))
+fig = plot_gmm_mlp(
+    read_table(snakemake.input.table),
+    reference if comparable else None,
+    style=style,
+    minima=read_table(snakemake.input.minima),
+    bound=read_table(snakemake.input.bound),
+    decay=read_table(snakemake.input.decay),
+    groups=read_table(snakemake.input.groups),
+)
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

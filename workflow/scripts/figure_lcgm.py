@@ -9,8 +9,14 @@ from crlrepro.studies.lcgm.figure import plot_lcgm
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 elbow = read_json(snakemake.input.elbow)
-fig = plot_lcgm(read_table(snakemake.input.table), elbow, style=style, spectrum=read_table(snakemake.input.spectrum),
-                noise=read_table(snakemake.input.noise), rank=read_json(snakemake.input.rank),
-                sensitivity=read_table(snakemake.input.sensitivity),
-                sensitivity_elbows=read_table(snakemake.input.sensitivity_elbows))
+fig = plot_lcgm(
+    read_table(snakemake.input.table),
+    elbow,
+    style=style,
+    spectrum=read_table(snakemake.input.spectrum),
+    noise=read_table(snakemake.input.noise),
+    rank=read_json(snakemake.input.rank),
+    sensitivity=read_table(snakemake.input.sensitivity),
+    sensitivity_elbows=read_table(snakemake.input.sensitivity_elbows),
+)
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

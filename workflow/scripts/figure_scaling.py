@@ -8,7 +8,12 @@ from crlrepro.studies.scaling.figure import plot_scaling
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-fig = plot_scaling(read_table(snakemake.input.table), read_table(snakemake.input.slopes), read_table(snakemake.input.deviations),
-                   read_table(snakemake.input.deviation_slopes), style=style,
-                   e_star=float(read_json(snakemake.input.oracle)["E_star"]))
+fig = plot_scaling(
+    read_table(snakemake.input.table),
+    read_table(snakemake.input.slopes),
+    read_table(snakemake.input.deviations),
+    read_table(snakemake.input.deviation_slopes),
+    style=style,
+    e_star=float(read_json(snakemake.input.oracle)["E_star"]),
+)
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

@@ -7,6 +7,7 @@ from crlrepro.studies.supervised_view.figure import plot_ssl
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
-for experiment, table, png, pdf in zip(run.params["experiments"], snakemake.input.tables, snakemake.output.png,
-                                       snakemake.output.pdf):
+for experiment, table, png, pdf in zip(
+    run.params["experiments"], snakemake.input.tables, snakemake.output.png, snakemake.output.pdf
+):
     run.save_figure(plot_ssl(experiment, read_table(table), style=style), [png, pdf], dpi=style.dpi)

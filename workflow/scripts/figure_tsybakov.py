@@ -11,8 +11,14 @@ run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])
 reference = paper_values("A4", snakemake.input.paper_values)
 comparable = matches_setting(reference, gmm=run.params["gmm"])
-fig = plot_tsybakov(read_table(snakemake.input.cdf), read_table(snakemake.input.table), reference if comparable else None,
-                    style=style, curve=read_table(snakemake.input.curve), windows=read_table(snakemake.input.windows),
-                    limit=read_json(snakemake.input.limit),
-                    tolerance=run.params["tolerance"])
+fig = plot_tsybakov(
+    read_table(snakemake.input.cdf),
+    read_table(snakemake.input.table),
+    reference if comparable else None,
+    style=style,
+    curve=read_table(snakemake.input.curve),
+    windows=read_table(snakemake.input.windows),
+    limit=read_json(snakemake.input.limit),
+    tolerance=run.params["tolerance"],
+)
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

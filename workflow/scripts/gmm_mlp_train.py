@@ -16,10 +16,26 @@ run = ScriptRun(snakemake, device=snakemake.params.device)
 p, t = run.params, run.params["training"]
 gmm = LatentClassGMM.from_config(p["gmm"])
 for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output):
-    settings = TrainSettings(epochs=p["epochs"], batch_size=t["batch_size"], learning_rate=t["learning_rate"],
-                             weight_decay=t["weight_decay"], compile=t["compile"], seed=seed, name=f"A2 D={dim}", device=run.device)
+    settings = TrainSettings(
+        epochs=p["epochs"],
+        batch_size=t["batch_size"],
+        learning_rate=t["learning_rate"],
+        weight_decay=t["weight_decay"],
+        compile=t["compile"],
+        seed=seed,
+        name=f"A2 D={dim}",
+        device=run.device,
+    )
     model, history = train_gmm_two_tower(
-        gmm, dim, seed, p["tau"], p["samples"], settings, fresh=p["fresh"], hidden=t["hidden"], layers=t["layers"],
+        gmm,
+        dim,
+        seed,
+        p["tau"],
+        p["samples"],
+        settings,
+        fresh=p["fresh"],
+        hidden=t["hidden"],
+        layers=t["layers"],
         checkpoint=Path(p["checkpoint_dir"]) / f"D{dim}_seed{seed}.pt",
         fingerprint=config_hash({**p, "seeds": seed}),  # one seed's training: the other seeds do not shape it
     )

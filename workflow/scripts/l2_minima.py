@@ -7,5 +7,8 @@ from crlrepro.theory.spectral import L2_MINIMA_NOT_APPLICABLE, l2_minima_table
 
 run = ScriptRun(snakemake)
 p = run.params
-run.write_table(l2_minima_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes"]), snakemake.output[0],
-                missing=L2_MINIMA_NOT_APPLICABLE)
+run.write_table(
+    l2_minima_table(LatentClassGMM.from_config(p["gmm"]), p["tau"], p["dims"], p["nodes"]),
+    snakemake.output[0],
+    missing=L2_MINIMA_NOT_APPLICABLE,
+)

@@ -15,15 +15,26 @@ base = run.params["lcgm"]
 paths = list(snakemake.input.models)  # every model file the config names (sep<j>_D<D>.pt of a row, or A3's own)
 models = [load_two_tower(path) for path in paths]
 # A table built from fewer (or other) models than the grid would look complete: refuse it, naming what is missing.
-require_exact_set([[float(meta["noise_y"]), float(meta["separation"]), int(meta["D"])] for _, meta in models],
-                  [[float(a), float(b), int(d)] for a, b, d in run.params["points"]],
-                  "sensitivity models (noise_y, separation, D)", paths)
+require_exact_set(
+    [[float(meta["noise_y"]), float(meta["separation"]), int(meta["D"])] for _, meta in models],
+    [[float(a), float(b), int(d)] for a, b, d in run.params["points"]],
+    "sensitivity models (noise_y, separation, D)",
+    paths,
+)
 rows = []
 for model, meta in models:
     lcgm = LatentClassModel.from_config({**base, "noise_y": meta["noise_y"], "separation": meta["separation"]})
     metrics = evaluate_lcgm_two_tower(model, lcgm, run.params["tau"], base["test_samples"], meta["seed"])
-    rows.append({"noise_y": meta["noise_y"], "separation": meta["separation"], "D": meta["D"], "seed": meta["seed"],
-                 **metrics, "r2_f_minus_r2_g": metrics["r2_f"] - metrics["r2_g"]})
+    rows.append(
+        {
+            "noise_y": meta["noise_y"],
+            "separation": meta["separation"],
+            "D": meta["D"],
+            "seed": meta["seed"],
+            **metrics,
+            "r2_f_minus_r2_g": metrics["r2_f"] - metrics["r2_g"],
+        }
+    )
 table = pd.DataFrame(rows).sort_values(["noise_y", "separation", "D"]).reset_index(drop=True)
 elbows = sensitivity_elbows(table, base["classes"], base["elbow_tolerance"])
 for row in elbows.itertuples():

@@ -9,8 +9,15 @@ from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.spectrum["seed"])
 p = run.params["spectrum"]
-evidence = rank_k_evidence(LatentClassModel.from_config(run.params["lcgm"]), p["samples"], p["seed"], repeats=p["repeats"],
-                           rtol=p["rtol"], z=p["z"], noise_factors=p["noise_factors"])
+evidence = rank_k_evidence(
+    LatentClassModel.from_config(run.params["lcgm"]),
+    p["samples"],
+    p["seed"],
+    repeats=p["repeats"],
+    rtol=p["rtol"],
+    z=p["z"],
+    noise_factors=p["noise_factors"],
+)
 run.write_table(evidence.pop("spectrum"), snakemake.output.spectrum, missing=SPECTRUM_NOT_APPLICABLE)
 run.write_table(evidence.pop("noise_sweep"), snakemake.output.noise, missing=SPECTRUM_NOT_APPLICABLE)
 evidence["size_sweep"] = json.loads(evidence["size_sweep"].to_json(orient="records"))  # plain numbers

@@ -18,5 +18,6 @@ for path in snakemake.input.models:
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
 run.write_table(runs, snakemake.output.table, missing=LCGM_NOT_APPLICABLE)
-write_artifact_json(lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow,
-                    run.provenance())
+write_artifact_json(
+    lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow, run.provenance()
+)

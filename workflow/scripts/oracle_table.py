@@ -13,17 +13,29 @@ run = ScriptRun(snakemake, seed=snakemake.params.oracle["seed"])
 p, o = run.params, run.params["oracle"]
 gmm = LatentClassGMM.from_config(p["gmm"])
 # paper 2's GMM beside paper 1's: the piecewise rule's convergence on the mixture whose E* the trapezoid got wrong
-table = oracle_table(gmm, p["tau"], sorted({*o["convergence_nodes"], o["nodes"]}),
-                     sorted({*o["auc_convergence_nodes"], o["auc_nodes"]}),
-                     others={"paper2_gmm": LatentClassGMM.from_config(p["paper2_gmm"])})
+table = oracle_table(
+    gmm,
+    p["tau"],
+    sorted({*o["convergence_nodes"], o["nodes"]}),
+    sorted({*o["auc_convergence_nodes"], o["auc_nodes"]}),
+    others={"paper2_gmm": LatentClassGMM.from_config(p["paper2_gmm"])},
+)
 used = {"mutual_information": o["nodes"], "L_star": o["nodes"], "E_star": o["auc_nodes"]}
 oracle = {key: float(table[(table["quantity"] == key) & (table["nodes"] == n)]["value"].iloc[0]) for key, n in used.items()}
 monotone = monotone_auc(gmm, o["auc_nodes"])
-oracle |= {"tau": p["tau"], "nodes": o["nodes"], "auc_nodes": o["auc_nodes"],
-           "monotone_scores": {**monotone, **{f"regret_{k}": oracle["E_star"] - v for k, v in monotone.items()}},
-           "monte_carlo": monte_carlo_oracles(gmm, p["tau"], o["monte_carlo_samples"], o["seed"]),
-           "provenance": run.provenance()}
-run.log.info("E* = %.12f; regret of the best monotone score %.4g, of x·y %.4g", oracle["E_star"],
-             oracle["monotone_scores"]["regret_best_monotone"], oracle["monotone_scores"]["regret_xy"])
+oracle |= {
+    "tau": p["tau"],
+    "nodes": o["nodes"],
+    "auc_nodes": o["auc_nodes"],
+    "monotone_scores": {**monotone, **{f"regret_{k}": oracle["E_star"] - v for k, v in monotone.items()}},
+    "monte_carlo": monte_carlo_oracles(gmm, p["tau"], o["monte_carlo_samples"], o["seed"]),
+    "provenance": run.provenance(),
+}
+run.log.info(
+    "E* = %.12f; regret of the best monotone score %.4g, of x·y %.4g",
+    oracle["E_star"],
+    oracle["monotone_scores"]["regret_best_monotone"],
+    oracle["monotone_scores"]["regret_xy"],
+)
 run.write_table(table, snakemake.output.convergence)
 write_artifact_json(oracle, snakemake.output.oracle, run.provenance())

@@ -14,7 +14,19 @@ first, relative = snakemake.input.files[0], run.params["published"][0]
 if not first.endswith("/" + relative):
     raise ValueError(f"{first}: expected the published file {relative} under this scale's results folder")
 results = first[: -len(relative) - 1]
-record = publish_scale(results, destination, run.params["published"], scale=run.params["scale"],
-                       config=run.params["config"], repository=Path(snakemake.scriptdir))
-run.log.info("published %d files of scale %s into %s (commit %s, %d recorded runs)", len(record["files"]),
-             record["scale"], destination, record["git_commit"], len(record["runs"]))
+record = publish_scale(
+    results,
+    destination,
+    run.params["published"],
+    scale=run.params["scale"],
+    config=run.params["config"],
+    repository=Path(snakemake.scriptdir),
+)
+run.log.info(
+    "published %d files of scale %s into %s (commit %s, %d recorded runs)",
+    len(record["files"]),
+    record["scale"],
+    destination,
+    record["git_commit"],
+    len(record["runs"]),
+)

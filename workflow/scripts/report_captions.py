@@ -16,12 +16,16 @@ problems = []
 for name, spec in run.params["captions"].items():
     if name in figures:
         source, text = templates[spec["template"]]
-        problems += [f"{source} (caption of {figures[name]}): {problem}"
-                     for problem in caption_problems(text, read_figure_texts(figures[name]))]
+        problems += [
+            f"{source} (caption of {figures[name]}): {problem}"
+            for problem in caption_problems(text, read_figure_texts(figures[name]))
+        ]
 if problems:
     raise ValueError("captions that do not match their figures:\n  " + "\n  ".join(problems))
 for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]
     summary = spec["experiments"] == "all"
-    run.write_text(claims_caption(templates[spec["template"]][1], shown, run.provenance() if summary else None,
-                                  list_claims=not summary), path)
+    run.write_text(
+        claims_caption(templates[spec["template"]][1], shown, run.provenance() if summary else None, list_claims=not summary),
+        path,
+    )

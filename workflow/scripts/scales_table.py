@@ -6,7 +6,13 @@ from pathlib import Path
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.workflow.publish import SCALES_NOT_APPLICABLE, compare_scales, published_config, read_published_table, scale_comparison_html
+from crlrepro.workflow.publish import (
+    SCALES_NOT_APPLICABLE,
+    compare_scales,
+    published_config,
+    read_published_table,
+    scale_comparison_html,
+)
 
 run = ScriptRun(snakemake)
 p = run.params
@@ -19,6 +25,7 @@ for scale, provenance in zip(p["others"], published[::2], strict=True):
 table = compare_scales(summaries, configs)
 run.write_table(table, snakemake.output.csv, missing=SCALES_NOT_APPLICABLE)
 others = ", ".join(p["others"]) or "none yet"
-run.write_text(scale_comparison_html(table, list(summaries),
-                                     f"crlrepro: this run ({p['scale']}) beside the published scales ({others})"),
-               snakemake.output.html)
+run.write_text(
+    scale_comparison_html(table, list(summaries), f"crlrepro: this run ({p['scale']}) beside the published scales ({others})"),
+    snakemake.output.html,
+)

@@ -9,11 +9,14 @@ from crlrepro.claims.reference import paper_values
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
-sweeps = [sweep_rows(runs, sweep, points, run.params["seeds"], run.params["regimes"]) for sweep, points in run.params["points"].items()]
+sweeps = [
+    sweep_rows(runs, sweep, points, run.params["seeds"], run.params["regimes"]) for sweep, points in run.params["points"].items()
+]
 table = pd.concat(sweeps, ignore_index=True)
 table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)
-slopes = scaling_slopes(table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"],
-                        seed=int(table["seed"].min()))
+slopes = scaling_slopes(
+    table, {"m": reference["slope_m"], "n": reference["slope_n"]}, run.params["bootstrap"], seed=int(table["seed"].min())
+)
 run.write_table(table, snakemake.output.table)
 run.write_table(slopes, snakemake.output.slopes, missing=SLOPES_NOT_APPLICABLE)

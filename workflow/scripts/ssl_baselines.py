@@ -9,7 +9,14 @@ run = ScriptRun(snakemake, device=snakemake.params.device)
 e, t = run.params["evaluation"], run.params["training"]
 views = load_views(snakemake.input.views)
 evaluation = {**e, "seed": 0, "num_classes": views["num_classes"]}  # the same label draws for every run
-architecture = {"encoder": t["encoder"], "channels": int(views["train_images"].shape[1]), "projection_dim": t["projection_dim"],
-                "hidden": t["projector_hidden"]}
-run.write_table(baseline_table({"base": views}, architecture, t["seeds"], evaluation, run.device), snakemake.output[0],
-                missing=EVALUATION_NOT_APPLICABLE)
+architecture = {
+    "encoder": t["encoder"],
+    "channels": int(views["train_images"].shape[1]),
+    "projection_dim": t["projection_dim"],
+    "hidden": t["projector_hidden"],
+}
+run.write_table(
+    baseline_table({"base": views}, architecture, t["seeds"], evaluation, run.device),
+    snakemake.output[0],
+    missing=EVALUATION_NOT_APPLICABLE,
+)

@@ -34,20 +34,56 @@ for seed in t["seeds"]:
             runs.append(record)
             continue
     subset = training_subset(full, w.balance, p["balance"]["per_class"], p["balance"]["imbalance_ratio"], seed)
-    settings = TrainSettings(epochs=t["epochs"], batch_size=min(batch, len(subset.labels)), learning_rate=t["learning_rate"],
-                             weight_decay=t["weight_decay"], seed=seed, name=f"paper 3 {name}", device=run.device,
-                             steps_per_epoch=steps_per_epoch, optimizer=t["optimizer"])
-    record = {"balance": w.balance, "augmentation": w.augmentation, "similarity": w.similarity, "loss": w.loss,
-              "ratio": float(w.ratio), "seed": seed, "train_size": len(subset.labels), "steps": t["epochs"] * steps_per_epoch,
-              "class_sizes": subset.labels.bincount(minlength=full.num_classes).tolist(), "fingerprint": fingerprint}
+    settings = TrainSettings(
+        epochs=t["epochs"],
+        batch_size=min(batch, len(subset.labels)),
+        learning_rate=t["learning_rate"],
+        weight_decay=t["weight_decay"],
+        seed=seed,
+        name=f"paper 3 {name}",
+        device=run.device,
+        steps_per_epoch=steps_per_epoch,
+        optimizer=t["optimizer"],
+    )
+    record = {
+        "balance": w.balance,
+        "augmentation": w.augmentation,
+        "similarity": w.similarity,
+        "loss": w.loss,
+        "ratio": float(w.ratio),
+        "seed": seed,
+        "train_size": len(subset.labels),
+        "steps": t["epochs"] * steps_per_epoch,
+        "class_sizes": subset.labels.bincount(minlength=full.num_classes).tolist(),
+        "fingerprint": fingerprint,
+    }
     try:
-        model, history = train_contrastive(subset.images, settings, encoder=t["encoder"], projection_dim=t["projection_dim"],
-                                           hidden=t["projector_hidden"], temperature=t["temperature"], ratio=float(w.ratio),
-                                           similarity=w.similarity, loss=w.loss, augment=augment, labels=subset.labels,
-                                           checkpoint=checkpoints / f"{name}_seed{seed}.pt", fingerprint=fingerprint)
-        record |= {"state_dict": model.state_dict(), "history": history, "diverged": None,
-                   "architecture": {"encoder": t["encoder"], "channels": int(views["train_images"].shape[1]),
-                                    "projection_dim": t["projection_dim"], "hidden": t["projector_hidden"]}}
+        model, history = train_contrastive(
+            subset.images,
+            settings,
+            encoder=t["encoder"],
+            projection_dim=t["projection_dim"],
+            hidden=t["projector_hidden"],
+            temperature=t["temperature"],
+            ratio=float(w.ratio),
+            similarity=w.similarity,
+            loss=w.loss,
+            augment=augment,
+            labels=subset.labels,
+            checkpoint=checkpoints / f"{name}_seed{seed}.pt",
+            fingerprint=fingerprint,
+        )
+        record |= {
+            "state_dict": model.state_dict(),
+            "history": history,
+            "diverged": None,
+            "architecture": {
+                "encoder": t["encoder"],
+                "channels": int(views["train_images"].shape[1]),
+                "projection_dim": t["projection_dim"],
+                "hidden": t["projector_hidden"],
+            },
+        }
     except NonFiniteLossError as error:
         run.log.error("seed %d diverged: %s", seed, error)
         record |= {"state_dict": None, "history": None, "diverged": str(error)}

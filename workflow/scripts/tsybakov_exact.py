@@ -8,8 +8,14 @@ import pandas as pd
 from crlrepro.runtime.artifacts import read_table, write_artifact_json
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.theory.tsybakov import (admissible_exponent, exact_gap_curve, gap_cdf, monte_carlo_agreement, window_slope,
-                                      windows_matching)
+from crlrepro.theory.tsybakov import (
+    admissible_exponent,
+    exact_gap_curve,
+    gap_cdf,
+    monte_carlo_agreement,
+    window_slope,
+    windows_matching,
+)
 
 run = ScriptRun(snakemake)
 c = run.params["tsybakov"]
@@ -17,15 +23,25 @@ e = c["exact"]
 gmm = LatentClassGMM.from_config(run.params["gmm"])
 run.log.info("exact F(t) on [%g, %g], %d points per decade", *e["t_range"], e["points_per_decade"])
 curve = exact_gap_curve(gmm, *e["t_range"], e["points_per_decade"])
-run.log.info("local slope d log F / d log t by %s", {"density": "t F'/F (r(x, ·) monotone for every x)",
-                                                     "difference": "a five-point difference of log F"}[curve.attrs["slope_method"]])
+run.log.info(
+    "local slope d log F / d log t by %s",
+    {"density": "t F'/F (r(x, ·) monotone for every x)", "difference": "a five-point difference of log F"}[
+        curve.attrs["slope_method"]
+    ],
+)
 run.log.info("window scan: t_min from %g to %g, widths %s decades", *e["window_starts"], e["window_widths"])
 # the slopes only: which of them match the paper's μ̂ (and within what tolerance) is for the claims to say
-windows = windows_matching(gmm, 0.0, 0.0, tuple(e["window_starts"]), e["window_widths"],
-                           points_per_decade=e["points_per_decade"], known=curve).drop(columns="matches")
+windows = windows_matching(
+    gmm, 0.0, 0.0, tuple(e["window_starts"]), e["window_widths"], points_per_decade=e["points_per_decade"], known=curve
+).drop(columns="matches")
 t_min, t_max = c["window"]
-configured = {"t_min": t_min, "t_max": t_max, "width": float(np.log10(t_max / t_min)), "points": c["grid_points"],
-              "slope": window_slope(gmm, c["window"], c["grid_points"])}
+configured = {
+    "t_min": t_min,
+    "t_max": t_max,
+    "width": float(np.log10(t_max / t_min)),
+    "points": c["grid_points"],
+    "slope": window_slope(gmm, c["window"], c["grid_points"]),
+}
 windows = pd.concat([windows.assign(configured=False), pd.DataFrame([{**configured, "configured": True}])], ignore_index=True)
 run.log.info("configured window [%g, %g]: exact slope %.6g", t_min, t_max, configured["slope"])
 mc = read_table(snakemake.input.cdf)

@@ -6,7 +6,14 @@ from crlrepro.theory.tsybakov import tsybakov_study
 
 run = ScriptRun(snakemake, seed=snakemake.params.tsybakov["seed"])
 c = run.params["tsybakov"]
-table, cdf = tsybakov_study(LatentClassGMM.from_config(run.params["gmm"]), c["samples"], c["seed"], c["window"],
-                            c["other_windows"], c["grid_points"], c["bootstrap"])
+table, cdf = tsybakov_study(
+    LatentClassGMM.from_config(run.params["gmm"]),
+    c["samples"],
+    c["seed"],
+    c["window"],
+    c["other_windows"],
+    c["grid_points"],
+    c["bootstrap"],
+)
 run.write_table(table, snakemake.output.table)
 run.write_table(cdf, snakemake.output.cdf)

@@ -14,7 +14,19 @@ from dataclasses import dataclass, field
 
 from crlrepro.runtime.costs import config_value
 
-__all__ = ["key_values", "spec_keys", "ClaimSpec", "diagnostic", "Experiment", "OPTIMISER", "Paper", "PAPERS", "RECIPE", "ROLES", "Study"]
+__all__ = [
+    "key_values",
+    "spec_keys",
+    "ClaimSpec",
+    "diagnostic",
+    "Experiment",
+    "OPTIMISER",
+    "Paper",
+    "PAPERS",
+    "RECIPE",
+    "ROLES",
+    "Study",
+]
 
 
 RECIPE = ("training.batch_size", "training.hidden", "training.layers")  # paper 2's stated training recipe (A2, A3)
@@ -45,6 +57,7 @@ class ClaimSpec:
     numbers, checks of our simulator, rows the paper gives no number or statement for, and rows that cannot fail
     in their setting; ``why`` says why a row is a diagnostic (the summary shows it). Only claims are counted in the
     headline, the per-paper counts and the report captions."""
+
     key: str
     statement: str
     kind: str
@@ -57,8 +70,7 @@ class ClaimSpec:
 
 def diagnostic(spec: ClaimSpec, why: str) -> ClaimSpec:
     """``spec`` as a diagnostic, with the reason it is not a test of the paper."""
-    return ClaimSpec(spec.key, spec.statement, spec.kind, spec.paper_value, spec.depends_on, spec.unreported,
-                     "diagnostic", why)
+    return ClaimSpec(spec.key, spec.statement, spec.kind, spec.paper_value, spec.depends_on, spec.unreported, "diagnostic", why)
 
 
 @dataclass(frozen=True)
@@ -118,6 +130,7 @@ class Study:
     study lives in one package, crlrepro.studies.<name>: this entry, its cost model and the config keys each of its
     rules reads in ``__init__.py``, its claims builders in ``claims.py``, its figure in ``figure.py``; its rules in
     ``workflow/rules/<name>.smk``."""
+
     name: str
     experiments: tuple[Experiment, ...]
     costs: tuple = ()

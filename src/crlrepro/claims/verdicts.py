@@ -29,11 +29,37 @@ import pandas as pd
 from scipy import optimize, stats
 
 __all__ = [
-    "any_of_claims", "check_claims_table", "Claim", "claim", "CLAIM_COLUMNS", "CLAIM_NOT_APPLICABLE", "claims_frame", "decide_bound",
-    "decide_directions", "decide_identity", "decide_rate", "decide_value", "Decision", "detectable_difference",
-    "direction_claims", "family_level", "holm", "KINDS", "LEVEL", "Paired", "paired_by_seed", "paired_t_power",
-    "POWER", "reported_rounding", "seed_interval", "SEED_PLAN_LIMIT", "seeds_for_power", "SIDES", "value_claim",
-    "VERDICTS", "VERDICTS_OF_KIND"
+    "any_of_claims",
+    "check_claims_table",
+    "Claim",
+    "claim",
+    "CLAIM_COLUMNS",
+    "CLAIM_NOT_APPLICABLE",
+    "claims_frame",
+    "decide_bound",
+    "decide_directions",
+    "decide_identity",
+    "decide_rate",
+    "decide_value",
+    "Decision",
+    "detectable_difference",
+    "direction_claims",
+    "family_level",
+    "holm",
+    "KINDS",
+    "LEVEL",
+    "Paired",
+    "paired_by_seed",
+    "paired_t_power",
+    "POWER",
+    "reported_rounding",
+    "seed_interval",
+    "SEED_PLAN_LIMIT",
+    "seeds_for_power",
+    "SIDES",
+    "value_claim",
+    "VERDICTS",
+    "VERDICTS_OF_KIND",
 ]
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
@@ -75,13 +101,36 @@ class Claim:
 CLAIM_COLUMNS = list(Claim.__dataclass_fields__)
 
 
-def claim(experiment: str, claim_id: str, statement: str, kind: str, decision: Decision, *, measured: float,
-          low: float = np.nan, high: float = np.nan, paper: float = np.nan, tolerance: str = "") -> Claim:
+def claim(
+    experiment: str,
+    claim_id: str,
+    statement: str,
+    kind: str,
+    decision: Decision,
+    *,
+    measured: float,
+    low: float = np.nan,
+    high: float = np.nan,
+    paper: float = np.nan,
+    tolerance: str = "",
+) -> Claim:
     """A claim row from a decision (checks that the verdict is one its kind may give)."""
     if decision.verdict not in VERDICTS_OF_KIND[kind]:
         raise ValueError(f"{claim_id}: verdict {decision.verdict!r} is not one of a {kind} claim's {VERDICTS_OF_KIND[kind]}")
-    return Claim(experiment, claim_id, statement, kind, _number(paper), _number(measured), _number(low), _number(high),
-                 tolerance, decision.power, decision.verdict, decision.reason)
+    return Claim(
+        experiment,
+        claim_id,
+        statement,
+        kind,
+        _number(paper),
+        _number(measured),
+        _number(low),
+        _number(high),
+        tolerance,
+        decision.power,
+        decision.verdict,
+        decision.reason,
+    )
 
 
 # Columns of a claims table where an empty cell means "not applicable": no paper number, no measurement (a row that
@@ -103,7 +152,9 @@ def check_claims_table(table: pd.DataFrame) -> pd.DataFrame:
         if row.kind not in KINDS:
             raise ValueError(f"{row.claim_id}: unknown kind {row.kind!r}; use one of {KINDS}")
         if row.verdict not in VERDICTS_OF_KIND[row.kind]:
-            raise ValueError(f"{row.claim_id}: verdict {row.verdict!r} is not one of a {row.kind} claim's {VERDICTS_OF_KIND[row.kind]}")
+            raise ValueError(
+                f"{row.claim_id}: verdict {row.verdict!r} is not one of a {row.kind} claim's {VERDICTS_OF_KIND[row.kind]}"
+            )
     return table
 
 
@@ -153,12 +204,11 @@ def paired_t_power(effect: float, sd: float, n: int, alpha: float) -> float:
     if n < 2:
         return 0.0
     if sd == 0:
-        return float(effect > 0 and 0.5 ** n < alpha)
+        return float(effect > 0 and 0.5**n < alpha)
     return float(stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, effect * np.sqrt(n) / sd))
 
 
-def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER,
-                    limit: int = SEED_PLAN_LIMIT) -> int | None:
+def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER, limit: int = SEED_PLAN_LIMIT) -> int | None:
     """The smallest number of seed pairs n with :func:`paired_t_power` (effect, sd, n, alpha) ≥ ``power``: the seeds
     a one-sided paired t-test needs to detect a true difference of ``effect`` (the observed one, for a plan) at the
     observed noise ``sd``. None when ``limit`` seeds would not do (an effect of 0, or of the wrong sign, never is)."""
@@ -191,8 +241,9 @@ def detectable_difference(sd: float, n: int, alpha: float, power: float = POWER)
         high *= 2  # pragma: no mutate
     else:
         raise ValueError(f"no effect reaches power {power} with n = {n}, alpha = {alpha}")
-    return float(optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high,
-                                 xtol=1e-12 * high))  # pragma: no mutate (the root's precision)
+    return float(
+        optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high, xtol=1e-12 * high)
+    )  # pragma: no mutate (the root's precision)
 
 
 def reported_rounding(value: float) -> float:
@@ -206,8 +257,9 @@ def reported_rounding(value: float) -> float:
 # Decision functions, one per kind ------------------------------------------------------------------
 
 
-def decide_value(measured: float, low: float, high: float, paper: float | None, *, rounding: float = 0.0,
-                 mismatched: tuple[str, ...] = ()) -> Decision:
+def decide_value(
+    measured: float, low: float, high: float, paper: float | None, *, rounding: float = 0.0, mismatched: tuple[str, ...] = ()
+) -> Decision:
     """``value``: the paper's number p against our interval [low, high] (our own numerical error, or
     the seed interval), widened by the paper's rounding r.
 
@@ -226,12 +278,18 @@ def decide_value(measured: float, low: float, high: float, paper: float | None, 
         return Decision(INCONCLUSIVE, "no interval (fewer than two seeds, or a value is missing)", power)
     power += f" ({half / abs(paper):.2%} of the paper's value)" if paper else ""
     if not low - rounding <= paper <= high + rounding:
-        return Decision(CONTRADICTED, f"the paper's {_g(paper)} lies outside our interval [{_g(low)}, {_g(high)}] "
-                                      f"widened by its rounding {_g(rounding)}", power)
+        return Decision(
+            CONTRADICTED,
+            f"the paper's {_g(paper)} lies outside our interval [{_g(low)}, {_g(high)}] widened by its rounding {_g(rounding)}",
+            power,
+        )
     if half >= abs(paper):
         return Decision(INCONCLUSIVE, f"our interval [{_g(low)}, {_g(high)}] is as wide as the paper's value itself", power)
-    return Decision(REPRODUCED, f"the paper's {_g(paper)} lies inside our interval [{_g(low)}, {_g(high)}] "
-                                f"(± its rounding {_g(rounding)})", power)
+    return Decision(
+        REPRODUCED,
+        f"the paper's {_g(paper)} lies inside our interval [{_g(low)}, {_g(high)}] (± its rounding {_g(rounding)})",
+        power,
+    )
 
 
 def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> Decision:
@@ -251,20 +309,36 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
     tightest = float(ratio[informative].max()) if informative.any() else np.nan
     power = f"informative at {int(informative.sum())} of {quantity.size} points; tightest quantity/bound {_g(tightest)}"
     if violated.any():
-        return Decision(CONTRADICTED, f"violated at {int(violated.sum())} of {quantity.size} points "
-                                      f"(worst quantity/bound {_g(float(ratio[violated].max()))})", power)
+        return Decision(
+            CONTRADICTED,
+            f"violated at {int(violated.sum())} of {quantity.size} points "
+            f"(worst quantity/bound {_g(float(ratio[violated].max()))})",
+            power,
+        )
     if not informative.any():
-        return Decision(INCONCLUSIVE, f"holds at all {quantity.size} points, but the bound is at or above "
-                                      f"{_g(trivial_max)} at every one: it says nothing there", power)
+        return Decision(
+            INCONCLUSIVE,
+            f"holds at all {quantity.size} points, but the bound is at or above "
+            f"{_g(trivial_max)} at every one: it says nothing there",
+            power,
+        )
     return Decision(REPRODUCED, f"holds at all {quantity.size} points, {int(informative.sum())} of them informative", power)
 
 
 SIDES = ("two", "at_most", "at_least")
 
 
-def decide_rate(slope: float, low: float, high: float, predicted: float, *, side: str = "two",
-                predicted_low: float | None = None, predicted_high: float | None = None,
-                alternatives: tuple[float, ...] = ()) -> Decision:
+def decide_rate(
+    slope: float,
+    low: float,
+    high: float,
+    predicted: float,
+    *,
+    side: str = "two",
+    predicted_low: float | None = None,
+    predicted_high: float | None = None,
+    alternatives: tuple[float, ...] = (),
+) -> Decision:
     """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's.
 
     two-sided (the theory predicts the rate): contradicted when the prediction lies outside the
@@ -290,11 +364,16 @@ def decide_rate(slope: float, low: float, high: float, predicted: float, *, side
         inside = [a for a in alternatives if low <= a <= high]
         if inside:
             nearest = min(abs(slope - a) for a in inside)
-            return Decision(INCONCLUSIVE, f"the interval {interval} holds the competing rate(s) "
-                                          f"{', '.join(_g(a) for a in inside)} as well",
-                            f"{power}; {_rate_plan((high - low) / 2, nearest)}")
-        return Decision(REPRODUCED, f"the interval {interval} holds {_g(predicted)} and excludes "
-                                    f"{', '.join(_g(a) for a in alternatives)}", power)
+            return Decision(
+                INCONCLUSIVE,
+                f"the interval {interval} holds the competing rate(s) {', '.join(_g(a) for a in inside)} as well",
+                f"{power}; {_rate_plan((high - low) / 2, nearest)}",
+            )
+        return Decision(
+            REPRODUCED,
+            f"the interval {interval} holds {_g(predicted)} and excludes {', '.join(_g(a) for a in alternatives)}",
+            power,
+        )
     if side == "at_most":
         if low > p_high:
             return Decision(CONTRADICTED, f"the whole interval {interval} lies above the bound's {_g(p_high)}", power)
@@ -305,8 +384,11 @@ def decide_rate(slope: float, low: float, high: float, predicted: float, *, side
             return Decision(CONTRADICTED, f"the whole interval {interval} lies below the bound's {_g(p_low)}", power)
         if low >= p_high:
             return Decision(REPRODUCED, f"the whole interval {interval} lies at or above the bound's {_g(p_high)}", power)
-    return Decision(INCONCLUSIVE, f"the interval {interval} straddles the bound's exponent {_g(predicted)}",
-                    f"{power}; {_rate_plan((high - low) / 2, abs(slope - predicted))}")
+    return Decision(
+        INCONCLUSIVE,
+        f"the interval {interval} straddles the bound's exponent {_g(predicted)}",
+        f"{power}; {_rate_plan((high - low) / 2, abs(slope - predicted))}",
+    )
 
 
 def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER) -> str:
@@ -317,8 +399,10 @@ def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: 
     if not distance > 0:
         return "the observed slope sits on the value to tell apart: no amount of data is planned"
     factor = ((z + stats.norm.ppf(power)) * half_width / z / distance) ** 2
-    return (f"about {factor:.3g}× the seeds or samples of its interval would give {power:.0%} power to decide it at the "
-            f"observed slope (half-width ∝ 1/√n)")
+    return (
+        f"about {factor:.3g}× the seeds or samples of its interval would give {power:.0%} power to decide it at the "
+        f"observed slope (half-width ∝ 1/√n)"
+    )
 
 
 @dataclass(frozen=True)
@@ -340,7 +424,7 @@ class Paired:
             return np.nan, np.nan
         sd = d.std(ddof=1)
         if sd == 0:
-            sign = 0.5 ** d.size
+            sign = 0.5**d.size
             return (sign if d.mean() > 0 else 1.0), (sign if d.mean() < 0 else 1.0)
         t = d.mean() / (sd / np.sqrt(d.size))
         return float(stats.t.sf(t, d.size - 1)), float(stats.t.cdf(t, d.size - 1))
@@ -371,17 +455,24 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
         sd = float(d.std(ddof=1))
         strictest = alpha / size
         smallest = stats.t.ppf(1 - strictest, d.size - 1) * sd / np.sqrt(d.size)
-        power = (f"smallest significant difference {_g(float(smallest))}, {POWER:.0%} power at "
-                 f"{_g(detectable_difference(sd, d.size, strictest))} ({d.size} seeds, Holm family of {size})"
-                 if smallest > 0 else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})")
+        power = (
+            f"smallest significant difference {_g(float(smallest))}, {POWER:.0%} power at "
+            f"{_g(detectable_difference(sd, d.size, strictest))} ({d.size} seeds, Holm family of {size})"
+            if smallest > 0
+            else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})"
+        )
         if better < alpha:
             decisions.append(Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power))
         elif worse < alpha:
             decisions.append(Decision(CONTRADICTED, f"the reverse holds: Holm-adjusted p = {_g(worse)} < {alpha:g}", power))
         else:
-            decisions.append(Decision(INCONCLUSIVE, f"neither direction decided: Holm-adjusted p = {_g(better)} "
-                                                    f"(claim), {_g(worse)} (reverse), α = {alpha:g}",
-                                      f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}"))
+            decisions.append(
+                Decision(
+                    INCONCLUSIVE,
+                    f"neither direction decided: Holm-adjusted p = {_g(better)} (claim), {_g(worse)} (reverse), α = {alpha:g}",
+                    f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}",
+                )
+            )
     return decisions
 
 
@@ -391,8 +482,11 @@ def _seed_plan(mean: float, sd: float, alpha: float) -> str:
     needed = seeds_for_power(abs(mean), sd, alpha)
     side = "claim" if mean > 0 else "reverse"  # pragma: no mutate (mean = 0 plans nothing: needed is None)
     if needed is None:
-        return (f"no number of seeds up to {SEED_PLAN_LIMIT} gives {POWER:.0%} power at the observed difference "
-                f"{_g(mean)}" if mean else "the observed difference is 0: no number of seeds is planned")
+        return (
+            f"no number of seeds up to {SEED_PLAN_LIMIT} gives {POWER:.0%} power at the observed difference {_g(mean)}"
+            if mean
+            else "the observed difference is 0: no number of seeds is planned"
+        )
     return f"{needed} seeds would give {POWER:.0%} power to decide it ({side}) at the observed difference {_g(mean)}"
 
 
@@ -408,18 +502,42 @@ def decide_identity(error: float, tolerance: float) -> Decision:
 # Builders shared by the papers' claims modules -----------------------------------------------------
 
 
-def value_claim(experiment: str, spec, suffix: str, label: str, measured: float, low: float, high: float,
-                paper: float | None, *, mismatched: tuple[str, ...], tolerance: str) -> Claim:
+def value_claim(
+    experiment: str,
+    spec,
+    suffix: str,
+    label: str,
+    measured: float,
+    low: float,
+    high: float,
+    paper: float | None,
+    *,
+    mismatched: tuple[str, ...],
+    tolerance: str,
+) -> Claim:
     """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding);
     the keys the paper leaves unreported are named in the reason."""
     paper = np.nan if paper is None else float(paper)
     rounding = reported_rounding(paper) if np.isfinite(paper) else 0.0
     decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched)
     if spec.unreported and decision.verdict != NOT_COMPARABLE:
-        decision = Decision(decision.verdict, f"{decision.reason}; not reported by the paper, used as configured: "
-                                              f"{', '.join(spec.unreported)}", decision.power)
-    return claim(experiment, f"{experiment}.{spec.key}{suffix}", label, "value", decision, measured=measured, low=low,
-                 high=high, paper=paper, tolerance=tolerance)
+        decision = Decision(
+            decision.verdict,
+            f"{decision.reason}; not reported by the paper, used as configured: {', '.join(spec.unreported)}",
+            decision.power,
+        )
+    return claim(
+        experiment,
+        f"{experiment}.{spec.key}{suffix}",
+        label,
+        "value",
+        decision,
+        measured=measured,
+        low=low,
+        high=high,
+        paper=paper,
+        tolerance=tolerance,
+    )
 
 
 def family_level(size: int, level: float = LEVEL) -> float:
@@ -436,8 +554,19 @@ def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> 
     rows = []
     for (claim_id, statement, paired), decision in zip(family, decisions):
         mean, low, high = paired.interval(level)
-        rows.append(claim(experiment, claim_id, statement, "direction", decision, measured=mean, low=low, high=high,
-                          tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}; interval at {level:.4g}"))
+        rows.append(
+            claim(
+                experiment,
+                claim_id,
+                statement,
+                "direction",
+                decision,
+                measured=mean,
+                low=low,
+                high=high,
+                tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}; interval at {level:.4g}",
+            )
+        )
     return rows
 
 
@@ -459,7 +588,7 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     level = family_level(size)
     rows, start = [], 0
     for claim_id, statement, comparisons in groups:
-        mine = decisions[start:start + len(comparisons)]
+        mine = decisions[start : start + len(comparisons)]
         start += len(comparisons)
         words = [d.verdict for d in mine]
         verdict = REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE
@@ -468,7 +597,17 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
         decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
         reason = "; ".join(f"{c.label}: {d.verdict} ({d.reason})" for c, d in zip(comparisons, mine))
         mean, low, high = comparisons[decisive].interval(level)
-        rows.append(claim(experiment, claim_id, f"{statement} (shown: {comparisons[decisive].label})", "direction",
-                          Decision(verdict, reason, mine[decisive].power), measured=mean, low=low, high=high,
-                          tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices; interval at {level:.4g}"))
+        rows.append(
+            claim(
+                experiment,
+                claim_id,
+                f"{statement} (shown: {comparisons[decisive].label})",
+                "direction",
+                Decision(verdict, reason, mine[decisive].power),
+                measured=mean,
+                low=low,
+                high=high,
+                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices; interval at {level:.4g}",
+            )
+        )
     return rows

@@ -21,17 +21,34 @@ from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 
-__all__ = ["FAMILY_FIT_NOT_APPLICABLE", 
-    "calibration_table", "calibration_trajectory", "family_exponents", "fit_calibration_exponent",
-    "PERTURBATIONS", "perturbed_bayes_score", "score_family_table"
+__all__ = [
+    "FAMILY_FIT_NOT_APPLICABLE",
+    "calibration_table",
+    "calibration_trajectory",
+    "family_exponents",
+    "fit_calibration_exponent",
+    "PERTURBATIONS",
+    "perturbed_bayes_score",
+    "score_family_table",
 ]
 
 if TYPE_CHECKING:
     from crlrepro.learning.train import TrainSettings
 
 
-def calibration_trajectory(gmm: LatentClassGMM, dim: int, seed: int, tau: float, samples: int, settings: TrainSettings, *,
-                           hidden: int, layers: int, nodes: int, inner_nodes: int) -> pd.DataFrame:
+def calibration_trajectory(
+    gmm: LatentClassGMM,
+    dim: int,
+    seed: int,
+    tau: float,
+    samples: int,
+    settings: TrainSettings,
+    *,
+    hidden: int,
+    layers: int,
+    nodes: int,
+    inner_nodes: int,
+) -> pd.DataFrame:
     """Train one two-tower model (A2's recipe: in-batch InfoNCE on ``samples`` GMM pairs) and measure
     every checkpoint, from the initialisation (epoch 0) to the last epoch: L(s) − L* and E(s)."""
     # torch is imported here, not at the top: the rules that only analyse these trajectories stay torch-free
@@ -43,8 +60,13 @@ def calibration_trajectory(gmm: LatentClassGMM, dim: int, seed: int, tau: float,
 
     def measure(epoch, model):
         score = numpy_score(model)
-        rows.append({"checkpoint": int(epoch), "excess_loss": excess_contrastive_risk(score, grid, tau),
-                     "auc": retrieval_auc(score, gmm, nodes, inner_nodes)})
+        rows.append(
+            {
+                "checkpoint": int(epoch),
+                "excess_loss": excess_contrastive_risk(score, grid, tau),
+                "auc": retrieval_auc(score, gmm, nodes, inner_nodes),
+            }
+        )
 
     train_gmm_two_tower(gmm, dim, seed, tau, samples, settings, hidden=hidden, layers=layers, on_epoch=measure)
     table = pd.DataFrame(rows)
@@ -70,8 +92,17 @@ def calibration_table(points: pd.DataFrame, gmm: LatentClassGMM, tau: float, *, 
     return table
 
 
-def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.random.Generator, *,
-                             floor: float = 0.0, eligible=None, groups=None, level: float = 0.95) -> dict:
+def fit_calibration_exponent(
+    excess_loss,
+    excess_auc,
+    bootstrap: int,
+    rng: np.random.Generator,
+    *,
+    floor: float = 0.0,
+    eligible=None,
+    groups=None,
+    level: float = 0.95,
+) -> dict:
     """Least-squares r in log(E* − E) = log C + r log(L − L*) over the ``eligible`` points (all by default;
     the pipeline passes the trained, informative checkpoints) with both sides above ``floor`` (smaller
     regrets are below the quadrature's resolution), with a percentile bootstrap interval. With ``groups``
@@ -99,9 +130,16 @@ def fit_calibration_exponent(excess_loss, excess_auc, bootstrap: int, rng: np.ra
                 slopes[b] = loglog_slope(x[rows], y[rows])
     slopes = slopes[np.isfinite(slopes)]
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
-    return {"exponent": float(slope), "log_constant": float(intercept), "low": float(low), "high": float(high),
-            "resampled": "models" if groups is not None else "checkpoints",
-            "points_used": int(used.sum()), "points_excluded": int((~used).sum()), "floor": float(floor)}
+    return {
+        "exponent": float(slope),
+        "log_constant": float(intercept),
+        "low": float(low),
+        "high": float(high),
+        "resampled": "models" if groups is not None else "checkpoints",
+        "points_used": int(used.sum()),
+        "points_excluded": int((~used).sum()),
+        "floor": float(floor),
+    }
 
 
 # Perturbation directions h of the Bayes score s_ε = τ (PMI + ε h): smooth functions that change the ranking of the
@@ -128,8 +166,9 @@ def perturbed_bayes_score(gmm: LatentClassGMM, tau: float, epsilon: float, direc
     return score
 
 
-def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, perturbations, nodes: int,
-                       inner_nodes: int) -> pd.DataFrame:
+def score_family_table(
+    gmm: LatentClassGMM, tau: float, *, dims, epsilons, perturbations, nodes: int, inner_nodes: int
+) -> pd.DataFrame:
     """Families of scores that approach the Bayes score, each member measured like a checkpoint (L(s) − L* and E(s)
     on one quadrature rule): the spectral truncations s_D (D in ``dims``, one SVD of the PMI operator on the rule's
     grid; family "truncation") and the perturbed Bayes scores s_ε (ε in ``epsilons``, one family per direction in
@@ -150,13 +189,22 @@ def score_family_table(gmm: LatentClassGMM, tau: float, *, dims, epsilons, pertu
     members = []
     if dims:
         system = operator_svd(gmm.pmi, grid.x, grid.y)
-        members += [("truncation", float(d), truncated_score(system, int(d), tau), system.truncation_is_unique(int(d)))
-                    for d in dims]
-    members += [(f"perturbed:{p}", float(e), perturbed_bayes_score(gmm, tau, float(e), p), True)
-                for p in perturbations for e in epsilons]
-    rows = [{"model": name, "parameter": parameter, "excess_loss": excess_contrastive_risk(score, grid, tau),
-             "auc": retrieval_auc(score, gmm, nodes, inner_nodes), "unique": unique}
-            for name, parameter, score, unique in members]
+        members += [
+            ("truncation", float(d), truncated_score(system, int(d), tau), system.truncation_is_unique(int(d))) for d in dims
+        ]
+    members += [
+        (f"perturbed:{p}", float(e), perturbed_bayes_score(gmm, tau, float(e), p), True) for p in perturbations for e in epsilons
+    ]
+    rows = [
+        {
+            "model": name,
+            "parameter": parameter,
+            "excess_loss": excess_contrastive_risk(score, grid, tau),
+            "auc": retrieval_auc(score, gmm, nodes, inner_nodes),
+            "unique": unique,
+        }
+        for name, parameter, score, unique in members
+    ]
     return pd.DataFrame(rows, columns=["model", "parameter", "excess_loss", "auc", "unique"])
 
 
@@ -187,12 +235,25 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
         usable = members["informative"] & members["unique"] & (members["excess_auc"] > 0) & (members["excess_loss"] > 0)
         usable &= members["regret_error"] <= max_relative_error * members["excess_auc"]
         chosen = members[usable].sort_values("excess_loss").head(int(tail))
-        row = {"model": name, "exponent": np.nan, "low": np.nan, "high": np.nan, "points_used": len(chosen),
-               "usable": int(usable.sum()), "excess_min": np.nan, "excess_max": np.nan}
+        row = {
+            "model": name,
+            "exponent": np.nan,
+            "low": np.nan,
+            "high": np.nan,
+            "points_used": len(chosen),
+            "usable": int(usable.sum()),
+            "excess_min": np.nan,
+            "excess_max": np.nan,
+        }
         if len(chosen) >= 3:
             x, y = np.log(chosen["excess_loss"].to_numpy()), np.log(chosen["excess_auc"].to_numpy())
             local = np.diff(y) / np.diff(x)
-            row.update(exponent=float(loglog_slope(np.exp(x), np.exp(y))), low=float(local.min()), high=float(local.max()),
-                       excess_min=float(np.exp(x[0])), excess_max=float(np.exp(x[-1])))
+            row.update(
+                exponent=float(loglog_slope(np.exp(x), np.exp(y))),
+                low=float(local.min()),
+                high=float(local.max()),
+                excess_min=float(np.exp(x[0])),
+                excess_max=float(np.exp(x[-1])),
+            )
         rows.append(row)
     return pd.DataFrame(rows)

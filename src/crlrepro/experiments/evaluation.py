@@ -21,12 +21,16 @@ def evaluate_gmm_two_tower(model: TwoTower, gmm: LatentClassGMM, tau: float, nod
     grid = gmm.grid(nodes)
     score = numpy_score(model)
     distances = l2_distances_to_bayes_score(score, grid, tau)
-    return {"excess_risk": excess_contrastive_risk(score, grid, tau), "l2_distance": l2_distance_to_bayes_score(score, grid, tau),
-            **{f"l2_{name}": value for name, value in distances.items()}}
+    return {
+        "excess_risk": excess_contrastive_risk(score, grid, tau),
+        "l2_distance": l2_distance_to_bayes_score(score, grid, tau),
+        **{f"l2_{name}": value for name, value in distances.items()},
+    }
 
 
 # A sweep that never reaches D = K has no alignment at K (crlrepro.runtime.artifacts.nonfinite_problems).
 LCGM_NOT_APPLICABLE = ("alignment_at_K",)
+
 
 def evaluate_lcgm_two_tower(model: TwoTower, lcgm: LatentClassModel, tau: float, test_samples: int, seed: int) -> dict:
     """A3 metrics on fresh held-out samples (half to fit the probes, half to score them):
@@ -57,10 +61,16 @@ def sensitivity_elbows(runs: pd.DataFrame, classes: int, tolerance: float) -> pd
         if group["D"].nunique() < 2:
             continue
         result = lcgm_elbow(group, classes, tolerance)
-        rows.append({"noise_y": float(noise), "separation": float(separation),
-                     "dims": " ".join(str(d) for d in sorted(result["alignment"])), "elbow": result["elbow"],
-                     "alignment_at_K": result["alignment"].get(int(classes), np.nan),
-                     "elbow_minus_K": result["elbow"] - int(classes)})
+        rows.append(
+            {
+                "noise_y": float(noise),
+                "separation": float(separation),
+                "dims": " ".join(str(d) for d in sorted(result["alignment"])),
+                "elbow": result["elbow"],
+                "alignment_at_K": result["alignment"].get(int(classes), np.nan),
+                "elbow_minus_K": result["elbow"] - int(classes),
+            }
+        )
     return pd.DataFrame(rows, columns=["noise_y", "separation", "dims", "elbow", "alignment_at_K", "elbow_minus_K"])
 
 
@@ -71,14 +81,16 @@ def lcgm_elbow(runs: pd.DataFrame, classes: int, tolerance: float) -> dict:
     per_run = runs.assign(alignment=(runs["r2_f"] + runs["r2_g"]) / 2)
     alignment = per_run.groupby("D")["alignment"].mean()
     elbow = elbow_by_relative_gain(alignment.index.to_numpy(), 1.0 - alignment.to_numpy(), tolerance)
-    per_seed = {int(seed): elbow_by_relative_gain(group["D"].to_numpy(), 1.0 - group["alignment"].to_numpy(), tolerance)
-                for seed, group in per_run.groupby("seed")}
+    per_seed = {
+        int(seed): elbow_by_relative_gain(group["D"].to_numpy(), 1.0 - group["alignment"].to_numpy(), tolerance)
+        for seed, group in per_run.groupby("seed")
+    }
     return {
         "classes": int(classes),
         "elbow": elbow,
         "per_seed": per_seed,
         "rule": "smallest D with max(alignment) - alignment(D) <= tolerance * (max(alignment) - alignment(D_min)), "
-                "alignment = mean over seeds of (r2_f + r2_g) / 2",
+        "alignment = mean over seeds of (r2_f + r2_g) / 2",
         "tolerance": tolerance,
         "alignment": {int(d): float(a) for d, a in alignment.items()},
     }

@@ -31,13 +31,40 @@ from crlrepro.theory.numerics import log_sum_exp
 from crlrepro.theory.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.theory.quadrature import trapezoid_mixture
 
-__all__ = ["BUDGET_NOT_APPLICABLE", "SLOPES_NOT_APPLICABLE", 
-    "budget_summary", "deviation_rates", "DEVIATIONS", "draw_negative_sample", "empirical_contrastive_loss",
-    "evaluate_trained_model", "fit_budget_model", "fixed_score_deviations", "fixed_score_family", "FixedScore",
-    "gallery_recall", "in_batch_inner_draws", "IN_BATCH_SLOPE_M", "inner_term_draws", "log_partition",
-    "nearest_split", "NegativeSample", "outer_term_draws", "recommended_split", "REGIMES",
-    "run_negative_sampling", "sample_objective", "scaling_slope", "scaling_slopes", "SHAPES", "SUPREMUM",
-    "sweep_rows", "train_on_sample", "train_on_samples", "trained_fixed_scores", "two_tower_score"
+__all__ = [
+    "BUDGET_NOT_APPLICABLE",
+    "SLOPES_NOT_APPLICABLE",
+    "budget_summary",
+    "deviation_rates",
+    "DEVIATIONS",
+    "draw_negative_sample",
+    "empirical_contrastive_loss",
+    "evaluate_trained_model",
+    "fit_budget_model",
+    "fixed_score_deviations",
+    "fixed_score_family",
+    "FixedScore",
+    "gallery_recall",
+    "in_batch_inner_draws",
+    "IN_BATCH_SLOPE_M",
+    "inner_term_draws",
+    "log_partition",
+    "nearest_split",
+    "NegativeSample",
+    "outer_term_draws",
+    "recommended_split",
+    "REGIMES",
+    "run_negative_sampling",
+    "sample_objective",
+    "scaling_slope",
+    "scaling_slopes",
+    "SHAPES",
+    "SUPREMUM",
+    "sweep_rows",
+    "train_on_sample",
+    "train_on_samples",
+    "trained_fixed_scores",
+    "two_tower_score",
 ]
 
 # torch (networks, losses, the trainer) is imported in the functions that train or score a model, so the rules
@@ -91,7 +118,9 @@ def draw_negative_sample(gmm: LatentClassGMM, regime: str, n: int, m: int, rng: 
     return NegativeSample(regime, x[:, None], y[:, None], negatives.reshape(shape))
 
 
-def sample_objective(model: TwoTower, x: torch.Tensor, y: torch.Tensor, negatives: torch.Tensor, regime: str, tau: float) -> torch.Tensor:
+def sample_objective(
+    model: TwoTower, x: torch.Tensor, y: torch.Tensor, negatives: torch.Tensor, regime: str, tau: float
+) -> torch.Tensor:
     """L̂ (module docstring) of ``model`` on anchors x, positives y and their negatives: SCRL with
     :func:`crlrepro.learning.losses.info_nce_independent`, SSCRL with :func:`crlrepro.learning.losses.info_nce_shared`."""
     import torch
@@ -130,19 +159,39 @@ def empirical_contrastive_loss(model: TwoTower, sample: NegativeSample, tau: flo
     return total / sample.n
 
 
-def train_on_sample(sample: NegativeSample, tau: float, settings: TrainSettings, *, dim: int, hidden: int, layers: int,
-                    score_bound: float | None, steps: int) -> tuple[TwoTower, list]:
+def train_on_sample(
+    sample: NegativeSample,
+    tau: float,
+    settings: TrainSettings,
+    *,
+    dim: int,
+    hidden: int,
+    layers: int,
+    score_bound: float | None,
+    steps: int,
+) -> tuple[TwoTower, list]:
     """Minimise L̂_S over a two-tower model with the project's trainer: minibatches of anchors (each with
     its own negatives under SCRL, all with the whole pool under SSCRL) for about ``steps`` AdamW steps
     (whole epochs: ⌈steps / ⌊n / batch⌋⌉ of them, so small samples are revisited more often). The one-member
     case of :func:`train_on_samples`."""
-    ((model, history),) = train_on_samples([sample], [settings.seed], tau, settings, dim=dim, hidden=hidden, layers=layers,
-                                          score_bound=score_bound, steps=steps)
+    ((model, history),) = train_on_samples(
+        [sample], [settings.seed], tau, settings, dim=dim, hidden=hidden, layers=layers, score_bound=score_bound, steps=steps
+    )
     return model, history
 
 
-def train_on_samples(samples: list[NegativeSample], seeds, tau: float, settings: TrainSettings, *, dim: int, hidden: int,
-                     layers: int, score_bound: float | None, steps: int) -> list[tuple[TwoTower, list]]:
+def train_on_samples(
+    samples: list[NegativeSample],
+    seeds,
+    tau: float,
+    settings: TrainSettings,
+    *,
+    dim: int,
+    hidden: int,
+    layers: int,
+    score_bound: float | None,
+    steps: int,
+) -> list[tuple[TwoTower, list]]:
     """:func:`train_on_sample` for several seeds at once, each on its own sample (all of one regime, n and m): one
     batched ensemble (crlrepro.learning.networks.TwoTowerEnsemble) whose member k is initialised under seeds[k], shuffled
     by seeds[k]'s generators and trained on samples[k], all members in one optimiser step. Returns each member's
@@ -166,8 +215,7 @@ def train_on_samples(samples: list[NegativeSample], seeds, tau: float, settings:
     members = []
     for seed in seeds:  # each member's initialisation is the one it would get alone
         seed_everything(seed)
-        members.append(TwoTower(sample.x.shape[1], sample.y.shape[1], dim, hidden=hidden, layers=layers,
-                                score_bound=score_bound))
+        members.append(TwoTower(sample.x.shape[1], sample.y.shape[1], dim, hidden=hidden, layers=layers, score_bound=score_bound))
     model = TwoTowerEnsemble(members)
     stack = lambda field: torch.as_tensor(np.stack([np.asarray(getattr(s, field), dtype=np.float32) for s in samples]))  # noqa: E731
     x, y, neg = stack("x"), stack("y"), stack("negatives")
@@ -195,8 +243,18 @@ def gallery_recall(score, gmm: LatentClassGMM, gallery_size: int, galleries: int
     return float(np.mean([recall_at_k(score(x[k], y[k]), 1) for k in range(int(galleries))]))
 
 
-def evaluate_trained_model(model: TwoTower, sample: NegativeSample, gmm: LatentClassGMM, tau: float, *, nodes: int,
-                           inner_nodes: int, gallery_size: int, galleries: int, seed: int) -> dict:
+def evaluate_trained_model(
+    model: TwoTower,
+    sample: NegativeSample,
+    gmm: LatentClassGMM,
+    tau: float,
+    *,
+    nodes: int,
+    inner_nodes: int,
+    gallery_size: int,
+    galleries: int,
+    seed: int,
+) -> dict:
     """C3/C4 measurements of a trained ŵ: empirical_loss L̂_S(ŵ) on its own training sample,
     population_loss L(ŵ) and excess_risk L(ŵ) − L* by quadrature (``nodes`` per view), the gap
     L(ŵ) − L̂_S(ŵ), the retrieval AUC E(ŵ) by quadrature and recall@1 over fresh galleries."""
@@ -216,28 +274,63 @@ def evaluate_trained_model(model: TwoTower, sample: NegativeSample, gmm: LatentC
     }
 
 
-def run_negative_sampling(gmm: LatentClassGMM, regime: str, n: int, m: int, seeds, tau: float, scaling: dict,
-                          device: str = "cpu") -> list[dict]:
+def run_negative_sampling(
+    gmm: LatentClassGMM, regime: str, n: int, m: int, seeds, tau: float, scaling: dict, device: str = "cpu"
+) -> list[dict]:
     """One C3/C4 point under the config's ``consistency.scaling`` block, for every seed: draw S (generator seeded
     by (seed, n, m, regime)), train ŵ on it (all seeds as one ensemble, :func:`train_on_samples`), evaluate each
     with :func:`evaluate_trained_model`. One row per seed."""
     from crlrepro.learning.train import TrainSettings
 
     seeds = [int(seed) for seed in seeds]
-    samples = [draw_negative_sample(gmm, regime, n, m, np.random.default_rng([seed, int(n), int(m),
-                                                                               REGIMES.index(_check_regime(regime))]))
-               for seed in seeds]
-    settings = TrainSettings(epochs=1, batch_size=scaling["batch_size"], learning_rate=scaling["learning_rate"],
-                             weight_decay=scaling["weight_decay"], seed=seeds[0], device=device,
-                             name=f"{regime} n={n} m={m}")
-    trained = train_on_samples(samples, seeds, tau, settings, dim=scaling["dim"], hidden=scaling["hidden"],
-                               layers=scaling["layers"], score_bound=scaling["score_bound"], steps=scaling["steps"])
+    samples = [
+        draw_negative_sample(
+            gmm, regime, n, m, np.random.default_rng([seed, int(n), int(m), REGIMES.index(_check_regime(regime))])
+        )
+        for seed in seeds
+    ]
+    settings = TrainSettings(
+        epochs=1,
+        batch_size=scaling["batch_size"],
+        learning_rate=scaling["learning_rate"],
+        weight_decay=scaling["weight_decay"],
+        seed=seeds[0],
+        device=device,
+        name=f"{regime} n={n} m={m}",
+    )
+    trained = train_on_samples(
+        samples,
+        seeds,
+        tau,
+        settings,
+        dim=scaling["dim"],
+        hidden=scaling["hidden"],
+        layers=scaling["layers"],
+        score_bound=scaling["score_bound"],
+        steps=scaling["steps"],
+    )
     rows = []
     for seed, sample, (model, history) in zip(seeds, samples, trained):
-        row = {"regime": regime, "n": int(n), "m": int(m), "seed": seed,
-               "steps": len(history) * (int(n) // min(int(scaling["batch_size"]), int(n)))}
-        row.update(evaluate_trained_model(model, sample, gmm, tau, nodes=scaling["nodes"], inner_nodes=scaling["inner_nodes"],
-                                          gallery_size=scaling["gallery_size"], galleries=scaling["galleries"], seed=seed))
+        row = {
+            "regime": regime,
+            "n": int(n),
+            "m": int(m),
+            "seed": seed,
+            "steps": len(history) * (int(n) // min(int(scaling["batch_size"]), int(n))),
+        }
+        row.update(
+            evaluate_trained_model(
+                model,
+                sample,
+                gmm,
+                tau,
+                nodes=scaling["nodes"],
+                inner_nodes=scaling["inner_nodes"],
+                gallery_size=scaling["gallery_size"],
+                galleries=scaling["galleries"],
+                seed=seed,
+            )
+        )
         rows.append(row)
     return rows
 
@@ -250,15 +343,18 @@ def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.
     keys = ["regime", "n", "m", "seed"]
     twice = runs[runs.duplicated(keys, keep=False)]
     if len(twice):
-        raise ValueError(f"the run tables hold (regime, n, m, seed) more than once: {twice[keys].drop_duplicates().values.tolist()}")
+        raise ValueError(
+            f"the run tables hold (regime, n, m, seed) more than once: {twice[keys].drop_duplicates().values.tolist()}"
+        )
     wanted, seeds = sorted({(int(n), int(m)) for n, m in points}), sorted(int(seed) for seed in seeds)
     for regime in regimes:
         for n, m in wanted:
             at = (runs["regime"] == regime) & (runs["n"] == n) & (runs["m"] == m)
             found = sorted(int(seed) for seed in runs.loc[at, "seed"])
             if found != seeds:
-                raise ValueError(f"sweep {sweep}, regime {regime}: (n, m) = ({n}, {m}) has seeds {found} in the run "
-                                 f"tables, expected {seeds}")
+                raise ValueError(
+                    f"sweep {sweep}, regime {regime}: (n, m) = ({n}, {m}) has seeds {found} in the run tables, expected {seeds}"
+                )
     asked, at_points = set(regimes), set(wanted)
     keep = [regime in asked and (int(n), int(m)) in at_points for regime, n, m in zip(runs["regime"], runs["n"], runs["m"])]
     return runs[keep].assign(sweep=sweep).reset_index(drop=True)
@@ -272,9 +368,9 @@ def scaling_slope(runs, axis: str, value: str, bootstrap: int, rng: np.random.Ge
         raise ValueError(f"a slope in {axis} needs at least two values of {axis}, got {len(groups)}")
     xs = np.array([k for k, _ in groups])
     point = float(loglog_slope(xs, [v.mean() for _, v in groups]))
-    draws = np.stack([
-        np.mean(v[rng.integers(0, v.size, size=(bootstrap, v.size))], axis=1) for _, v in groups
-    ], axis=1)  # (bootstrap, points)
+    draws = np.stack(
+        [np.mean(v[rng.integers(0, v.size, size=(bootstrap, v.size))], axis=1) for _, v in groups], axis=1
+    )  # (bootstrap, points)
     slopes = loglog_slope(xs, np.maximum(draws, np.finfo(float).tiny))
     low, high = np.quantile(slopes, [(1 - level) / 2, (1 + level) / 2])
     return {"slope": point, "low": float(low), "high": float(high), "points": len(groups)}
@@ -297,8 +393,15 @@ def scaling_slopes(table, predicted: dict, bootstrap: int, seed: int) -> "pd.Dat
     for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
         for value in ("gap", "excess_risk"):
             fit = scaling_slope(runs, sweep, value, bootstrap, rng)
-            rows.append({"regime": regime, "axis": sweep, "quantity": value, **fit,
-                         "predicted": float(predicted[sweep][regime]) if value == "gap" else float("nan")})
+            rows.append(
+                {
+                    "regime": regime,
+                    "axis": sweep,
+                    "quantity": value,
+                    **fit,
+                    "predicted": float(predicted[sweep][regime]) if value == "gap" else float("nan"),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -367,11 +470,21 @@ def budget_summary(table, total: int) -> "pd.DataFrame":
         means = runs.groupby("m")[["auc", "excess_risk"]].mean()
         fit = fit_budget_model(runs["m"], runs["n"], runs["excess_risk"], regime)
         m_star = recommended_split(fit["b"], fit["c"], total, regime)
-        rows.append({"regime": regime, "shape": SHAPES[regime], "total": int(total), "best_m_auc": int(means["auc"].idxmax()),
-                     "best_m_excess": int(means["excess_risk"].idxmin()), "smallest_m": int(means.index.min()),
-                     "largest_m": int(means.index.max()), **fit, "recommended_m": m_star,
-                     "recommended_n": total / m_star if np.isfinite(m_star) else float("nan"),
-                     "nearest_m": nearest_split(means.index, m_star) if np.isfinite(m_star) else -1})
+        rows.append(
+            {
+                "regime": regime,
+                "shape": SHAPES[regime],
+                "total": int(total),
+                "best_m_auc": int(means["auc"].idxmax()),
+                "best_m_excess": int(means["excess_risk"].idxmin()),
+                "smallest_m": int(means.index.min()),
+                "largest_m": int(means.index.max()),
+                **fit,
+                "recommended_m": m_star,
+                "recommended_n": total / m_star if np.isfinite(m_star) else float("nan"),
+                "nearest_m": nearest_split(means.index, m_star) if np.isfinite(m_star) else -1,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -427,8 +540,9 @@ def fixed_score_family(gmm: LatentClassGMM, tau: float, score_bound: float, trai
         FixedScore("bayes", lambda x, y: tau * gmm.pmi(x, y), lambda x, y: tau * gmm.pmi_pairs(x, y)),
         FixedScore("bayes_half_scale", lambda x, y: 0.5 * tau * gmm.pmi(x, y), lambda x, y: 0.5 * tau * gmm.pmi_pairs(x, y)),
         FixedScore("misspecified", lambda x, y: tau * shrunk.pmi(x, y), lambda x, y: tau * shrunk.pmi_pairs(x, y)),
-        FixedScore("bilinear", lambda x, y: bound * np.outer(np.tanh(x), np.tanh(y)),
-                   lambda x, y: bound * np.tanh(x) * np.tanh(y)),
+        FixedScore(
+            "bilinear", lambda x, y: bound * np.outer(np.tanh(x), np.tanh(y)), lambda x, y: bound * np.tanh(x) * np.tanh(y)
+        ),
     ]
     return family + list(trained)
 
@@ -447,8 +561,12 @@ def log_partition(score: FixedScore, gmm: LatentClassGMM, x, tau: float, nodes: 
     y_rule = trapezoid_mixture(gmm.weights, gmm.mean_y, gmm.std_y, nodes)
     x = np.asarray(x, dtype=float)
     step = max(1, chunk_pairs // len(y_rule))
-    return np.concatenate([log_sum_exp(score.pairwise(x[i:i + step], y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
-                           for i in range(0, len(x), step)])
+    return np.concatenate(
+        [
+            log_sum_exp(score.pairwise(x[i : i + step], y_rule.nodes) / tau + np.log(y_rule.weights)[None, :], axis=1)
+            for i in range(0, len(x), step)
+        ]
+    )
 
 
 def _joint_mean(score: FixedScore, gmm: LatentClassGMM, nodes: int, chunk_pairs: int = 1 << 22) -> float:
@@ -458,15 +576,24 @@ def _joint_mean(score: FixedScore, gmm: LatentClassGMM, nodes: int, chunk_pairs:
     step = max(1, chunk_pairs // nodes)
     total = mass = 0.0
     for i in range(0, nodes, step):
-        xs = x_rule.nodes[i:i + step]
-        joint = x_rule.weights[i:i + step, None] * y_rule.weights[None, :] * np.exp(gmm.pmi(xs, y_rule.nodes))
+        xs = x_rule.nodes[i : i + step]
+        joint = x_rule.weights[i : i + step, None] * y_rule.weights[None, :] * np.exp(gmm.pmi(xs, y_rule.nodes))
         total += float(np.sum(joint * score.pairwise(xs, y_rule.nodes)))
         mass += float(joint.sum())
     return total / mass
 
 
-def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, seed: int, nodes: int,
-                     partition_nodes: int, chunk_pairs: int = 1 << 22) -> "pd.DataFrame":
+def inner_term_draws(
+    scores,
+    gmm: LatentClassGMM,
+    tau: float,
+    ms,
+    pools: int,
+    seed: int,
+    nodes: int,
+    partition_nodes: int,
+    chunk_pairs: int = 1 << 22,
+) -> "pd.DataFrame":
     """The inner term at n → ∞ (anchors integrated by quadrature over P_X) for ``pools`` independent pools
     of m negatives y' ~ P_Y at every m, the same pools for every score (module comment above):
 
@@ -491,13 +618,15 @@ def inner_term_draws(scores, gmm: LatentClassGMM, tau: float, ms, pools: int, se
         for score in scores:
             inner, inner_cv = [], []
             for start in range(0, pools, step):
-                block = negatives[start:start + step]
+                block = negatives[start : start + step]
                 s = score.pairwise(x, block.ravel()).reshape(len(x), len(block), m) / tau
                 ratio = log_sum_exp(s, axis=2) - np.log(m) - log_z[score.name][:, None]  # log Ẑ/Z, (x, pools)
                 inner.append(tau * (wx @ ratio))
                 inner_cv.append(tau * (wx @ (ratio - np.expm1(ratio))))
             inner, inner_cv = np.concatenate(inner), np.concatenate(inner_cv)
-            rows.append(pd.DataFrame({"m": m, "pool": np.arange(pools), "score": score.name, "inner": inner, "inner_cv": inner_cv}))
+            rows.append(
+                pd.DataFrame({"m": m, "pool": np.arange(pools), "score": score.name, "inner": inner, "inner_cv": inner_cv})
+            )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -508,8 +637,17 @@ def _log_partition_tables(scores, gmm: LatentClassGMM, tau: float, partition_nod
     return x_rule, {s.name: log_partition(s, gmm, x_rule.nodes, tau, partition_nodes) for s in scores}
 
 
-def in_batch_inner_draws(scores, gmm: LatentClassGMM, tau: float, ms, batches: int, seed: int, partition_nodes: int,
-                         table_points: int = 4001, block_pairs: int = 1 << 20) -> "pd.DataFrame":
+def in_batch_inner_draws(
+    scores,
+    gmm: LatentClassGMM,
+    tau: float,
+    ms,
+    batches: int,
+    seed: int,
+    partition_nodes: int,
+    table_points: int = 4001,
+    block_pairs: int = 1 << 20,
+) -> "pd.DataFrame":
     """The inner term with in-batch negatives (CLIP, SimCLR): a batch of m + 1 pairs (x_i, y_i) ~ p in which
     anchor i's negatives are the other m positives, for ``batches`` independent batches at every m:
 
@@ -540,20 +678,38 @@ def in_batch_inner_draws(scores, gmm: LatentClassGMM, tau: float, ms, batches: i
             log_z = np.interp(x, x_rule.nodes, tables[score.name])  # (batches, m + 1)
             inner, inner_cv = [], []
             for start in range(0, batches, per_block):
-                xs, ys = x[start:start + per_block], y[start:start + per_block]
+                xs, ys = x[start : start + per_block], y[start : start + per_block]
                 k = len(xs)
                 s = score.pairwise(xs.ravel(), ys.ravel()).reshape(k, size, k, size)[np.arange(k), :, np.arange(k), :] / tau
                 s = np.where(off_diagonal, s, -np.inf)  # (k, anchors, candidates): the anchor's own positive is no negative
-                ratio = log_sum_exp(s, axis=2) - np.log(m) - log_z[start:start + k]
+                ratio = log_sum_exp(s, axis=2) - np.log(m) - log_z[start : start + k]
                 inner.append(tau * ratio.mean(axis=1))
                 inner_cv.append(tau * (ratio - np.expm1(ratio)).mean(axis=1))
-            rows.append(pd.DataFrame({"m": m, "pool": np.arange(batches), "score": score.name,
-                                      "inner": np.concatenate(inner), "inner_cv": np.concatenate(inner_cv)}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "m": m,
+                        "pool": np.arange(batches),
+                        "score": score.name,
+                        "inner": np.concatenate(inner),
+                        "inner_cv": np.concatenate(inner_cv),
+                    }
+                )
+            )
     return pd.concat(rows, ignore_index=True)
 
 
-def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, seed: int, partition_nodes: int,
-                     table_points: int = 4001, chunk_pairs: int = 1 << 21) -> "pd.DataFrame":
+def outer_term_draws(
+    scores,
+    gmm: LatentClassGMM,
+    tau: float,
+    ns,
+    draws: int,
+    seed: int,
+    partition_nodes: int,
+    table_points: int = 4001,
+    chunk_pairs: int = 1 << 21,
+) -> "pd.DataFrame":
     """The outer term O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s), ℓ_s = τ log Z_s(x) − s(x, y), for ``draws``
     independent samples of n pairs at every n (negatives integrated exactly: m = ∞, where SCRL and SSCRL
     coincide), the same samples for every score. log Z_s (:func:`log_partition`, ``partition_nodes``) is
@@ -583,10 +739,10 @@ def outer_term_draws(scores, gmm: LatentClassGMM, tau: float, ns, draws: int, se
 
 SUPREMUM = "sup"  # the family's supremum, sup_s |deviation| (Thm 4.5 bounds sup_w |L − L̂_S|)
 DEVIATIONS = (  # (regime, axis, draws table, column of the draws, statistic)
-    ("scrl", "m", "inner", "inner_cv", "bias"),      # |E_pools inner|: the anchors average the pools out
-    ("sscrl", "m", "inner", "inner", "spread"),      # E_pool |inner|: one pool serves every anchor
+    ("scrl", "m", "inner", "inner_cv", "bias"),  # |E_pools inner|: the anchors average the pools out
+    ("sscrl", "m", "inner", "inner", "spread"),  # E_pool |inner|: one pool serves every anchor
     ("inbatch", "m", "inbatch", "inner_cv", "bias"),  # |E_batches inner|: n/(m+1) batches average out
-    ("both", "n", "outer", "outer", "spread"),       # E_sample |outer|: m = ∞, the regimes coincide
+    ("both", "n", "outer", "outer", "spread"),  # E_sample |outer|: m = ∞, the regimes coincide
 )
 # In-batch negatives at n = ∞: each anchor's m negatives are iid P_Y draws independent of it, so the deviation is
 # SCRL's bias, O(1/m) (in_batch_inner_draws). Derived here; the paper files in-batch negatives under SSCRL's O(1/√m).
@@ -613,8 +769,9 @@ def _common(by_regime: dict) -> float:
     return values.pop()
 
 
-def deviation_rates(draws: dict, *, fit_from: int, bootstrap: int, seed: int, predicted: dict,
-                    level: float = 0.95) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+def deviation_rates(
+    draws: dict, *, fit_from: int, bootstrap: int, seed: int, predicted: dict, level: float = 0.95
+) -> tuple["pd.DataFrame", "pd.DataFrame"]:
     """C3's mechanism: per regime and axis (``DEVIATIONS``), every score's deviation and the family's
     supremum at each m (or n) with percentile bootstrap intervals (draws resampled independently at each
     point), and the log-log slope over m ≥ ``fit_from`` (every n) with its bootstrap interval, beside the
@@ -637,13 +794,24 @@ def deviation_rates(draws: dict, *, fit_from: int, bootstrap: int, seed: int, pr
         values = np.stack([cube.loc[a].loc[names].to_numpy() for a in ats])  # (points, scores, draws)
         point = _deviation(values, statistic)
         picks = rng.integers(0, values.shape[2], size=(len(ats), bootstrap, values.shape[2]))
-        boot = np.stack([_deviation(np.moveaxis(values[k][:, picks[k]], 0, 1), statistic) for k in range(len(ats))],
-                        axis=1)  # (bootstrap, points, scores + 1)
+        boot = np.stack(
+            [_deviation(np.moveaxis(values[k][:, picks[k]], 0, 1), statistic) for k in range(len(ats))], axis=1
+        )  # (bootstrap, points, scores + 1)
         low, high = np.quantile(boot, [tail, 1 - tail], axis=0)
         for k, at in enumerate(ats):
             for j, name in enumerate(names + [SUPREMUM]):
-                points.append({"regime": regime, "axis": axis, "at": int(at), "score": name, "deviation": point[k, j],
-                               "low": low[k, j], "high": high[k, j], "draws": values.shape[2]})
+                points.append(
+                    {
+                        "regime": regime,
+                        "axis": axis,
+                        "at": int(at),
+                        "score": name,
+                        "deviation": point[k, j],
+                        "low": low[k, j],
+                        "high": high[k, j],
+                        "draws": values.shape[2],
+                    }
+                )
         used = np.array([a >= fit_from if axis == "m" else True for a in ats])
         xs = np.array(ats, dtype=float)[used]
         if used.sum() < 2:
@@ -654,9 +822,20 @@ def deviation_rates(draws: dict, *, fit_from: int, bootstrap: int, seed: int, pr
         s_low, s_high = np.quantile(resampled, [tail, 1 - tail], axis=0)
         expected = float(predicted["m"][regime]) if axis == "m" else _common(predicted["n"])
         for j, name in enumerate(names + [SUPREMUM]):
-            slopes.append({"regime": regime, "axis": axis, "score": name, "slope": float(fitted[j]), "low": float(s_low[j]),
-                           "high": float(s_high[j]), "fit_from": int(xs.min()), "fit_to": int(xs.max()),
-                           "points": int(used.sum()), "predicted": expected})
+            slopes.append(
+                {
+                    "regime": regime,
+                    "axis": axis,
+                    "score": name,
+                    "slope": float(fitted[j]),
+                    "low": float(s_low[j]),
+                    "high": float(s_high[j]),
+                    "fit_from": int(xs.min()),
+                    "fit_to": int(xs.max()),
+                    "points": int(used.sum()),
+                    "predicted": expected,
+                }
+            )
     return pd.DataFrame(points), pd.DataFrame(slopes)
 
 
@@ -669,11 +848,25 @@ def trained_fixed_scores(gmm: LatentClassGMM, tau: float, model: dict, n: int, m
     scores = []
     for regime in REGIMES:
         rng = np.random.default_rng([int(seed), int(n), int(m), REGIMES.index(regime), 2])
-        settings = TrainSettings(epochs=1, batch_size=model["batch_size"], learning_rate=model["learning_rate"],
-                                 weight_decay=model["weight_decay"], seed=int(seed), device=device, name=f"fixed {regime}")
-        trained, _ = train_on_sample(draw_negative_sample(gmm, regime, n, m, rng), tau, settings, dim=model["dim"],
-                                     hidden=model["hidden"], layers=model["layers"], score_bound=model["score_bound"],
-                                     steps=model["steps"])
+        settings = TrainSettings(
+            epochs=1,
+            batch_size=model["batch_size"],
+            learning_rate=model["learning_rate"],
+            weight_decay=model["weight_decay"],
+            seed=int(seed),
+            device=device,
+            name=f"fixed {regime}",
+        )
+        trained, _ = train_on_sample(
+            draw_negative_sample(gmm, regime, n, m, rng),
+            tau,
+            settings,
+            dim=model["dim"],
+            hidden=model["hidden"],
+            layers=model["layers"],
+            score_bound=model["score_bound"],
+            steps=model["steps"],
+        )
         scores.append(two_tower_score(f"trained_{regime}", trained))
     return scores
 
@@ -683,13 +876,17 @@ def fixed_score_deviations(gmm: LatentClassGMM, tau: float, deviation: dict, mod
     :func:`fixed_score_family` (with :func:`trained_fixed_scores`), its inner-term draws at every m and
     in-batch inner-term draws at every m and outer-term draws at every n. Returns {"inner", "inbatch", "outer"}
     tables (:func:`deviation_rates`' input)."""
-    trained = trained_fixed_scores(gmm, tau, model, deviation["trained"]["n"], deviation["trained"]["m"],
-                                   deviation["seed"], device)
+    trained = trained_fixed_scores(
+        gmm, tau, model, deviation["trained"]["n"], deviation["trained"]["m"], deviation["seed"], device
+    )
     family = fixed_score_family(gmm, tau, model["score_bound"], trained)
-    inner = inner_term_draws(family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"],
-                             deviation["partition_nodes"])
-    inbatch = in_batch_inner_draws(family, gmm, tau, deviation["ms"], deviation["batches"], deviation["seed"],
-                                   deviation["partition_nodes"])
-    outer = outer_term_draws(family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"],
-                             deviation["partition_nodes"])
+    inner = inner_term_draws(
+        family, gmm, tau, deviation["ms"], deviation["pools"], deviation["seed"], deviation["nodes"], deviation["partition_nodes"]
+    )
+    inbatch = in_batch_inner_draws(
+        family, gmm, tau, deviation["ms"], deviation["batches"], deviation["seed"], deviation["partition_nodes"]
+    )
+    outer = outer_term_draws(
+        family, gmm, tau, deviation["ns"], deviation["pools"], deviation["seed"], deviation["partition_nodes"]
+    )
     return {"inner": inner, "inbatch": inbatch, "outer": outer}

@@ -28,12 +28,29 @@ from torch import nn
 from crlrepro.learning.losses import contrastive_loss, supervised_prototype_loss
 from crlrepro.learning.networks import ContrastiveModel
 
-__all__ = ["EXPERIMENT_NOT_APPLICABLE", "EVALUATION_NOT_APPLICABLE", 
-    "baseline_table", "contrastive_batch_loss", "encode", "evaluate_contrastive", "evaluate_features",
-    "evaluate_raw_pixels", "EVALUATED", "evaluation_table", "few_label_probe_top1", "knn_top1",
-    "linear_probe_top1", "mean_feature_cosine", "metric_names", "prototype_bias", "tail_classes",
-    "train_contrastive", "two_view_batch", "with_tail"
+__all__ = [
+    "EXPERIMENT_NOT_APPLICABLE",
+    "EVALUATION_NOT_APPLICABLE",
+    "baseline_table",
+    "contrastive_batch_loss",
+    "encode",
+    "evaluate_contrastive",
+    "evaluate_features",
+    "evaluate_raw_pixels",
+    "EVALUATED",
+    "evaluation_table",
+    "few_label_probe_top1",
+    "knn_top1",
+    "linear_probe_top1",
+    "mean_feature_cosine",
+    "metric_names",
+    "prototype_bias",
+    "tail_classes",
+    "train_contrastive",
+    "two_view_batch",
+    "with_tail",
 ]
+
 
 def two_view_batch(bank: torch.Tensor, rng: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Two distinct views per image of a bank batch (n, V, C, H, W), chosen with ``rng``."""
@@ -59,14 +76,16 @@ def contrastive_batch_loss(alpha: float, ratio: float, similarity: str, loss: st
             v1, v2 = augment_batch(batch[0], augment, rng), augment_batch(batch[0], augment, rng)
         z = model(torch.cat([v1, v2]))
         if loss == "supervised_prototype":  # the labelled reference: batch = [images, labels]
-            return supervised_prototype_loss(z[: len(v1)], z[len(v1):], batch[1], ratio)
-        return contrastive_loss(z[: len(v1)], z[len(v1):], loss, alpha, ratio, similarity)
+            return supervised_prototype_loss(z[: len(v1)], z[len(v1) :], batch[1], ratio)
+        return contrastive_loss(z[: len(v1)], z[len(v1) :], loss, alpha, ratio, similarity)
 
     return batch_loss
 
 
 @torch.no_grad()
-def encode(model: ContrastiveModel, images: torch.Tensor, head: bool = False, batch_size: int = 1024, device: str = "cpu") -> torch.Tensor:
+def encode(
+    model: ContrastiveModel, images: torch.Tensor, head: bool = False, batch_size: int = 1024, device: str = "cpu"
+) -> torch.Tensor:
     """Features of images (..., C, H, W) in eval mode, returned on the CPU: the encoder's f(x) (what
     the probes read), or with ``head`` the projector's output g(f(x)) (what the loss compares)."""
     model.eval().to(device)
@@ -102,7 +121,9 @@ def knn_top1(train_features, train_labels, test_features, test_labels, k: int) -
     b = nn.functional.normalize(torch.as_tensor(test_features, dtype=torch.float64), dim=1)
     k = min(int(k), len(a))
     neighbours = (b @ a.T).topk(k, dim=1).indices
-    votes = torch.nn.functional.one_hot(torch.as_tensor(train_labels)[neighbours], int(max(train_labels.max(), test_labels.max())) + 1).sum(1)
+    votes = torch.nn.functional.one_hot(
+        torch.as_tensor(train_labels)[neighbours], int(max(train_labels.max(), test_labels.max())) + 1
+    ).sum(1)
     return float((votes.argmax(dim=1) == torch.as_tensor(test_labels)).double().mean())
 
 
@@ -122,8 +143,16 @@ def linear_probe_top1(train_features, train_labels, test_features, test_labels, 
     return float(correct.mean()), np.array([correct[labels == k].mean() for k in range(int(labels.max()) + 1)])
 
 
-def few_label_probe_top1(train_features, train_labels, test_features, test_labels, labels_per_class: int, draws: int,
-                         seed: int, per_class: bool = False):
+def few_label_probe_top1(
+    train_features,
+    train_labels,
+    test_features,
+    test_labels,
+    labels_per_class: int,
+    draws: int,
+    seed: int,
+    per_class: bool = False,
+):
     """Top-1 accuracy of a linear probe fitted on ``labels_per_class`` labelled training images of each
     class, averaged over ``draws`` label draws (drawn without replacement with ``seed``): multinomial
     logistic regression (C = 1) on L2-normalised frozen features, which need no standardisation from a
@@ -150,9 +179,22 @@ def few_label_probe_top1(train_features, train_labels, test_features, test_label
     return float(correct.mean()), np.array([correct[test_labels == k].mean() for k in range(int(test_labels.max()) + 1)])
 
 
-def train_contrastive(data: torch.Tensor, settings, *, encoder: str, projection_dim: int, temperature: float, ratio: float,
-                      similarity: str, loss: str = "balanced", augment=None, hidden: int | None = None, checkpoint=None,
-                      fingerprint: str = "", labels: torch.Tensor | None = None) -> tuple[ContrastiveModel, list]:
+def train_contrastive(
+    data: torch.Tensor,
+    settings,
+    *,
+    encoder: str,
+    projection_dim: int,
+    temperature: float,
+    ratio: float,
+    similarity: str,
+    loss: str = "balanced",
+    augment=None,
+    hidden: int | None = None,
+    checkpoint=None,
+    fingerprint: str = "",
+    labels: torch.Tensor | None = None,
+) -> tuple[ContrastiveModel, list]:
     """SimCLR-style training with the project's trainer: on images (N, C, H, W) with views drawn fresh
     every step from ``augment`` (an :class:`crlrepro.learning.augment.AugmentationSpec`), or on a view bank
     (N, V, C, H, W) without it; the loss of :func:`contrastive_loss` with α = 1/temperature, or, for
@@ -165,13 +207,20 @@ def train_contrastive(data: torch.Tensor, settings, *, encoder: str, projection_
     channels = data.shape[1] if augment is not None else data.shape[2]
     model = ContrastiveModel(encoder, channels, projection_dim, hidden)
     tensors = [data] if loss != "supervised_prototype" else [data, labels]
-    history = train(model, contrastive_batch_loss(1.0 / temperature, ratio, similarity, loss, augment), tensors, settings,
-                    checkpoint=checkpoint, fingerprint=fingerprint)
+    history = train(
+        model,
+        contrastive_batch_loss(1.0 / temperature, ratio, similarity, loss, augment),
+        tensors,
+        settings,
+        checkpoint=checkpoint,
+        fingerprint=fingerprint,
+    )
     return model.cpu().eval(), history
 
 
-def evaluate_features(train_features, train_labels, test_features, test_labels, bias_features, bias_labels, evaluation: dict,
-                      bounds: bool = True) -> dict:
+def evaluate_features(
+    train_features, train_labels, test_features, test_labels, bias_features, bias_labels, evaluation: dict, bounds: bool = True
+) -> dict:
     """Every probe of paper 3 on one set of frozen features (trained encoder, random encoder or raw
     pixels): linear-probe top-1 and few-label probes (``few_labels`` labels per class,
     ``few_label_draws`` draws, seeded with ``seed``), each overall and on ``evaluation["tail_classes"]``
@@ -191,26 +240,57 @@ def evaluate_features(train_features, train_labels, test_features, test_labels, 
         return float((per_class[tail] * shares).sum() / shares.sum()) if tail else float("nan")
 
     linear, per_class = linear_probe_top1(train_features, train_labels, test_features, test_labels, per_class=True)
-    row = {"linear_top1": linear, "linear_top1_tail": on_tail(per_class),
-           "knn_top1": knn_top1(train_features, train_labels, test_features, test_labels, evaluation["knn_k"])}
+    row = {
+        "linear_top1": linear,
+        "linear_top1_tail": on_tail(per_class),
+        "knn_top1": knn_top1(train_features, train_labels, test_features, test_labels, evaluation["knn_k"]),
+    }
     for count in evaluation["few_labels"]:
-        few, per_class = few_label_probe_top1(train_features, train_labels, test_features, test_labels, count,
-                                              evaluation["few_label_draws"], evaluation["seed"], per_class=True)
+        few, per_class = few_label_probe_top1(
+            train_features,
+            train_labels,
+            test_features,
+            test_labels,
+            count,
+            evaluation["few_label_draws"],
+            evaluation["seed"],
+            per_class=True,
+        )
         row |= {f"few{count}_top1": few, f"few{count}_top1_tail": on_tail(per_class)}
     row["prototype_bias"] = prototype_bias(bias_features, bias_labels)
     row["prototype_bias_raw"] = prototype_bias(bias_features, bias_labels, normalise=False)
     row["prototype_bias_relative"] = prototype_bias(bias_features, bias_labels, relative=True)
     row["feature_cosine"] = mean_feature_cosine(bias_features[:, 0])
     if not bounds:
-        return row | {f"{b}_{side}": float("nan") for b in ("attraction", "repulsion")
-                      for side in ("lhs", "rhs", "holds", "points", "violations", "worst_lhs", "worst_rhs")}
-    for name, result in (("attraction", attraction_bound(bias_features)),
-                         ("repulsion", repulsion_bound(bias_features[:, 0], bias_labels, bias_features[:, 1:], bias_labels,
-                                                       1.0 / evaluation["temperature"], evaluation["bound_nu"]))):
+        return row | {
+            f"{b}_{side}": float("nan")
+            for b in ("attraction", "repulsion")
+            for side in ("lhs", "rhs", "holds", "points", "violations", "worst_lhs", "worst_rhs")
+        }
+    for name, result in (
+        ("attraction", attraction_bound(bias_features)),
+        (
+            "repulsion",
+            repulsion_bound(
+                bias_features[:, 0],
+                bias_labels,
+                bias_features[:, 1:],
+                bias_labels,
+                1.0 / evaluation["temperature"],
+                evaluation["bound_nu"],
+            ),
+        ),
+    ):
         summary, worst = bound_summary(result), int(np.argmin(result["slack"]))
-        row |= {f"{name}_lhs": summary["mean_lhs"], f"{name}_rhs": summary["mean_rhs"], f"{name}_holds": summary["share_holds"],
-                f"{name}_points": summary["points"], f"{name}_violations": int(round((1 - summary["share_holds"]) * summary["points"])),
-                f"{name}_worst_lhs": float(result["lhs"][worst]), f"{name}_worst_rhs": float(result["rhs"][worst])}
+        row |= {
+            f"{name}_lhs": summary["mean_lhs"],
+            f"{name}_rhs": summary["mean_rhs"],
+            f"{name}_holds": summary["share_holds"],
+            f"{name}_points": summary["points"],
+            f"{name}_violations": int(round((1 - summary["share_holds"]) * summary["points"])),
+            f"{name}_worst_lhs": float(result["lhs"][worst]),
+            f"{name}_worst_rhs": float(result["rhs"][worst]),
+        }
     return row
 
 
@@ -231,7 +311,9 @@ def evaluate_contrastive(model: ContrastiveModel, views: dict, evaluation: dict,
     train_f = encode(model, views["train_images"], device=device)
     test_f = encode(model, views["test_images"], device=device)
     bias_f = encode(model, views["test_bank"], head=True, device=device)
-    return evaluate_features(train_f, views["train_labels"], test_f, views["test_labels"], bias_f, views["bias_labels"], evaluation)
+    return evaluate_features(
+        train_f, views["train_labels"], test_f, views["test_labels"], bias_f, views["bias_labels"], evaluation
+    )
 
 
 def evaluate_raw_pixels(views: dict, evaluation: dict) -> dict:
@@ -239,8 +321,16 @@ def evaluate_raw_pixels(views: dict, evaluation: dict) -> dict:
     bias on the flattened augmented views; no bounds: a crop of blank background is a zero vector,
     whose cosine is undefined, and the theorems are about a trained f)."""
     flat = lambda t: t.reshape(*t.shape[: t.ndim - 3], -1).double()  # noqa: E731
-    return evaluate_features(flat(views["train_images"]), views["train_labels"], flat(views["test_images"]),
-                             views["test_labels"], flat(views["test_bank"]), views["bias_labels"], evaluation, bounds=False)
+    return evaluate_features(
+        flat(views["train_images"]),
+        views["train_labels"],
+        flat(views["test_images"]),
+        views["test_labels"],
+        flat(views["test_bank"]),
+        views["bias_labels"],
+        evaluation,
+        bounds=False,
+    )
 
 
 def tail_classes(num_classes: int, imbalance_ratio: float, seed: int) -> list[int]:
@@ -263,8 +353,7 @@ EVALUATED = ("model", "balance", "augmentation", "similarity", "loss", "ratio", 
 # the metrics of a run that diverged, the tail accuracy without tail classes, the relative bias of features with no
 # spread, the bounds when not evaluated; in the experiment tables also the spec columns of the baseline rows.
 EVALUATION_NOT_APPLICABLE = ("*_top1", "*_top1_tail", "prototype_bias*", "feature_cosine", "attraction_*", "repulsion_*")
-EXPERIMENT_NOT_APPLICABLE = EVALUATION_NOT_APPLICABLE + ("ratio", "train_size", "balance", "augmentation", "similarity",
-                                                         "loss")
+EXPERIMENT_NOT_APPLICABLE = EVALUATION_NOT_APPLICABLE + ("ratio", "train_size", "balance", "augmentation", "similarity", "loss")
 
 
 def evaluation_table(records: list[dict], views: dict, evaluation: dict, device: str = "cpu"):
@@ -296,11 +385,16 @@ def with_tail(evaluation: dict, seed: int) -> dict:
 
 def metric_names(evaluation: dict) -> list[str]:
     """The metric columns :func:`evaluate_features` writes for this evaluation config."""
-    return (["linear_top1", "linear_top1_tail", "knn_top1"]
-            + [f"few{c}_top1{tail}" for c in evaluation["few_labels"] for tail in ("", "_tail")]
-            + ["prototype_bias", "prototype_bias_raw", "prototype_bias_relative", "feature_cosine"]
-            + [f"{b}_{side}" for b in ("attraction", "repulsion")
-               for side in ("lhs", "rhs", "holds", "points", "violations", "worst_lhs", "worst_rhs")])
+    return (
+        ["linear_top1", "linear_top1_tail", "knn_top1"]
+        + [f"few{c}_top1{tail}" for c in evaluation["few_labels"] for tail in ("", "_tail")]
+        + ["prototype_bias", "prototype_bias_raw", "prototype_bias_relative", "feature_cosine"]
+        + [
+            f"{b}_{side}"
+            for b in ("attraction", "repulsion")
+            for side in ("lhs", "rhs", "holds", "points", "violations", "worst_lhs", "worst_rhs")
+        ]
+    )
 
 
 def baseline_table(views: dict, architecture: dict, seeds, evaluation: dict, device: str = "cpu"):
@@ -315,6 +409,9 @@ def baseline_table(views: dict, architecture: dict, seeds, evaluation: dict, dev
     for seed in seeds:
         torch.manual_seed(seed)
         model = ContrastiveModel(**architecture)
-        rows.append({"model": "random_encoder", "seed": int(seed)} | common
-                    | evaluate_contrastive(model, base, with_tail(evaluation, seed), device))
+        rows.append(
+            {"model": "random_encoder", "seed": int(seed)}
+            | common
+            | evaluate_contrastive(model, base, with_tail(evaluation, seed), device)
+        )
     return pd.DataFrame(rows)

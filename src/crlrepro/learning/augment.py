@@ -79,10 +79,24 @@ import torch
 import torch.nn.functional as nnf
 
 __all__ = [
-    "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "augment_batch",
-    "AugmentationSpec", "color_jitter", "CROP_ATTEMPTS", "crop_flip_rotate_grid", "gaussian_blur",
-    "gaussian_kernels", "grey", "GREY_WEIGHTS", "resized_crop_flip_rotate", "rgb_to_grayscale",
-    "sample_crop_boxes", "simclr_spec", "SPEC_NAMES"
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_hue",
+    "adjust_saturation",
+    "augment_batch",
+    "AugmentationSpec",
+    "color_jitter",
+    "CROP_ATTEMPTS",
+    "crop_flip_rotate_grid",
+    "gaussian_blur",
+    "gaussian_kernels",
+    "grey",
+    "GREY_WEIGHTS",
+    "resized_crop_flip_rotate",
+    "rgb_to_grayscale",
+    "sample_crop_boxes",
+    "simclr_spec",
+    "SPEC_NAMES",
 ]
 
 SPEC_NAMES = ("base", "no_blur", "plus_rotation")
@@ -139,11 +153,14 @@ class AugmentationSpec:
         try:
             strength = tuple(float(v) for v in self.jitter_strength)
         except (TypeError, ValueError):
-            raise ValueError(f"jitter_strength must be 4 numbers (brightness, contrast, saturation, hue), "
-                             f"got {self.jitter_strength!r}") from None
+            raise ValueError(
+                f"jitter_strength must be 4 numbers (brightness, contrast, saturation, hue), got {self.jitter_strength!r}"
+            ) from None
         if len(strength) != 4 or not all(math.isfinite(v) and v >= 0.0 for v in strength) or strength[3] > 0.5:
-            raise ValueError(f"jitter_strength must be 4 numbers (brightness, contrast, saturation, hue) >= 0 with "
-                             f"hue <= 0.5, got {self.jitter_strength!r}")
+            raise ValueError(
+                f"jitter_strength must be 4 numbers (brightness, contrast, saturation, hue) >= 0 with "
+                f"hue <= 0.5, got {self.jitter_strength!r}"
+            )
         put("jitter_strength", strength)
         for name in ("jitter_p", "grayscale_p", "blur_p"):
             put(name, _probability(name, getattr(self, name)))
@@ -186,6 +203,7 @@ def simclr_spec(name: str, channels: int, flip: bool) -> AugmentationSpec:
 
 # --- geometry ------------------------------------------------------------------------------------
 
+
 def _box_dtype(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "mps" else torch.float64
 
@@ -226,8 +244,15 @@ def sample_crop_boxes(n: int, height: int, width: int, scale, ratio, generator: 
     return torch.stack((top, left, h, w), dim=1).to(torch.int64)
 
 
-def crop_flip_rotate_grid(boxes: torch.Tensor, flips: torch.Tensor | None, angles: torch.Tensor | None, height: int,
-                          width: int, dtype=torch.float32, device=None):
+def crop_flip_rotate_grid(
+    boxes: torch.Tensor,
+    flips: torch.Tensor | None,
+    angles: torch.Tensor | None,
+    height: int,
+    width: int,
+    dtype=torch.float32,
+    device=None,
+):
     """The sampling of :func:`resized_crop_flip_rotate` for output images (H, W): ``theta`` (N, 2, 3), the
     affine map of each image (output -> input, normalised coordinates, align_corners=False: crop ∘ flip ∘
     rotation); ``grid`` (N, H, W, 2), ``torch.nn.functional.affine_grid(theta, align_corners=False)``
@@ -260,8 +285,9 @@ def crop_flip_rotate_grid(boxes: torch.Tensor, flips: torch.Tensor | None, angle
     radians = torch.deg2rad(angles.to(device=device, dtype=dtype))
     c, s = torch.cos(radians), torch.sin(radians)
     r00, r01, r10, r11 = c, -s * (height / width), s * (width / height), c
-    theta = torch.stack((torch.stack((scale_x * r00, scale_x * r01, shift_x), 1),
-                         torch.stack((scale_y * r10, scale_y * r11, shift_y), 1)), 1)
+    theta = torch.stack(
+        (torch.stack((scale_x * r00, scale_x * r01, shift_x), 1), torch.stack((scale_y * r10, scale_y * r11, shift_y), 1)), 1
+    )
     # Where each output pixel lands in the (flipped) crop's frame, normalised ...
     frame_x = (r00[:, None] * xs)[:, None, :] + (r01[:, None] * ys)[:, :, None]
     frame_y = (r10[:, None] * xs)[:, None, :] + (r11[:, None] * ys)[:, :, None]
@@ -276,8 +302,9 @@ def crop_flip_rotate_grid(boxes: torch.Tensor, flips: torch.Tensor | None, angle
     return theta, grid, cover
 
 
-def resized_crop_flip_rotate(images: torch.Tensor, boxes: torch.Tensor, flips: torch.Tensor | None = None,
-                             angles: torch.Tensor | None = None) -> torch.Tensor:
+def resized_crop_flip_rotate(
+    images: torch.Tensor, boxes: torch.Tensor, flips: torch.Tensor | None = None, angles: torch.Tensor | None = None
+) -> torch.Tensor:
     """Crop every image to its box (top, left, h, w) and resize it back to (H, W), then flip it
     horizontally where ``flips`` (bool, (N,)), then rotate it counter-clockwise by ``angles`` degrees
     ((N,)) about its centre: one affine sampling grid per image (:func:`crop_flip_rotate_grid`), one
@@ -310,6 +337,7 @@ def resized_crop_flip_rotate(images: torch.Tensor, boxes: torch.Tensor, flips: t
 
 
 # --- colour --------------------------------------------------------------------------------------
+
 
 def _per_image(factors, images: torch.Tensor) -> torch.Tensor:
     factors = torch.as_tensor(factors, dtype=images.dtype, device=images.device)
@@ -392,8 +420,13 @@ def _adjust_hue_(images: torch.Tensor, shifts) -> torch.Tensor:
     return images.clamp_(0.0, 1.0)
 
 
-def color_jitter(images: torch.Tensor, factors: torch.Tensor, order: torch.Tensor, apply: torch.Tensor | None = None,
-                 active=(True, True, True, True)) -> torch.Tensor:
+def color_jitter(
+    images: torch.Tensor,
+    factors: torch.Tensor,
+    order: torch.Tensor,
+    apply: torch.Tensor | None = None,
+    active=(True, True, True, True),
+) -> torch.Tensor:
     """ColorJitter with given per-image ``factors`` (N, 4: brightness, contrast, saturation, hue shift)
     applied in the per-image ``order`` (N, 4, a permutation of 0..3, ColorJitter's ``fn_idx``: 0
     brightness, 1 contrast, 2 saturation, 3 hue) to the images where ``apply`` (bool, (N,); all when
@@ -406,8 +439,9 @@ def color_jitter(images: torch.Tensor, factors: torch.Tensor, order: torch.Tenso
     return _color_jitter_(images.clone(), factors, order, apply, active)
 
 
-def _color_jitter_(out: torch.Tensor, factors: torch.Tensor, order: torch.Tensor, apply: torch.Tensor | None,
-                   active) -> torch.Tensor:
+def _color_jitter_(
+    out: torch.Tensor, factors: torch.Tensor, order: torch.Tensor, apply: torch.Tensor | None, active
+) -> torch.Tensor:
     n, channels, height, width = out.shape
     colour = channels == 3
     active = (bool(active[0]), bool(active[1]), colour and bool(active[2]), colour and bool(active[3]))
@@ -445,6 +479,7 @@ def _color_jitter_(out: torch.Tensor, factors: torch.Tensor, order: torch.Tensor
 
 # --- blur ----------------------------------------------------------------------------------------
 
+
 def gaussian_kernels(kernel_size: int, sigmas: torch.Tensor) -> torch.Tensor:
     """Per-image 1-D Gaussian kernels (N, kernel_size), torchvision's ``_get_gaussian_kernel1d``:
     softmax of −(x/σ)² on linspace(±(k−1)/(2√2))."""
@@ -468,15 +503,16 @@ def gaussian_blur(images: torch.Tensor, sigmas, kernel_size) -> torch.Tensor:
     weights = gaussian_kernels(kx, sigmas)[:, :, None, None, None]  # (N, k, 1, 1, 1)
     rows = torch.mul(padded[..., 0:width], weights[:, 0])
     for tap in range(1, kx):
-        rows.addcmul_(padded[..., tap:tap + width], weights[:, tap])
+        rows.addcmul_(padded[..., tap : tap + width], weights[:, tap])
     weights = weights if ky == kx else gaussian_kernels(ky, sigmas)[:, :, None, None, None]
     out = torch.mul(rows[..., 0:height, :], weights[:, 0])
     for tap in range(1, ky):
-        out.addcmul_(rows[..., tap:tap + height, :], weights[:, tap])
+        out.addcmul_(rows[..., tap : tap + height, :], weights[:, tap])
     return out
 
 
 # --- the pipeline --------------------------------------------------------------------------------
+
 
 def _device_key(device: torch.device) -> tuple[str, int | None]:
     index = device.index
@@ -515,10 +551,15 @@ def augment_batch(images: torch.Tensor, spec: AugmentationSpec, generator: torch
     active = (b > 0, c > 0, colour and s > 0, colour and hue > 0)
     if spec.jitter_p > 0 and any(active):
         apply = torch.rand(n, generator=generator, device=device) < spec.jitter_p
-        factors = torch.stack((_uniform(n, max(0.0, 1 - b), 1 + b, generator, device, dtype),
-                               _uniform(n, max(0.0, 1 - c), 1 + c, generator, device, dtype),
-                               _uniform(n, max(0.0, 1 - s), 1 + s, generator, device, dtype),
-                               _uniform(n, -hue, hue, generator, device, dtype)), dim=1)
+        factors = torch.stack(
+            (
+                _uniform(n, max(0.0, 1 - b), 1 + b, generator, device, dtype),
+                _uniform(n, max(0.0, 1 - c), 1 + c, generator, device, dtype),
+                _uniform(n, max(0.0, 1 - s), 1 + s, generator, device, dtype),
+                _uniform(n, -hue, hue, generator, device, dtype),
+            ),
+            dim=1,
+        )
         order = torch.rand(n, 4, generator=generator, device=device).argsort(dim=1)
         out = _color_jitter_(out, factors, order, apply, active)
 

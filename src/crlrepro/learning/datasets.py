@@ -7,10 +7,22 @@ import numpy as np
 from pathlib import Path
 
 __all__ = [
-    "balance_problems", "few_label_problems", "CIFAR10_FOLDER", "CIFAR10_TRAIN_PER_CLASS", "class_ranks", "DATASETS", "digits_split",
-    "FASHION_MNIST_DEBIAN", "FASHION_MNIST_FILES", "fashion_mnist_files", "FASHION_MNIST_TRAIN_PER_CLASS",
-    "long_tailed_class_sizes", "missing_data_message", "pareto_class_sizes", "subset_problems",
-    "training_class_counts"
+    "balance_problems",
+    "few_label_problems",
+    "CIFAR10_FOLDER",
+    "CIFAR10_TRAIN_PER_CLASS",
+    "class_ranks",
+    "DATASETS",
+    "digits_split",
+    "FASHION_MNIST_DEBIAN",
+    "FASHION_MNIST_FILES",
+    "fashion_mnist_files",
+    "FASHION_MNIST_TRAIN_PER_CLASS",
+    "long_tailed_class_sizes",
+    "missing_data_message",
+    "pareto_class_sizes",
+    "subset_problems",
+    "training_class_counts",
 ]
 
 DATASETS = ("digits", "fashion_mnist", "cifar10")
@@ -55,13 +67,17 @@ def missing_data_message(data: dict) -> str | None:
         return None
     root = Path(data.get("root", "data")).expanduser()
     if data["name"] == "cifar10" and not (root / CIFAR10_FOLDER).is_dir():
-        return (f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
-                "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true")
+        return (
+            f"supervised_view.data.root: no CIFAR-10 at {root / CIFAR10_FOLDER}; extract cifar-10-python.tar.gz "
+            "(https://www.cs.toronto.edu/~kriz/cifar.html) there, or set supervised_view.data.download: true"
+        )
     if data["name"] == "fashion_mnist" and fashion_mnist_files(root) is None:
-        return (f"supervised_view.data.root: no Fashion-MNIST at {root} (its four IDX files, {', '.join(FASHION_MNIST_FILES)}, "
-                f"extracted or .gz, in {root / 'FashionMNIST' / 'raw'} or in {root} itself); install Debian's package "
-                f"(apt-get install dataset-fashion-mnist, files in {FASHION_MNIST_DEBIAN}) and set root to that folder, "
-                "or set supervised_view.data.download: true to let torchvision fetch them into root")
+        return (
+            f"supervised_view.data.root: no Fashion-MNIST at {root} (its four IDX files, {', '.join(FASHION_MNIST_FILES)}, "
+            f"extracted or .gz, in {root / 'FashionMNIST' / 'raw'} or in {root} itself); install Debian's package "
+            f"(apt-get install dataset-fashion-mnist, files in {FASHION_MNIST_DEBIAN}) and set root to that folder, "
+            "or set supervised_view.data.download: true to let torchvision fetch them into root"
+        )
     return None
 
 
@@ -94,8 +110,10 @@ def subset_problems(data: dict) -> list[str]:
     if isinstance(size, int) and not size % 10 and data.get("name") in DATASETS:
         full = training_class_counts({**data, "train_size": None})
         if size // 10 > full.min():
-            problems.append(f"supervised_view.data.train_size: {size} needs {size // 10} images of each class, the training "
-                            f"split of {data['name']} has {int(full.min())} of its smallest")
+            problems.append(
+                f"supervised_view.data.train_size: {size} needs {size // 10} images of each class, the training "
+                f"split of {data['name']} has {int(full.min())} of its smallest"
+            )
     return problems
 
 
@@ -133,9 +151,12 @@ def few_label_problems(view: dict) -> list[str]:
     replacement: each count must fit in its smallest class."""
     counts = training_class_counts(view["data"])
     k = int(np.argmin(counts))
-    return [f"supervised_view.few_labels[{i}]: {count} labelled images per class, but class {k} of the training split has "
-            f"only {int(counts[k])} ({view['data']['name']}); use at most {int(counts[k])}"
-            for i, count in enumerate(view.get("few_labels", [])) if isinstance(count, int) and count > counts[k]]
+    return [
+        f"supervised_view.few_labels[{i}]: {count} labelled images per class, but class {k} of the training split has "
+        f"only {int(counts[k])} ({view['data']['name']}); use at most {int(counts[k])}"
+        for i, count in enumerate(view.get("few_labels", []))
+        if isinstance(count, int) and count > counts[k]
+    ]
 
 
 def balance_problems(view: dict) -> list[str]:
@@ -148,6 +169,8 @@ def balance_problems(view: dict) -> list[str]:
     k = int(np.argmin(counts))
     if largest <= counts[k]:
         return []
-    return [f"supervised_view.balance.per_class: {balance['per_class']} per class (imbalance ratio {balance['imbalance_ratio']:g}) "
-            f"needs {largest} images of the largest class, which may be any class; class {k} of the training split has "
-            f"{int(counts[k])} ({view['data']['name']}); lower per_class or imbalance_ratio"]
+    return [
+        f"supervised_view.balance.per_class: {balance['per_class']} per class (imbalance ratio {balance['imbalance_ratio']:g}) "
+        f"needs {largest} images of the largest class, which may be any class; class {k} of the training split has "
+        f"{int(counts[k])} ({view['data']['name']}); lower per_class or imbalance_ratio"
+    ]

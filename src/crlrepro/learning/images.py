@@ -17,9 +17,22 @@ import torch
 from crlrepro.learning.datasets import DATASETS, digits_split, fashion_mnist_files, long_tailed_class_sizes, missing_data_message
 
 __all__ = [
-    "augmentation", "AUGMENTATIONS", "bias_subset", "build_views", "class_subset", "FLIPPABLE", "ImageSplit",
-    "load_cifar10", "load_dataset", "load_digits_split", "load_fashion_mnist", "load_views", "resize_split",
-    "stratified_subset", "training_subset", "view_bank"
+    "augmentation",
+    "AUGMENTATIONS",
+    "bias_subset",
+    "build_views",
+    "class_subset",
+    "FLIPPABLE",
+    "ImageSplit",
+    "load_cifar10",
+    "load_dataset",
+    "load_digits_split",
+    "load_fashion_mnist",
+    "load_views",
+    "resize_split",
+    "stratified_subset",
+    "training_subset",
+    "view_bank",
 ]
 
 AUGMENTATIONS = ("base", "no_blur", "plus_rotation")
@@ -90,12 +103,20 @@ def load_fashion_mnist(root: str | Path, download: bool = False) -> tuple[ImageS
         for train in (True, False):
             data = FashionMNIST(str(folder), train=train, download=download and folder == root)
             images, labels = data.data, data.targets
-            if (images.ndim != 3 or tuple(images.shape[1:]) != (28, 28) or len(labels) != len(images) or not len(labels)
-                    or int(labels.min()) < 0 or int(labels.max()) > 9):
-                raise ValueError(f"{root}: the Fashion-MNIST {'training' if train else 'test'} files hold images of shape "
-                                 f"{tuple(images.shape)} and {len(labels)} labels in [{int(labels.min()) if len(labels) else '-'}, "
-                                 f"{int(labels.max()) if len(labels) else '-'}]; expected (N, 28, 28) with N labels in 0..9: "
-                                 "the files are damaged or not Fashion-MNIST")
+            if (
+                images.ndim != 3
+                or tuple(images.shape[1:]) != (28, 28)
+                or len(labels) != len(images)
+                or not len(labels)
+                or int(labels.min()) < 0
+                or int(labels.max()) > 9
+            ):
+                raise ValueError(
+                    f"{root}: the Fashion-MNIST {'training' if train else 'test'} files hold images of shape "
+                    f"{tuple(images.shape)} and {len(labels)} labels in [{int(labels.min()) if len(labels) else '-'}, "
+                    f"{int(labels.max()) if len(labels) else '-'}]; expected (N, 28, 28) with N labels in 0..9: "
+                    "the files are damaged or not Fashion-MNIST"
+                )
             splits.append(ImageSplit(data.data.float().div_(255.0)[:, None].contiguous(), data.targets.long(), 10))
         return splits[0], splits[1]
 
@@ -117,7 +138,9 @@ def resize_split(split: ImageSplit, size: int) -> ImageSplit:
     """Images resized to ``size``×``size`` (bilinear with antialiasing, as torchvision's Resize)."""
     if split.images.shape[-1] == size and split.images.shape[-2] == size:
         return split
-    images = torch.nn.functional.interpolate(split.images, size=(size, size), mode="bilinear", antialias=True, align_corners=False)
+    images = torch.nn.functional.interpolate(
+        split.images, size=(size, size), mode="bilinear", antialias=True, align_corners=False
+    )
     return ImageSplit(images.clamp_(0.0, 1.0), split.labels, split.num_classes)
 
 
@@ -160,7 +183,9 @@ def class_subset(labels: torch.Tensor, sizes, seed: int) -> np.ndarray:
     for k, size in enumerate(sizes):
         pool = np.flatnonzero(labels == k)
         if size > pool.size:
-            raise ValueError(f"class {k} has {pool.size} examples, the subset needs {size}: lower the subset size or the imbalance ratio")
+            raise ValueError(
+                f"class {k} has {pool.size} examples, the subset needs {size}: lower the subset size or the imbalance ratio"
+            )
         chosen.append(rng.choice(pool, size=int(size), replace=False))
     return np.sort(np.concatenate(chosen))
 
@@ -226,7 +251,9 @@ def bias_subset(split: ImageSplit, size: int, seed: int) -> ImageSplit:
     return split if size >= len(split.labels) else stratified_subset(split, size, seed)
 
 
-def build_views(data: dict, augmentation_name: str, views: int, bias_views: int, seed: int, bias_images: int | None = None) -> dict:
+def build_views(
+    data: dict, augmentation_name: str, views: int, bias_views: int, seed: int, bias_images: int | None = None
+) -> dict:
     """The cached input of every paper-3 training and evaluation: the un-augmented images and labels;
     ``bias_views`` augmented views of each of ``bias_images`` test images (the prototype bias and the
     bounds); and, for banked training (``views`` > 0), ``views`` augmented views of each training
@@ -239,10 +266,16 @@ def build_views(data: dict, augmentation_name: str, views: int, bias_views: int,
     bias = bias_subset(test, int(bias_images or len(test.labels)), seed + 2)
     return {
         "train_bank": to_bytes(view_bank(train.images, spec, views, seed)) if views else None,
-        "test_bank": to_bytes(view_bank(bias.images, spec, bias_views, seed + 1)), "bias_labels": bias.labels,
-        "train_images": to_bytes(train.images), "train_labels": train.labels,
-        "test_images": to_bytes(test.images), "test_labels": test.labels,
-        "num_classes": train.num_classes, "augmentation": augmentation_name, "data": dict(data), "flip": FLIPPABLE[data["name"]],
+        "test_bank": to_bytes(view_bank(bias.images, spec, bias_views, seed + 1)),
+        "bias_labels": bias.labels,
+        "train_images": to_bytes(train.images),
+        "train_labels": train.labels,
+        "test_images": to_bytes(test.images),
+        "test_labels": test.labels,
+        "num_classes": train.num_classes,
+        "augmentation": augmentation_name,
+        "data": dict(data),
+        "flip": FLIPPABLE[data["name"]],
     }
 
 

@@ -22,13 +22,24 @@ from torch import nn
 from crlrepro.theory.numerics import check_temperature
 
 __all__ = [
-    "balanced_contrastive_loss", "contrastive_loss", "decoupled_contrastive_loss", "generalized_nt_xent_loss",
-    "info_nce_in_batch", "info_nce_independent", "info_nce_shared", "log_mean_exp_loss", "LOSSES", "SIMILARITIES",
-    "similarity_matrix", "supervised_prototype_loss"
+    "balanced_contrastive_loss",
+    "contrastive_loss",
+    "decoupled_contrastive_loss",
+    "generalized_nt_xent_loss",
+    "info_nce_in_batch",
+    "info_nce_independent",
+    "info_nce_shared",
+    "log_mean_exp_loss",
+    "LOSSES",
+    "SIMILARITIES",
+    "similarity_matrix",
+    "supervised_prototype_loss",
 ]
 
 
-def log_mean_exp_loss(positive: torch.Tensor, negatives: torch.Tensor, tau: float, mask: torch.Tensor | None = None) -> torch.Tensor:
+def log_mean_exp_loss(
+    positive: torch.Tensor, negatives: torch.Tensor, tau: float, mask: torch.Tensor | None = None
+) -> torch.Tensor:
     """(1/n) Σ_i τ log (1/m_i) Σ_j exp((s_ij − s_i⁺)/τ) for scores ``positive`` (n,) and ``negatives``
     (n, m); ``mask`` (n, m), if given, marks which negatives count (m_i of them in row i). Stacks
     ([..., n] and [..., n, m], e.g. the members of an ensemble) give one loss each, shape [...]."""
@@ -158,11 +169,14 @@ def decoupled_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float)
     alpha = _check_positive_finite("alpha", alpha)
     logits, positive, self_mask = _two_view_logits(z1, z2, alpha)
     if z1.shape[0] < 2:
-        raise ValueError(f"decoupled contrastive loss needs n >= 2 images (2n - 2 >= 2 negatives per anchor), got n={z1.shape[0]}")
+        raise ValueError(
+            f"decoupled contrastive loss needs n >= 2 images (2n - 2 >= 2 negatives per anchor), got n={z1.shape[0]}"
+        )
     attraction = logits.gather(1, positive[:, None]).squeeze(1)
     positive_mask = torch.nn.functional.one_hot(positive, logits.shape[0]).bool()
     repulsion = torch.logsumexp(logits.masked_fill(self_mask | positive_mask, float("-inf")), dim=1)
     return (-attraction + repulsion).mean()
+
 
 # --- Paper 3's balanced contrastive loss and its supervised reference ---------------------------------------------
 #
@@ -192,7 +206,9 @@ def similarity_matrix(a: torch.Tensor, b: torch.Tensor, kind: str) -> torch.Tens
     raise ValueError(f"unknown similarity {kind!r}; expected one of {', '.join(SIMILARITIES)}")
 
 
-def balanced_contrastive_loss(z1: torch.Tensor, z2: torch.Tensor, alpha: float, ratio: float, similarity: str = "cosine") -> torch.Tensor:
+def balanced_contrastive_loss(
+    z1: torch.Tensor, z2: torch.Tensor, alpha: float, ratio: float, similarity: str = "cosine"
+) -> torch.Tensor:
     """The balanced contrastive loss (module docstring) of paired views z1[i], z2[i] (n, d), with
     α > 0 the inverse temperature and ``ratio`` = λ/ν > 0; log-sum-exp throughout."""
     if not (alpha > 0 and math.isfinite(alpha)):

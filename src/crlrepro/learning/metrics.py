@@ -7,8 +7,13 @@ import numpy as np
 from crlrepro.theory.numerics import loglog_slope
 
 __all__ = [
-    "auc_criterion", "elbow_by_relative_gain", "held_out_excess_risk", "in_batch_contrastive_loss",
-    "linear_probe_r2", "plateau_approach_rate", "recall_at_k"
+    "auc_criterion",
+    "elbow_by_relative_gain",
+    "held_out_excess_risk",
+    "in_batch_contrastive_loss",
+    "linear_probe_r2",
+    "plateau_approach_rate",
+    "recall_at_k",
 ]
 
 

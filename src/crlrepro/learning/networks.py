@@ -11,8 +11,18 @@ import torch
 from torch import nn
 
 __all__ = [
-    "cifar_resnet18", "ContrastiveModel", "embed", "ENCODERS", "GlobalAveragePool", "load_two_tower",
-    "numpy_score", "numpy_towers", "save_two_tower", "SmallCNN", "TwoTower", "TwoTowerEnsemble"
+    "cifar_resnet18",
+    "ContrastiveModel",
+    "embed",
+    "ENCODERS",
+    "GlobalAveragePool",
+    "load_two_tower",
+    "numpy_score",
+    "numpy_towers",
+    "save_two_tower",
+    "SmallCNN",
+    "TwoTower",
+    "TwoTowerEnsemble",
 ]
 
 
@@ -28,8 +38,7 @@ class TwoTower(nn.Module):
     have the same shape in both towers, are stacked as [2, in, out] so that a training step runs both
     towers as one batched matmul per layer (half the kernel launches of two nn.Sequential)."""
 
-    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3,
-                 score_bound: float | None = None):
+    def __init__(self, dim_x: int, dim_y: int, dim: int, hidden: int = 128, layers: int = 3, score_bound: float | None = None):
         super().__init__()
         if layers < 1:
             raise ValueError(f"an MLP needs at least one layer, got {layers}")
@@ -131,8 +140,10 @@ class TwoTowerEnsemble(nn.Module):
         if x.shape[1] != y.shape[1] or not len(self.weights):
             return self.f(x), self.g(y)
         m = self.members
-        h = torch.stack([torch.baddbmm(self.input_x_bias, x, self.input_x_weight),
-                         torch.baddbmm(self.input_y_bias, y, self.input_y_weight)], dim=1)  # [M, 2, n, h]
+        h = torch.stack(
+            [torch.baddbmm(self.input_x_bias, x, self.input_x_weight), torch.baddbmm(self.input_y_bias, y, self.input_y_weight)],
+            dim=1,
+        )  # [M, 2, n, h]
         h = h.reshape(2 * m, *h.shape[2:])
         for weight, bias in zip(self.weights, self.biases):
             h = torch.baddbmm(bias.reshape(2 * m, *bias.shape[2:]), torch.relu(h), weight.reshape(2 * m, *weight.shape[2:]))
@@ -141,10 +152,13 @@ class TwoTowerEnsemble(nn.Module):
 
     def member(self, k: int) -> TwoTower:
         """Member k as a plain TwoTower on the CPU (a copy, in eval mode)."""
-        model = TwoTower(**{key: v for key, v in self.architecture.items() if key != "score_bound"},
-                         score_bound=self.score_bound)
-        state = {"input_x.weight": self.input_x_weight[k].T, "input_x.bias": self.input_x_bias[k, 0],
-                 "input_y.weight": self.input_y_weight[k].T, "input_y.bias": self.input_y_bias[k, 0]}
+        model = TwoTower(**{key: v for key, v in self.architecture.items() if key != "score_bound"}, score_bound=self.score_bound)
+        state = {
+            "input_x.weight": self.input_x_weight[k].T,
+            "input_x.bias": self.input_x_bias[k, 0],
+            "input_y.weight": self.input_y_weight[k].T,
+            "input_y.bias": self.input_y_bias[k, 0],
+        }
         state |= {f"weights.{i}": w[k] for i, w in enumerate(self.weights)}
         state |= {f"biases.{i}": b[k] for i, b in enumerate(self.biases)}
         model.load_state_dict({key: v.detach().cpu().contiguous() for key, v in state.items()})
@@ -306,9 +320,15 @@ class ContrastiveModel(nn.Module):
         # measures it); the values are the same convolution, the parameter names unchanged.
         self.encoder.to(memory_format=torch.channels_last)
         self.encoder.register_forward_pre_hook(_to_channels_last)
-        self.projector = nn.Sequential(nn.Linear(d, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
-                                       nn.Linear(hidden, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
-                                       nn.Linear(hidden, projection_dim))
+        self.projector = nn.Sequential(
+            nn.Linear(d, hidden),
+            nn.BatchNorm1d(hidden),
+            nn.ReLU(inplace=True),
+            nn.Linear(hidden, hidden),
+            nn.BatchNorm1d(hidden),
+            nn.ReLU(inplace=True),
+            nn.Linear(hidden, projection_dim),
+        )
 
     def forward(self, x):
         return self.projector(self.encoder(x))

@@ -136,8 +136,17 @@ def attraction_bound(views, *, chunk_size: int | None = None) -> dict[str, np.nd
     return {"lhs": lhs_a, "rhs": rhs_a, "slack": rhs_a - lhs_a, "mean_norm": torch.cat(norms).reshape(-1).numpy()}
 
 
-def repulsion_bound(anchors, anchor_labels, pool, pool_labels, alpha: float, nu: float = 1.0, num_classes: int | None = None,
-                    *, chunk_size: int | None = None) -> dict[str, np.ndarray]:
+def repulsion_bound(
+    anchors,
+    anchor_labels,
+    pool,
+    pool_labels,
+    alpha: float,
+    nu: float = 1.0,
+    num_classes: int | None = None,
+    *,
+    chunk_size: int | None = None,
+) -> dict[str, np.ndarray]:
     """Both sides of Thm 4.6 (module docstring) for every anchor f(t(x)) in ``anchors`` (A, d) with labels
     ``anchor_labels`` (A,), against a pool of M images with R' views, features ``pool`` (M, R', d) and
     labels ``pool_labels`` (M,); α = ``alpha`` (1/temperature), ν = ``nu``, n = ``num_classes`` (default:

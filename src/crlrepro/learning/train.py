@@ -42,9 +42,22 @@ from crlrepro.runtime.artifacts import ArtifactError, load_torch, save_torch, si
 from crlrepro.runtime.device import JOB_ENV
 
 __all__ = [
-    "COMPILE_MIN_STEPS", "COMPILE_MODES", "cosine_learning_rate", "cxx_compiler", "epoch_generator", "LARS",
-    "MATMUL_OPS", "NonFiniteLossError", "OPTIMIZERS", "process_age", "seed_everything", "train",
-    "TRAINING_STATS_ENV", "TrainSettings", "use_compiler", "write_training_stats"
+    "COMPILE_MIN_STEPS",
+    "COMPILE_MODES",
+    "cosine_learning_rate",
+    "cxx_compiler",
+    "epoch_generator",
+    "LARS",
+    "MATMUL_OPS",
+    "NonFiniteLossError",
+    "OPTIMIZERS",
+    "process_age",
+    "seed_everything",
+    "train",
+    "TRAINING_STATS_ENV",
+    "TrainSettings",
+    "use_compiler",
+    "write_training_stats",
 ]
 
 log = logging.getLogger(__name__)
@@ -112,16 +125,22 @@ def use_compiler(mode: str | bool, steps: int, device: str = "cpu", name: str = 
     compiler = cxx_compiler() if str(device).startswith("cpu") else "cuda"
     if mode == "on":
         if compiler is None:
-            raise RuntimeError(f"{name}: compile: true, but no C++ compiler (c++, g++, clang++) is on PATH for "
-                               "torch.compile on the CPU; install one, or set compile: auto or false")
+            raise RuntimeError(
+                f"{name}: compile: true, but no C++ compiler (c++, g++, clang++) is on PATH for "
+                "torch.compile on the CPU; install one, or set compile: auto or false"
+            )
         log.info("%s: compiling the training step (compile: true)", name)
         return True
     if compiler is None:
         log.info("%s: not compiling the training step: no C++ compiler on PATH (compile: auto)", name)
         return False
     if steps < COMPILE_MIN_STEPS:
-        log.info("%s: not compiling the training step: %d steps, fewer than the %d that pay for the compile "
-                 "(compile: auto)", name, steps, COMPILE_MIN_STEPS)
+        log.info(
+            "%s: not compiling the training step: %d steps, fewer than the %d that pay for the compile (compile: auto)",
+            name,
+            steps,
+            COMPILE_MIN_STEPS,
+        )
         return False
     log.info("%s: compiling the training step: %d steps (compile: auto, %s)", name, steps, compiler)
     return True
@@ -230,8 +249,17 @@ def _counted(step: Callable[[], float]) -> tuple[float, int]:
     return value, int(counter.get_total_flops())
 
 
-MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::convolution",
-              "aten::mkldnn_convolution", "aten::convolution_backward", "aten::_convolution")
+MATMUL_OPS = (
+    "aten::mm",
+    "aten::addmm",
+    "aten::bmm",
+    "aten::baddbmm",
+    "aten::matmul",
+    "aten::convolution",
+    "aten::mkldnn_convolution",
+    "aten::convolution_backward",
+    "aten::_convolution",
+)
 
 
 def _profiled(step: Callable[[], float]) -> tuple[float, float]:
@@ -317,16 +345,20 @@ def train(
     if ensemble and not seeds:
         raise ValueError(f"{settings.name}: an ensemble needs at least one member seed")
     if ensemble and settings.optimizer == "lars":  # AdamW and SGD act elementwise, so per member; LARS does not
-        raise ValueError(f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
-                         "members; train them with adamw or sgd, or one by one")
+        raise ValueError(
+            f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
+            "members; train them with adamw or sgd, or one by one"
+        )
     lead = 1 if ensemble else 0  # the sample axis of the data tensors
     fixed = None if callable(data) else [t.to(device) for t in data]
 
     def epoch_data(epoch: int) -> list[torch.Tensor]:
         tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
         if any(t.shape[lead] != n for t in tensors) or (ensemble and any(t.shape[0] != len(seeds) for t in tensors)):
-            raise ValueError(f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
-                             f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each")
+            raise ValueError(
+                f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
+                f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each"
+            )
         return tensors
 
     n = (fixed if fixed is not None else data(0))[0].shape[lead]
@@ -363,16 +395,38 @@ def train(
     bar = tqdm(
         total=settings.epochs * steps_per_epoch * settings.batch_size,
         initial=start * steps_per_epoch * settings.batch_size,
-        unit="sample", unit_scale=True, desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
-        file=sys.stderr, mininterval=2.0, dynamic_ncols=False, ncols=100,
+        unit="sample",
+        unit_scale=True,
+        desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
+        file=sys.stderr,
+        mininterval=2.0,
+        dynamic_ncols=False,
+        ncols=100,
     )
     if on_epoch is not None and start == 0:
         on_epoch(0, model)
     stats_folder = os.environ.get(TRAINING_STATS_ENV)
-    stats = {"job": os.environ.get(JOB_ENV, ""), "name": settings.name, "seed": settings.seed, "members": len(seeds), "device": str(device),
-             "threads": torch.get_num_threads(), "batch_size": settings.batch_size, "compiled": compiled, "steps": 0, "flops_per_step": None,
-             "matmul_time_share": None, "timed_steps": 0, "timed_steps_s": 0.0, "before_first_step_s": process_age(), "loop_s": 0.0} \
-        if stats_folder else None
+    stats = (
+        {
+            "job": os.environ.get(JOB_ENV, ""),
+            "name": settings.name,
+            "seed": settings.seed,
+            "members": len(seeds),
+            "device": str(device),
+            "threads": torch.get_num_threads(),
+            "batch_size": settings.batch_size,
+            "compiled": compiled,
+            "steps": 0,
+            "flops_per_step": None,
+            "matmul_time_share": None,
+            "timed_steps": 0,
+            "timed_steps_s": 0.0,
+            "before_first_step_s": process_age(),
+            "loop_s": 0.0,
+        }
+        if stats_folder
+        else None
+    )
     loop_start = time.perf_counter()
     model.train()
     for epoch in range(start, settings.epochs):
@@ -427,8 +481,13 @@ def train(
         if on_epoch is not None:
             on_epoch(epoch + 1, model)
         if checkpoint is not None:
-            payload = {"fingerprint": fingerprint, "epoch": epoch + 1, "history": histories if ensemble else histories[0],
-                       "model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            payload = {
+                "fingerprint": fingerprint,
+                "epoch": epoch + 1,
+                "history": histories if ensemble else histories[0],
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+            }
             save_torch(payload, checkpoint)
     bar.close()
     if stats is not None:

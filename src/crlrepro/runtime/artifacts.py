@@ -23,11 +23,38 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "ArtifactError", "atomic_path", "config_hash", "CONFIGFILES_ENV", "DRAWN_KEY", "figure_texts", "git_commit",
-    "load_torch", "nonfinite_problems", "NOT_CODE", "package_versions", "provenance", "read_figure_texts", "read_json", "read_table",
-    "rebuild_command", "RECORD_DIGEST", "record_digest", "require_exact_set", "save_figure", "save_torch", "sha256_of",
-    "sidecar_path", "sidecar_record", "STEM_SIDECARS", "verify", "write_artifact_json", "write_csv", "write_json",
-    "write_table", "write_text", "write_text_artifact"
+    "ArtifactError",
+    "atomic_path",
+    "config_hash",
+    "CONFIGFILES_ENV",
+    "DRAWN_KEY",
+    "figure_texts",
+    "git_commit",
+    "load_torch",
+    "nonfinite_problems",
+    "NOT_CODE",
+    "package_versions",
+    "provenance",
+    "read_figure_texts",
+    "read_json",
+    "read_table",
+    "rebuild_command",
+    "RECORD_DIGEST",
+    "record_digest",
+    "require_exact_set",
+    "save_figure",
+    "save_torch",
+    "sha256_of",
+    "sidecar_path",
+    "sidecar_record",
+    "STEM_SIDECARS",
+    "verify",
+    "write_artifact_json",
+    "write_csv",
+    "write_json",
+    "write_table",
+    "write_text",
+    "write_text_artifact",
 ]
 
 
@@ -122,11 +149,14 @@ def sidecar_record(path: str | Path) -> dict:
     try:
         record = json.loads(sidecar.read_text())
     except (OSError, ValueError):
-        raise ArtifactError(f"{path}: its sidecar {sidecar} is missing or unreadable, so the file cannot be verified; "
-                            f"{_rebuild_hint(path)}") from None
+        raise ArtifactError(
+            f"{path}: its sidecar {sidecar} is missing or unreadable, so the file cannot be verified; {_rebuild_hint(path)}"
+        ) from None
     if not isinstance(record, dict) or record.get(RECORD_DIGEST) != record_digest(record):
-        raise ArtifactError(f"{path}: its sidecar {sidecar} was edited since it was written (its fields do not match "
-                            f"their recorded digest {RECORD_DIGEST}), or was written by older code; {_rebuild_hint(path)}")
+        raise ArtifactError(
+            f"{path}: its sidecar {sidecar} was edited since it was written (its fields do not match "
+            f"their recorded digest {RECORD_DIGEST}), or was written by older code; {_rebuild_hint(path)}"
+        )
     return record
 
 
@@ -141,8 +171,14 @@ def rebuild_command(paths, configfiles=None) -> str:
     workflow (:data:`CONFIGFILES_ENV`) unless ``configfiles`` are given, so the command rebuilds the same scale."""
     if configfiles is None:
         configfiles = [f for f in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if f]
-    words = ["snakemake", "--cores", "all", *(w for f in configfiles for w in ("--configfile", shlex.quote(f))),
-             "--forcerun", *(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths))]
+    words = [
+        "snakemake",
+        "--cores",
+        "all",
+        *(w for f in configfiles for w in ("--configfile", shlex.quote(f))),
+        "--forcerun",
+        *(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths)),
+    ]
     return " ".join(words)
 
 
@@ -161,8 +197,10 @@ def verify(path: str | Path) -> Path:
     except OSError as error:
         raise ArtifactError(f"{path}: cannot be read ({error.strerror}); {_rebuild_hint(path)}") from None
     if actual != recorded:
-        raise ArtifactError(f"{path}: its content does not match the checksum recorded in {sidecar} (corrupted or "
-                            f"edited since it was written); {_rebuild_hint(path)}")
+        raise ArtifactError(
+            f"{path}: its content does not match the checksum recorded in {sidecar} (corrupted or "
+            f"edited since it was written); {_rebuild_hint(path)}"
+        )
     return path
 
 
@@ -175,9 +213,11 @@ def require_exact_set(found, expected, what: str, paths) -> None:
         missing = [item for item in expected if item not in found]
         unexpected = [item for item in found if item not in expected]
         duplicated = sorted({repr(item) for item in found if found.count(item) > 1})
-        raise ArtifactError(f"the {what} read are not the set the config asks for: missing {missing}, unexpected "
-                            f"{unexpected}{f', duplicated {duplicated}' if duplicated else ''}; rebuild them: "
-                            f"{rebuild_command(paths)}")
+        raise ArtifactError(
+            f"the {what} read are not the set the config asks for: missing {missing}, unexpected "
+            f"{unexpected}{f', duplicated {duplicated}' if duplicated else ''}; rebuild them: "
+            f"{rebuild_command(paths)}"
+        )
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -208,8 +248,10 @@ def load_torch(path: str | Path):
         return torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, OSError, EOFError, ValueError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ArtifactError(f"{path}: not a plain tensor archive, refused ({first}); it was not written by this "
-                            f"pipeline or is damaged: {_rebuild_hint(path)}") from None
+        raise ArtifactError(
+            f"{path}: not a plain tensor archive, refused ({first}); it was not written by this "
+            f"pipeline or is damaged: {_rebuild_hint(path)}"
+        ) from None
 
 
 DRAWN_KEY = "crlrepro:drawn"  # the PNG text chunk that lists what a figure draws (figure_texts)
@@ -239,8 +281,9 @@ def read_figure_texts(path: str | Path) -> dict:
     with Image.open(verify(path)) as image:
         drawn = image.text.get(DRAWN_KEY) if hasattr(image, "text") else None
     if drawn is None:
-        raise ArtifactError(f"{path}: no {DRAWN_KEY} text in the PNG: not written by this pipeline's save_figure, or "
-                            f"older; {_rebuild_hint(path)}")
+        raise ArtifactError(
+            f"{path}: no {DRAWN_KEY} text in the PNG: not written by this pipeline's save_figure, or older; {_rebuild_hint(path)}"
+        )
     return json.loads(drawn)
 
 
@@ -252,8 +295,13 @@ def save_figure(fig, paths, dpi: int = 200, prov: dict | None = None) -> None:
     for path in paths:
         path = Path(path)
         fmt = path.suffix.lstrip(".")
-        metadata_ = ({"CreationDate": None} if fmt == "pdf"
-                     else {DRAWN_KEY: json.dumps(figure_texts(fig), sort_keys=True)} if fmt == "png" else {})
+        metadata_ = (
+            {"CreationDate": None}
+            if fmt == "pdf"
+            else {DRAWN_KEY: json.dumps(figure_texts(fig), sort_keys=True)}
+            if fmt == "png"
+            else {}
+        )
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata_)
         if prov is not None:
@@ -284,8 +332,10 @@ def git_commit(directory: str | Path = ".", ignore: tuple[str, ...] = NOT_CODE) 
         ).stdout.strip()
         excluded = [f":(top,exclude){path}" for path in ignore]
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)", *excluded], cwd=directory,
-            capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)", *excluded],
+            cwd=directory,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -336,8 +386,11 @@ def nonfinite_problems(table: pd.DataFrame, missing=()) -> list[str]:
         values = table[column]
         if pd.api.types.is_bool_dtype(values):
             continue
-        numbers = (values.to_numpy(dtype=float) if pd.api.types.is_numeric_dtype(values)
-                   else np.array([v for v in values if isinstance(v, float)], dtype=float))
+        numbers = (
+            values.to_numpy(dtype=float)
+            if pd.api.types.is_numeric_dtype(values)
+            else np.array([v for v in values if isinstance(v, float)], dtype=float)
+        )
         infinite = int(np.isinf(numbers).sum())
         empty = int(values.isna().sum())
         if infinite:
@@ -353,8 +406,10 @@ def write_table(table: pd.DataFrame, path: str | Path, prov: dict, missing=()) -
     "not applicable"). A refused table is not written, so nothing downstream reads it."""
     problems = nonfinite_problems(table, missing)
     if problems:
-        raise ArtifactError(f"{path}: not written: the computation produced non-finite numbers in columns that declare "
-                            f"none ({'; '.join(problems)}); a setting whose quantities overflow float64 or a failed "
-                            "computation, not a result")
+        raise ArtifactError(
+            f"{path}: not written: the computation produced non-finite numbers in columns that declare "
+            f"none ({'; '.join(problems)}); a setting whose quantities overflow float64 or a failed "
+            "computation, not a result"
+        )
     write_csv(table, path)
     _write_sidecar(path, prov)

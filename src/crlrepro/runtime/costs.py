@@ -7,7 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["config_value", "Cost", "count", "FLOPS", "inner_bytes", "largest", "quadrature_bytes", "TRAINING_PAIRS_PER_SECOND", "two_tower_bytes", "two_tower_rate"]
+__all__ = [
+    "config_value",
+    "Cost",
+    "count",
+    "FLOPS",
+    "inner_bytes",
+    "largest",
+    "quadrature_bytes",
+    "TRAINING_PAIRS_PER_SECOND",
+    "two_tower_bytes",
+    "two_tower_rate",
+]
 
 
 def config_value(config: dict, key: str):
@@ -23,7 +34,7 @@ def config_value(config: dict, key: str):
 TRAINING_PAIRS_PER_SECOND = 200_000  # two-tower MLPs of width 128 and 3 layers, batch 512 (docs/benchmarks.md)
 
 
-FLOPS = 1e10                         # dense float64 work, for the quadrature and Monte-Carlo costs
+FLOPS = 1e10  # dense float64 work, for the quadrature and Monte-Carlo costs
 
 
 def largest(value) -> float:
@@ -63,6 +74,7 @@ def inner_bytes(nodes: float, inner: float) -> float:
 class Cost:
     """One job's memory (``memory``, bytes) or time (``seconds``) as a function of the config; ``keys`` are the keys
     it grows with, the first leading the message; ``what`` says what the first key counts."""
+
     keys: tuple[str, ...]
     what: str
     memory: Callable[[dict], float] | None = None

@@ -16,9 +16,18 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 __all__ = [
-    "assign_gpus", "configure_threads", "GPU_COUNT_ENV", "GPU_LOCK_DIR_ENV", "GpuSlots", "JOB_ENV",
-    "MMAP_THRESHOLD", "MMAP_THRESHOLD_FALLBACK", "physical_gpus", "retain_freed_memory", "select_device",
-    "TRIM_THRESHOLD"
+    "assign_gpus",
+    "configure_threads",
+    "GPU_COUNT_ENV",
+    "GPU_LOCK_DIR_ENV",
+    "GpuSlots",
+    "JOB_ENV",
+    "MMAP_THRESHOLD",
+    "MMAP_THRESHOLD_FALLBACK",
+    "physical_gpus",
+    "retain_freed_memory",
+    "select_device",
+    "TRIM_THRESHOLD",
 ]
 
 JOB_ENV = "CRLREPRO_JOB"  # the Snakemake job a process runs, "rule/wildcards": set by ScriptRun, read by the trainer
@@ -95,7 +104,7 @@ def retain_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: in
 # its file for the life of the process, so the kernel frees it however the job ends (success,
 # error, kill): no slot can leak.
 
-GPU_COUNT_ENV = "CRLREPRO_GPU_COUNT"        # overrides the detected count (tests simulate GPUs with it)
+GPU_COUNT_ENV = "CRLREPRO_GPU_COUNT"  # overrides the detected count (tests simulate GPUs with it)
 GPU_LOCK_DIR_ENV = "CRLREPRO_GPU_LOCK_DIR"  # where the slot files live (default: <tmp>/crlrepro-gpu-slots-<uid>)
 
 
@@ -137,8 +146,9 @@ class GpuSlots:
 
     def __init__(self, gpus, lock_dir=None, poll_seconds: float = 0.5):
         self.gpus = [str(gpu) for gpu in gpus]
-        self.lock_dir = Path(lock_dir or os.environ.get(GPU_LOCK_DIR_ENV)
-                             or Path(tempfile.gettempdir()) / f"crlrepro-gpu-slots-{os.getuid()}")
+        self.lock_dir = Path(
+            lock_dir or os.environ.get(GPU_LOCK_DIR_ENV) or Path(tempfile.gettempdir()) / f"crlrepro-gpu-slots-{os.getuid()}"
+        )
         self.poll_seconds = poll_seconds
         self._held: dict[str, int] = {}
 
@@ -148,15 +158,19 @@ class GpuSlots:
         try:
             self.lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:  # a file or a dangling or looping link in its place, a parent that is not a folder
-            raise PermissionError(f"the GPU slot folder {self.lock_dir} cannot be made a folder "
-                                  f"({error.strerror or type(error).__name__}: something else is at that path, e.g. a "
-                                  f"link that leads nowhere or to itself); remove it (rm {self.lock_dir}), or set "
-                                  f"{GPU_LOCK_DIR_ENV} to a private folder") from None
+            raise PermissionError(
+                f"the GPU slot folder {self.lock_dir} cannot be made a folder "
+                f"({error.strerror or type(error).__name__}: something else is at that path, e.g. a "
+                f"link that leads nowhere or to itself); remove it (rm {self.lock_dir}), or set "
+                f"{GPU_LOCK_DIR_ENV} to a private folder"
+            ) from None
         info = os.lstat(self.lock_dir)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            raise PermissionError(f"the GPU slot folder {self.lock_dir} must be a folder of this user's own with mode "
-                                  f"0700 (it is {'a link' if stat.S_ISLNK(info.st_mode) else oct(info.st_mode & 0o777)}, "
-                                  f"owner uid {info.st_uid}); remove it, or set {GPU_LOCK_DIR_ENV} to a private folder")
+            raise PermissionError(
+                f"the GPU slot folder {self.lock_dir} must be a folder of this user's own with mode "
+                f"0700 (it is {'a link' if stat.S_ISLNK(info.st_mode) else oct(info.st_mode & 0o777)}, "
+                f"owner uid {info.st_uid}); remove it, or set {GPU_LOCK_DIR_ENV} to a private folder"
+            )
 
     def _try_lock(self, gpu: str) -> int | None:
         # O_NOFOLLOW: a link planted in place of a slot file is refused (ELOOP), never written through.
@@ -174,8 +188,9 @@ class GpuSlots:
         """``n`` distinct GPU ids, held until ``release()``; waits (logging every minute) while
         fewer than ``n`` are free, and raises TimeoutError after ``timeout`` seconds (None: wait)."""
         if n < 1 or n > len(self.gpus):
-            raise ValueError(f"a job asks for {n} GPU(s) but this machine has {len(self.gpus)} "
-                             f"({', '.join(self.gpus) or 'none'})")
+            raise ValueError(
+                f"a job asks for {n} GPU(s) but this machine has {len(self.gpus)} ({', '.join(self.gpus) or 'none'})"
+            )
         if self._held:
             raise RuntimeError(f"this allocator already holds GPUs {sorted(self._held)}")
         self._private_lock_dir()
@@ -190,12 +205,18 @@ class GpuSlots:
             self.release()
             now = time.monotonic()
             if timeout is not None and now - start >= timeout:
-                raise TimeoutError(f"no {n} of the {len(self.gpus)} GPUs freed within {timeout:g} s "
-                                   f"(slots in {self.lock_dir}); cap concurrent GPU jobs with "
-                                   f"--resources gpu={len(self.gpus)}")
+                raise TimeoutError(
+                    f"no {n} of the {len(self.gpus)} GPUs freed within {timeout:g} s "
+                    f"(slots in {self.lock_dir}); cap concurrent GPU jobs with "
+                    f"--resources gpu={len(self.gpus)}"
+                )
             if log is not None and now - last_log >= 60:
-                log.info("waiting for %d free GPU(s) of %d; cap concurrent GPU jobs with "
-                         "--resources gpu=%d", n, len(self.gpus), len(self.gpus))
+                log.info(
+                    "waiting for %d free GPU(s) of %d; cap concurrent GPU jobs with --resources gpu=%d",
+                    n,
+                    len(self.gpus),
+                    len(self.gpus),
+                )
                 last_log = now
             time.sleep(self.poll_seconds)
 

@@ -13,7 +13,17 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-__all__ = ["apply_style", "CONTEXTS", "FigureStyle", "log2_dims_axis", "log_ticks_at", "overlay_reference", "PALETTES", "slope_guide", "THEMES"]
+__all__ = [
+    "apply_style",
+    "CONTEXTS",
+    "FigureStyle",
+    "log2_dims_axis",
+    "log_ticks_at",
+    "overlay_reference",
+    "PALETTES",
+    "slope_guide",
+    "THEMES",
+]
 
 
 CONTEXTS = ("paper", "notebook", "talk", "poster")
@@ -38,8 +48,11 @@ class FigureStyle:
     dpi: int = 200
 
     def __post_init__(self):
-        for name, value, allowed in (("context", self.context, CONTEXTS), ("theme", self.theme, THEMES),
-                                     ("palette", self.palette, PALETTES)):
+        for name, value, allowed in (
+            ("context", self.context, CONTEXTS),
+            ("theme", self.theme, THEMES),
+            ("palette", self.palette, PALETTES),
+        ):
             if value not in allowed:
                 raise ValueError(f"figure style {name} {value!r} is not one of {', '.join(allowed)}")
         if not self.font_scale > 0 or not self.dpi > 0:
@@ -57,8 +70,9 @@ def overlay_reference(ax, reference: dict | None, key: str, color: str, label: s
     if reference is None:
         return
     dims = sorted(int(d) for d in reference[key])
-    ax.scatter(dims, [reference[key][d] for d in dims], s=90, facecolors="none", edgecolors=color,
-               linewidths=1.5, label=label, zorder=3)
+    ax.scatter(
+        dims, [reference[key][d] for d in dims], s=90, facecolors="none", edgecolors=color, linewidths=1.5, label=label, zorder=3
+    )
 
 
 def log_ticks_at(ax, values):

@@ -28,9 +28,11 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
-            raise ConfigError(f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
-                              "refers to another part of the file; config files may not use YAML anchors and aliases "
-                              "(write the value out)")
+            raise ConfigError(
+                f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
+                "refers to another part of the file; config files may not use YAML anchors and aliases "
+                "(write the value out)"
+            )
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
@@ -38,8 +40,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise ConfigError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: the key {key!r} is "
-                                  f"written twice in one mapping (first on line {seen[key] + 1}); YAML would keep only the last")
+                raise ConfigError(
+                    f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: the key {key!r} is "
+                    f"written twice in one mapping (first on line {seen[key] + 1}); YAML would keep only the last"
+                )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
 
@@ -52,8 +56,9 @@ def read_yaml(path: str | Path):
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte {data[error.start]:#04x} at offset {error.start}); "
-                          "save the file as UTF-8") from None
+        raise ConfigError(
+            f"{path}, line {line}: not UTF-8 text (byte {data[error.start]:#04x} at offset {error.start}); save the file as UTF-8"
+        ) from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
     stream = io.StringIO(text)

@@ -12,14 +12,36 @@ from crlrepro.claims.spec import PAPERS, ROLES, ClaimSpec, Experiment, Paper, St
 from crlrepro.studies import calibration, gmm_mlp, gmm_spectrum, lcgm, oce, oracles, scaling, supervised_view, tsybakov
 
 __all__ = [
-    "all_targets", "claim_tables", "ClaimSpec", "COSTS", "Experiment", "experiment", "EXPERIMENT_ORDER", "experiment_targets",
-    "EXPERIMENTS", "experiments_of", "figure_styles", "local_rules", "NOT_SIZES", "Paper", "PAPERS", "published_files",
-    "report_captions", "ROLES", "RULE_STUDY", "rule_params", "SCALES_FILES", "Study", "STUDIES", "SUMMARY_FILES"
+    "all_targets",
+    "claim_tables",
+    "ClaimSpec",
+    "COSTS",
+    "Experiment",
+    "experiment",
+    "EXPERIMENT_ORDER",
+    "experiment_targets",
+    "EXPERIMENTS",
+    "experiments_of",
+    "figure_styles",
+    "local_rules",
+    "NOT_SIZES",
+    "Paper",
+    "PAPERS",
+    "published_files",
+    "report_captions",
+    "ROLES",
+    "RULE_STUDY",
+    "rule_params",
+    "SCALES_FILES",
+    "Study",
+    "STUDIES",
+    "SUMMARY_FILES",
 ]
 
 # In the order of the summary (paper 2's studies, then paper 1's, then paper 3's).
-STUDIES: tuple[Study, ...] = tuple(s.STUDY for s in (gmm_spectrum, gmm_mlp, lcgm, tsybakov, oracles, calibration, scaling, oce,
-                                                    supervised_view))
+STUDIES: tuple[Study, ...] = tuple(
+    s.STUDY for s in (gmm_spectrum, gmm_mlp, lcgm, tsybakov, oracles, calibration, scaling, oce, supervised_view)
+)
 EXPERIMENTS: tuple[Experiment, ...] = tuple(e for s in STUDIES for e in s.experiments)
 # Every job's memory and time as functions of the config (each study's own), and the integer keys that size nothing.
 COSTS = tuple(cost for s in STUDIES for cost in s.costs)
@@ -80,8 +102,9 @@ def local_rules() -> list[str]:
     """Rules that turn finished tables into figures, verdicts and captions (seconds each): on a
     cluster they run on the submitting host instead of paying for a queue pass."""
     rules = [r for e in EXPERIMENTS for r in (e.claims_rule, e.figure_rule) if r]
-    return list(dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "scales_table", "report_captions", "publish",
-                                *rules]))
+    return list(
+        dict.fromkeys(["all", *(f"paper{p}" for p in PAPERS), "summary", "scales_table", "report_captions", "publish", *rules])
+    )
 
 
 def claim_tables(results: str) -> list[str]:
@@ -109,5 +132,8 @@ def published_files() -> list[str]:
 def all_targets(results: str) -> list[str]:
     """What `snakemake` builds by default: every experiment, the summary, the scales side by side and the report
     captions."""
-    return [*experiment_targets(results), *(f"{results}/{f}" for f in (*SUMMARY_FILES, *SCALES_FILES)),
-            *(f"{results}/report/captions/{name}.rst" for name in report_captions())]
+    return [
+        *experiment_targets(results),
+        *(f"{results}/{f}" for f in (*SUMMARY_FILES, *SCALES_FILES)),
+        *(f"{results}/report/captions/{name}.rst" for name in report_captions()),
+    ]

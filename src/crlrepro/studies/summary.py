@@ -15,13 +15,28 @@ from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
 
 __all__ = [
-    "caption_problems", "caption_text", "claim_spec", "claims_caption", "claims_only", "collect_summary",
-    "COLUMNS", "DECIDED", "decided_table", "DIAGNOSTIC_COLUMNS", "diagnostics_only", "rst_text",
-    "SUMMARY_COLUMNS", "summary_html", "summary_markdown", "UNDECIDED", "undecided_reason", "verdict_counts"
+    "caption_problems",
+    "caption_text",
+    "claim_spec",
+    "claims_caption",
+    "claims_only",
+    "collect_summary",
+    "COLUMNS",
+    "DECIDED",
+    "decided_table",
+    "DIAGNOSTIC_COLUMNS",
+    "diagnostics_only",
+    "rst_text",
+    "SUMMARY_COLUMNS",
+    "summary_html",
+    "summary_markdown",
+    "UNDECIDED",
+    "undecided_reason",
+    "verdict_counts",
 ]
 
 # The summary's columns: a claims table's, with each row's role (claim or diagnostic, from the registry) after its kind.
-SUMMARY_COLUMNS = CLAIM_COLUMNS[:CLAIM_COLUMNS.index("kind") + 1] + ["role"] + CLAIM_COLUMNS[CLAIM_COLUMNS.index("kind") + 1:]
+SUMMARY_COLUMNS = CLAIM_COLUMNS[: CLAIM_COLUMNS.index("kind") + 1] + ["role"] + CLAIM_COLUMNS[CLAIM_COLUMNS.index("kind") + 1 :]
 
 
 def claim_spec(experiment_id: str, claim_id: str):
@@ -39,8 +54,11 @@ def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
     unknown = sorted(set(table["experiment"]) - set(EXPERIMENT_ORDER))
     if unknown:
         raise ValueError(f"unknown experiment identifiers {unknown}; the registry has {list(EXPERIMENT_ORDER)}")
-    table.insert(CLAIM_COLUMNS.index("kind") + 1, "role",
-                 [claim_spec(row.experiment, row.claim_id).role for row in table.itertuples(index=False)])
+    table.insert(
+        CLAIM_COLUMNS.index("kind") + 1,
+        "role",
+        [claim_spec(row.experiment, row.claim_id).role for row in table.itertuples(index=False)],
+    )
     rank = table["experiment"].map(EXPERIMENT_ORDER.index)
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
@@ -77,8 +95,18 @@ def _fmt(value) -> str:
 
 
 def _cells(row) -> list[str]:
-    return [row.experiment, row.claim, row.kind, _fmt(row.paper_value), _fmt(row.measured),
-            f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]", row.tolerance, row.power, row.verdict, row.reason]
+    return [
+        row.experiment,
+        row.claim,
+        row.kind,
+        _fmt(row.paper_value),
+        _fmt(row.measured),
+        f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]",
+        row.tolerance,
+        row.power,
+        row.verdict,
+        row.reason,
+    ]
 
 
 COLUMNS = ["experiment", "claim", "kind", "paper", "measured", "interval", "tolerance", "power", "verdict", "reason"]
@@ -89,9 +117,11 @@ def _markdown_cell(text: str) -> str:
 
 
 DIAGNOSTIC_COLUMNS = COLUMNS + ["why a diagnostic"]
-_DIAGNOSTICS_NOTE = ("Diagnostics are our own checks, context numbers, checks of our simulator, rows the paper gives no "
-                     "number or statement for, and rows that cannot fail in their setting: they keep their verdicts but "
-                     "are not counted above; each says why it is a diagnostic.")
+_DIAGNOSTICS_NOTE = (
+    "Diagnostics are our own checks, context numbers, checks of our simulator, rows the paper gives no "
+    "number or statement for, and rows that cannot fail in their setting: they keep their verdicts but "
+    "are not counted above; each says why it is a diagnostic."
+)
 
 
 def _why(row) -> str:
@@ -115,8 +145,13 @@ def undecided_reason(row) -> str | None:
         return None
     if row.verdict == "not comparable":
         reason = str(row.reason)
-        return ("setting differs" if reason.startswith("setting differs") else
-                "no paper number" if reason.startswith("the paper reports no number") else "other not comparable")
+        return (
+            "setting differs"
+            if reason.startswith("setting differs")
+            else "no paper number"
+            if reason.startswith("the paper reports no number")
+            else "other not comparable"
+        )
     return "more data would decide" if "would give 80% power" in str(row.power) else "other inconclusive"
 
 
@@ -127,8 +162,14 @@ def decided_table(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for paper, mine in _papers(claims):
         why = pd.Series([undecided_reason(r) for r in mine.itertuples(index=False)], dtype=object)
-        rows.append({"paper": paper.number, "claims": len(mine), "decided": int(why.isna().sum()),
-                     **{name: int((why == name).sum()) for name in UNDECIDED}})
+        rows.append(
+            {
+                "paper": paper.number,
+                "claims": len(mine),
+                "decided": int(why.isna().sum()),
+                **{name: int((why == name).sum()) for name in UNDECIDED},
+            }
+        )
     return pd.DataFrame(rows, columns=["paper", "claims", "decided", *UNDECIDED])
 
 
@@ -136,30 +177,62 @@ def summary_markdown(table: pd.DataFrame) -> str:
     """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
     with one row per claim, then the diagnostics in a section of their own."""
     claims, diagnostics = claims_only(table), diagnostics_only(table)
-    lines = ["# crlrepro: claim-by-claim summary", "", f"All papers: {verdict_counts(claims)}.", "",
-             "| paper | " + " | ".join(VERDICTS) + " |", "|---|" + "---|" * len(VERDICTS)]
+    lines = [
+        "# crlrepro: claim-by-claim summary",
+        "",
+        f"All papers: {verdict_counts(claims)}.",
+        "",
+        "| paper | " + " | ".join(VERDICTS) + " |",
+        "|---|" + "---|" * len(VERDICTS),
+    ]
     counts = {paper.number: rows["verdict"].value_counts() for paper, rows in _papers(claims)}
     for paper, _ in _papers(claims):
         lines.append(f"| {paper.number} | " + " | ".join(str(counts[paper.number].get(v, 0)) for v in VERDICTS) + " |")
-    lines += ["", "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
-              "reproductions of its experiments."]
+    lines += [
+        "",
+        "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
+        "reproductions of its experiments.",
+    ]
     decided = decided_table(table)
     if len(decided):
-        lines += ["", "Decided claims per paper, and why the others are not:", "",
-                  "| " + " | ".join(decided.columns) + " |", "|" + "---|" * len(decided.columns)]
+        lines += [
+            "",
+            "Decided claims per paper, and why the others are not:",
+            "",
+            "| " + " | ".join(decided.columns) + " |",
+            "|" + "---|" * len(decided.columns),
+        ]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in decided.itertuples(index=False)]
         lines += ["", "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items()) + "."]
     if len(diagnostics):
         lines += ["", f"Diagnostics (not counted): {verdict_counts(diagnostics, 'diagnostics')}, below the papers."]
     for paper, rows in _papers(claims):
-        lines += ["", f"## Paper {paper.number}: {paper.title} ({paper.venue})", "", f"{verdict_counts(rows)}.", "",
-                  "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+        lines += [
+            "",
+            f"## Paper {paper.number}: {paper.title} ({paper.venue})",
+            "",
+            f"{verdict_counts(rows)}.",
+            "",
+            "| " + " | ".join(COLUMNS) + " |",
+            "|" + "---|" * len(COLUMNS),
+        ]
         lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(row)) + " |" for row in rows.itertuples(index=False)]
     if len(diagnostics):
-        lines += ["", "## Diagnostics", "", _DIAGNOSTICS_NOTE, "", f"{verdict_counts(diagnostics, 'diagnostics')}.", "",
-                  "| " + " | ".join(DIAGNOSTIC_COLUMNS) + " |", "|" + "---|" * len(DIAGNOSTIC_COLUMNS)]
-        lines += ["| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |"
-                  for row in diagnostics.itertuples(index=False)]
+        lines += [
+            "",
+            "## Diagnostics",
+            "",
+            _DIAGNOSTICS_NOTE,
+            "",
+            f"{verdict_counts(diagnostics, 'diagnostics')}.",
+            "",
+            "| " + " | ".join(DIAGNOSTIC_COLUMNS) + " |",
+            "|" + "---|" * len(DIAGNOSTIC_COLUMNS),
+        ]
+        lines += [
+            "| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |"
+            for row in diagnostics.itertuples(index=False)
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -176,8 +249,24 @@ _DRAWN = re.compile(r"\[\[(.+?)\]\]", re.S)
 _PANELS = re.compile(r"\(([a-h](?:\s*[,–-]\s*[a-h])*)\)")
 
 
-_MATH = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ", "nu": "ν",
-         "pi": "π", "sigma": "σ", "tau": "τ", "leq": "≤", "geq": "≥", "sum": "Σ", "infty": "∞", "cdot": "·"}
+_MATH = {
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "pi": "π",
+    "sigma": "σ",
+    "tau": "τ",
+    "leq": "≤",
+    "geq": "≥",
+    "sum": "Σ",
+    "infty": "∞",
+    "cdot": "·",
+}
 
 
 def _plain(text: str) -> str:
@@ -201,11 +290,16 @@ def caption_problems(template: str, drawn: dict) -> list[str]:
     :func:`crlrepro.runtime.artifacts.figure_texts`): each [[text]] must occur in one of the figure's texts (compared as
     plain text), and each panel the caption names, (a) or (c, d) or (e–h), must be a panel whose title starts so."""
     texts = [_plain(t) for t in drawn.get("texts", [])]
-    problems = [f"[[{name}]] is not drawn (no title, axis label, legend entry or annotation holds it)"
-                for name in _DRAWN.findall(template) if not any(_plain(name) in t for t in texts)]
+    problems = [
+        f"[[{name}]] is not drawn (no title, axis label, legend entry or annotation holds it)"
+        for name in _DRAWN.findall(template)
+        if not any(_plain(name) in t for t in texts)
+    ]
     titled = {m.group(1) for title in drawn.get("panels", []) if (m := re.match(r"\(([a-h])\)", title))}
-    problems += [f"panel ({letter}) is named but the figure has no panel titled ({letter})"
-                 for letter in sorted(_panel_letters(_DRAWN.sub("", template)) - titled)]
+    problems += [
+        f"panel ({letter}) is named but the figure has no panel titled ({letter})"
+        for letter in sorted(_panel_letters(_DRAWN.sub("", template)) - titled)
+    ]
     return problems
 
 
@@ -214,8 +308,7 @@ def caption_text(template: str) -> str:
     return _DRAWN.sub(lambda m: m.group(1), template)
 
 
-def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | None = None,
-                   list_claims: bool = True) -> str:
+def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | None = None, list_claims: bool = True) -> str:
     """A report caption: ``description`` (the figure and what the paper claims), the verdict count,
     then (``list_claims``) claim by claim what this run measured (interval in brackets), the paper's
     value, the verdict and its reason, then the run's ``provenance`` when given.
@@ -228,13 +321,19 @@ def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | No
     for row in claims.itertuples(index=False) if list_claims else ():
         paper = "" if not np.isfinite(row.paper_value) else f"; paper {_fmt(row.paper_value)}"
         role = ", diagnostic" if getattr(row, "role", "claim") == "diagnostic" else ""
-        lines.append(f"- {row.experiment} ({row.kind}{role}), {rst_text(row.claim)}: measured {_fmt(row.measured)} "
-                     f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]{paper}: **{row.verdict}**, {rst_text(str(row.reason))}")
+        lines.append(
+            f"- {row.experiment} ({row.kind}{role}), {rst_text(row.claim)}: measured {_fmt(row.measured)} "
+            f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]{paper}: **{row.verdict}**, {rst_text(str(row.reason))}"
+        )
     if provenance:
         packages = provenance.get("packages", {})
-        lines += ["", f"**Provenance:** config {provenance.get('config_hash')}, commit "
-                      f"{rst_text(str(provenance.get('git_commit')))}, device {provenance.get('device')}; "
-                  + ", ".join(f"{name} {version}" for name, version in sorted(packages.items())) + "."]
+        lines += [
+            "",
+            f"**Provenance:** config {provenance.get('config_hash')}, commit "
+            f"{rst_text(str(provenance.get('git_commit')))}, device {provenance.get('device')}; "
+            + ", ".join(f"{name} {version}" for name, version in sorted(packages.items()))
+            + ".",
+        ]
     lines.append("{% endraw %}")
     return "\n".join(lines) + "\n"
 
@@ -243,25 +342,44 @@ def summary_html(table: pd.DataFrame) -> str:
     """The summary as a self-contained HTML page (for the report), laid out as :func:`summary_markdown`."""
     claims, diagnostics = claims_only(table), diagnostics_only(table)
     body = [f"<p>All papers: {html.escape(verdict_counts(claims))}.</p>"]
-    sections = [(f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, False)
-                for paper, rows in _papers(claims)]
+    sections = [
+        (f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, False)
+        for paper, rows in _papers(claims)
+    ]
     if len(diagnostics):
         body.append(f"<p>Diagnostics (not counted): {html.escape(verdict_counts(diagnostics, 'diagnostics'))}.</p>")
         sections.append(("Diagnostics", diagnostics, DIAGNOSTIC_COLUMNS, True))
     for title, rows, columns, why in sections:
-        body += [f"<h2>{title}</h2>", f"<p>{html.escape(_DIAGNOSTICS_NOTE)}</p>" if why else "",
-                 f"<p>{html.escape(verdict_counts(rows, 'diagnostics' if why else 'claims'))}.</p>",
-                 "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+        body += [
+            f"<h2>{title}</h2>",
+            f"<p>{html.escape(_DIAGNOSTICS_NOTE)}</p>" if why else "",
+            f"<p>{html.escape(verdict_counts(rows, 'diagnostics' if why else 'claims'))}.</p>",
+            "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
+        ]
         for row in rows.itertuples(index=False):
             verdict_class = str(row.verdict).replace(" ", "-")
             cells = [*_cells(row), _why(row)] if why else _cells(row)
             body.append(f'<tr class="{verdict_class}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
         body.append("</tbody></table>")
-    colours = {"reproduced": "#15803d", "verified": "#15803d", "contradicted": "#b91c1c", "failed": "#b91c1c",
-               "inconclusive": "#b45309", "not-comparable": "#6b7280"}
+    colours = {
+        "reproduced": "#15803d",
+        "verified": "#15803d",
+        "contradicted": "#b91c1c",
+        "failed": "#b91c1c",
+        "inconclusive": "#b45309",
+        "not-comparable": "#6b7280",
+    }
     style = "".join(f".{name} td:nth-child(9){{color:{colour}}}" for name, colour in colours.items())
-    return "\n".join([
-        "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>crlrepro summary</title>',
-        "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
-        f"td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}{style}</style>",
-        "</head><body>", "<h1>crlrepro: claim-by-claim summary</h1>", *body, "</body></html>", ""])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html><head><meta charset="utf-8"><title>crlrepro summary</title>',
+            "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+            f"td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}{style}</style>",
+            "</head><body>",
+            "<h1>crlrepro: claim-by-claim summary</h1>",
+            *body,
+            "</body></html>",
+            "",
+        ]
+    )

@@ -62,9 +62,25 @@ import numpy as np
 from scipy.special import ndtr
 
 from crlrepro.theory.piecewise import (
-    adaptive_integral, check_nodes, direction, invert, mixture_density, NEGLIGIBLE_DENSITY, NODES_PER_SIGMA,
-    ranking_breakpoints, ROOT_TOL_NODE, ROOT_TOL_SPLIT, ROW_CHUNK, split_long, structure, support,
-    TABLE_POINTS, X_SCAN_POINTS, X_TOL, Y_TOL, YView,
+    adaptive_integral,
+    check_nodes,
+    direction,
+    invert,
+    mixture_density,
+    NEGLIGIBLE_DENSITY,
+    NODES_PER_SIGMA,
+    ranking_breakpoints,
+    ROOT_TOL_NODE,
+    ROOT_TOL_SPLIT,
+    ROW_CHUNK,
+    split_long,
+    structure,
+    support,
+    TABLE_POINTS,
+    X_SCAN_POINTS,
+    X_TOL,
+    Y_TOL,
+    YView,
 )
 
 __all__ = ["bayes_auc_piecewise", "conditional_auc", "monotone_auc"]
@@ -84,8 +100,9 @@ def _gini(view: YView, u, nodes: int) -> np.ndarray:
     pre[rr, jj, rank_lo], pre[rr, jj, rank_hi] = bounds[:, :-1], bounds[:, 1:]
     t = np.arange(num_bounds)
     ir, ij, it = np.nonzero((t > first[..., None]) & (t < last[..., None]) & ~empty[..., None])
-    pre[ir, ij, it] = invert(view, u[:, ir], special[ir, it], bounds[ir, ij], bounds[ir, ij + 1], values[ir, ij],
-                              values[ir, ij + 1], ROOT_TOL_SPLIT)
+    pre[ir, ij, it] = invert(
+        view, u[:, ir], special[ir, it], bounds[ir, ij], bounds[ir, ij + 1], values[ir, ij], values[ir, ij + 1], ROOT_TOL_SPLIT
+    )
     # Parts: piece i between the preimages of consecutive special values V_t, V_{t+1}; an end that is not a
     # boundary of the piece is a preimage of another piece's special value, where Γ(δ(y)) has a 3/2 power.
     sr, si, st = np.nonzero((t[:-1] >= first[..., None]) & (t[:-1] < last[..., None]) & ~empty[..., None])
@@ -96,8 +113,12 @@ def _gini(view: YView, u, nodes: int) -> np.ndarray:
     lo, hi = np.where(swap, end_b, end_a), np.where(swap, end_a, end_b)
     keep = hi > lo
     lo, hi, sing_lo, sing_hi, owner = split_long(
-        lo[keep], hi[keep], np.where(swap, singular_b, singular_a)[keep], np.where(swap, singular_a, singular_b)[keep],
-        max(nodes, 16) / NODES_PER_SIGMA * view.stds.min())
+        lo[keep],
+        hi[keep],
+        np.where(swap, singular_b, singular_a)[keep],
+        np.where(swap, singular_a, singular_b)[keep],
+        max(nodes, 16) / NODES_PER_SIGMA * view.stds.min(),
+    )
     part_row, part_piece, part_level = sr[keep][owner], si[keep][owner], st[keep][owner]
     # Starting brackets for the roots: δ tabulated on TABLE_POINTS points from pre[r, j, t] to pre[r, j, t+1].
     bracket = np.full(empty.shape + (num_bounds - 1,), -1)
@@ -128,12 +149,21 @@ def _gini(view: YView, u, nodes: int) -> np.ndarray:
         if solve.size:
             b, target = bracket[row[node[solve]], piece[solve], level_index[node[solve]]], level[node[solve]]
             k = np.sum(table_v[b, 1:-1] < target[:, None], axis=1)  # δ rises along the table
-            cut[solve] = invert(view, u[:, row[node[solve]]], target, table_y[b, k], table_y[b, k + 1], table_v[b, k],
-                                 table_v[b, k + 1], ROOT_TOL_NODE)
+            cut[solve] = invert(
+                view,
+                u[:, row[node[solve]]],
+                target,
+                table_y[b, k],
+                table_y[b, k + 1],
+                table_v[b, k],
+                table_v[b, k + 1],
+                ROOT_TOL_NODE,
+            )
         r = row[node]
         cdf_cut = ndtr((cut - view.means) / view.stds)
-        part_mass = view.weights * np.where(rising[r, piece], cdf_cut - cdf_bounds[:, r, piece],
-                                            cdf_bounds[:, r, piece + 1] - cdf_cut)
+        part_mass = view.weights * np.where(
+            rising[r, piece], cdf_cut - cdf_bounds[:, r, piece], cdf_bounds[:, r, piece + 1] - cdf_cut
+        )
         below += np.bincount(node, weights=part_mass.sum(axis=0), minlength=y.size)
         below_mean += np.bincount(node, weights=np.sum(u[:, r] * part_mass, axis=0), minlength=y.size)
         out[used] = density[used] * (level * (2.0 * below - mass_total[row]) + mean_delta[row] - 2.0 * below_mean)
@@ -208,5 +238,8 @@ def monotone_auc(gmm, nodes: int) -> dict:
         a, b = np.where(stays, mid, a), np.where(stays, b, mid)
     split = np.concatenate([[0.0], (a + b) / 2.0])
     xy = _integrate_x(gmm, nodes, split, lambda x: 0.5 + np.where(x > 0, 1.0, -1.0) * excess(x))
-    return {"xy": xy, "minus_xy": _integrate_x(gmm, nodes, split, lambda x: 0.5 - np.where(x > 0, 1.0, -1.0) * excess(x)),
-            "best_monotone": _integrate_x(gmm, nodes, split, lambda x: 0.5 + np.abs(excess(x)))}
+    return {
+        "xy": xy,
+        "minus_xy": _integrate_x(gmm, nodes, split, lambda x: 0.5 - np.where(x > 0, 1.0, -1.0) * excess(x)),
+        "best_monotone": _integrate_x(gmm, nodes, split, lambda x: 0.5 + np.abs(excess(x))),
+    }

@@ -8,8 +8,15 @@ import numpy as np
 from crlrepro.theory.numerics import log_sum_exp
 
 __all__ = [
-    "approximation_bound_constant", "calibration_bound", "calibration_exponent", "density_ratio_bound",
-    "log_mean_exp", "oce_identity_table", "oce_log_mean_exp", "oce_objective", "score_sup_norm"
+    "approximation_bound_constant",
+    "calibration_bound",
+    "calibration_exponent",
+    "density_ratio_bound",
+    "log_mean_exp",
+    "oce_identity_table",
+    "oce_log_mean_exp",
+    "oce_objective",
+    "score_sup_norm",
 ]
 
 
@@ -59,8 +66,9 @@ def oce_log_mean_exp(deltas, tau: float, score_bound: float | None = None) -> tu
     from scipy.optimize import minimize_scalar  # here: ~0.2 s of import that the many importers of this module skip
 
     scale = max(hi - lo, tau)
-    result = minimize_scalar(oce_objective, bounds=(lo, hi), args=(deltas, tau), method="bounded",
-                             options={"xatol": 1e-12 * scale, "maxiter": 500})
+    result = minimize_scalar(
+        oce_objective, bounds=(lo, hi), args=(deltas, tau), method="bounded", options={"xatol": 1e-12 * scale, "maxiter": 500}
+    )
     return float(result.fun) - tau, float(result.x)
 
 
@@ -84,9 +92,19 @@ def oce_identity_table(ms, taus, score_bound: float, seed: int):
             deltas = negatives - positive
             lhs = log_mean_exp(deltas, tau)
             rhs, mu_star = oce_log_mean_exp(deltas, tau, score_bound=bound)
-            rows.append({"m": int(m), "tau": float(tau), "score_bound": bound, "lhs": lhs, "rhs": rhs,
-                         "abs_diff": abs(lhs - rhs), "mu_star": mu_star, "mu_closed_form": lhs,
-                         "max_abs_delta": float(np.abs(deltas).max())})
+            rows.append(
+                {
+                    "m": int(m),
+                    "tau": float(tau),
+                    "score_bound": bound,
+                    "lhs": lhs,
+                    "rhs": rhs,
+                    "abs_diff": abs(lhs - rhs),
+                    "mu_star": mu_star,
+                    "mu_closed_form": lhs,
+                    "max_abs_delta": float(np.abs(deltas).max()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -119,10 +137,12 @@ def score_sup_norm(score, gmm, nodes: int = 801, span: float = 16.0) -> tuple[fl
     to 10^6 scales); returns (B, bounded), bounded = the points out to 10^6 scales raise the sup over those out to
     10^5 by at most 1e-6 (relative). A score that keeps growing (a ReLU network, τ·PMI or its truncations where
     the classes' tails cross) has no finite B: the bound's assumption fails for it."""
-    near = np.abs(np.asarray(score(_probe_points(gmm, "x", nodes, span, 5), _probe_points(gmm, "y", nodes, span, 5)),
-                             dtype=float)).max()
-    outer = np.abs(np.asarray(score(_probe_points(gmm, "x", nodes, span), _probe_points(gmm, "y", nodes, span)),
-                              dtype=float)).max()
+    near = np.abs(
+        np.asarray(score(_probe_points(gmm, "x", nodes, span, 5), _probe_points(gmm, "y", nodes, span, 5)), dtype=float)
+    ).max()
+    outer = np.abs(
+        np.asarray(score(_probe_points(gmm, "x", nodes, span), _probe_points(gmm, "y", nodes, span)), dtype=float)
+    ).max()
     return float(outer), bool(outer <= near * (1 + 1e-6))
 
 

@@ -48,8 +48,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from crlrepro.theory.piecewise import (YView, check_nodes, direction, invert, legendre_tables, mixture_density,
-                                       ranking_breakpoints, split_long, structure, support)
+from crlrepro.theory.piecewise import (
+    YView,
+    check_nodes,
+    direction,
+    invert,
+    legendre_tables,
+    mixture_density,
+    ranking_breakpoints,
+    split_long,
+    structure,
+    support,
+)
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.quadrature import trapezoid_mixture
 
@@ -111,8 +121,13 @@ def _sorted_points(group, position, singular, scale_left, scale_right):
     new = np.ones(group.size, bool)
     new[1:] = (group[1:] != group[:-1]) | (position[1:] - position[:-1] > 1e-13 * (1.0 + np.abs(position[1:])))
     starts = np.nonzero(new)[0]
-    return (group[starts], position[starts], np.maximum.reduceat(singular.astype(int), starts).astype(bool),
-            np.minimum.reduceat(scale_left, starts), np.minimum.reduceat(scale_right, starts))
+    return (
+        group[starts],
+        position[starts],
+        np.maximum.reduceat(singular.astype(int), starts).astype(bool),
+        np.minimum.reduceat(scale_left, starts),
+        np.minimum.reduceat(scale_right, starts),
+    )
 
 
 def _log_parts(near, length, eps, sign, sing_near, sing_far):
@@ -124,8 +139,15 @@ def _log_parts(near, length, eps, sign, sing_near, sing_far):
     step = ((x2 - x1) / n)[owner]
     lo = x1[owner] + k * step
     hi = np.where(k == n[owner] - 1, x2[owner], lo + step)
-    return {"var_lo": lo, "var_hi": hi, "sing_lo": sing_near[owner] & (k == 0), "sing_hi": sing_far[owner] & (k == n[owner] - 1),
-            "centre": (near - sign * eps)[owner], "mode": np.full(owner.size, sign), "owner": owner}
+    return {
+        "var_lo": lo,
+        "var_hi": hi,
+        "sing_lo": sing_near[owner] & (k == 0),
+        "sing_hi": sing_far[owner] & (k == n[owner] - 1),
+        "centre": (near - sign * eps)[owner],
+        "mode": np.full(owner.size, sign),
+        "owner": owner,
+    }
 
 
 def _graded_parts(group, position, singular, scale_left, scale_right, max_length) -> dict:
@@ -170,8 +192,19 @@ def _graded_parts(group, position, singular, scale_left, scale_right, max_length
     i = np.nonzero((start_b > end_a) & ~whole_a & ~whole_b)[0]
     if i.size:
         lo, hi, s_lo, s_hi, owner = split_long(end_a[i], start_b[i], sa[i] & ~grade_a[i], sb[i] & ~grade_b[i], max_length)
-        pieces.append((i[owner], {"var_lo": lo, "var_hi": hi, "sing_lo": s_lo, "sing_hi": s_hi,
-                                  "centre": np.zeros(lo.size), "mode": np.zeros(lo.size)}))
+        pieces.append(
+            (
+                i[owner],
+                {
+                    "var_lo": lo,
+                    "var_hi": hi,
+                    "sing_lo": s_lo,
+                    "sing_hi": s_hi,
+                    "centre": np.zeros(lo.size),
+                    "mode": np.zeros(lo.size),
+                },
+            )
+        )
     owner = np.concatenate([p[0] for p in pieces])
     parts = {key: np.concatenate([p[1][key] for p in pieces]) for key in pieces[0][1]}
     parts["group"] = seg_group[owner]
@@ -291,8 +324,11 @@ def _solve_offset(view, u, z0, target, lo, hi, increasing, s0):
             newton = s - f / derivative
         inside = np.isfinite(newton) & (newton > lo) & (newton < hi)
         new = np.where(f == 0, s, np.where(inside, newton, (lo + hi) / 2.0))
-        done = ((f == 0) | (inside & (np.abs(newton - s) <= _ROOT_ACCEPT * np.abs(s)))
-                | (hi - lo <= 4.0 * np.spacing(np.maximum(np.abs(lo), np.abs(hi)))))
+        done = (
+            (f == 0)
+            | (inside & (np.abs(newton - s) <= _ROOT_ACCEPT * np.abs(s)))
+            | (hi - lo <= 4.0 * np.spacing(np.maximum(np.abs(lo), np.abs(hi))))
+        )
         out_s[idx], out_slope[idx] = new, derivative
         keep = ~done
         if not keep.any():
@@ -359,8 +395,12 @@ def _y_breakpoints(view, u, tau, bounds, values, count, lo_y, hi_y, v_a, v_b, vm
     # Square-root points: the preimages, on every piece, of V_c ± τ for the interior critical values V_c.
     crit = np.arange(1, num_bounds - 1)
     levels = values[:, 1:-1, None] + np.array([-1.0, 1.0]) * tau[:, None, None]  # (R, C, 2)
-    hit = ((crit[None, :] <= count[:, None])[..., None, None] & nonempty[:, None, None, :]
-           & (vmin[:, None, None, :] < levels[..., None]) & (levels[..., None] < vmax[:, None, None, :]))
+    hit = (
+        (crit[None, :] <= count[:, None])[..., None, None]
+        & nonempty[:, None, None, :]
+        & (vmin[:, None, None, :] < levels[..., None])
+        & (levels[..., None] < vmax[:, None, None, :])
+    )
     hr, hc, hs, hj = np.nonzero(hit)
     group.append(hr)
     point.append(invert(view, u[:, hr], levels[hr, hc, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12))
@@ -370,14 +410,14 @@ def _y_breakpoints(view, u, tau, bounds, values, count, lo_y, hi_y, v_a, v_b, vm
     # Asymptote points: where an end of {|δ − v| ≤ τ} on a tail piece reaches y_far (V_far = δ(y_far)): on the side
     # where it moves into the bulk, the mass beyond it is a function of log(distance to where it reaches the
     # support's end), graded with ε = |V_end − V_far| / |δ'|.
-    y_far = np.array([max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)),
-                      min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds))])
+    y_far = np.array(
+        [max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)), min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds))]
+    )
     v_far = view.delta(np.repeat(u, 2, axis=1), np.tile(y_far, rows))[0].reshape(rows, 2)
     v_end = np.stack([values[:, 0], values[:, -1]], axis=1)
     bulk = np.stack([np.where(rising[:, 0], 1.0, -1.0), np.where(rising[np.arange(rows), count], -1.0, 1.0)], axis=1)
     levels = v_far[:, :, None] + np.array([-1.0, 1.0]) * tau[:, None, None]  # (R, end, 2)
-    hit = (nonempty[:, None, None, :] & (vmin[:, None, None, :] < levels[..., None])
-           & (levels[..., None] < vmax[:, None, None, :]))
+    hit = nonempty[:, None, None, :] & (vmin[:, None, None, :] < levels[..., None]) & (levels[..., None] < vmax[:, None, None, :])
     hr, he, hs, hj = np.nonzero(hit)
     at = invert(view, u[:, hr], levels[hr, he, hs], lo_y[hr, hj], hi_y[hr, hj], v_a[hr, hj], v_b[hr, hj], 1e-12)
     with np.errstate(divide="ignore"):
@@ -408,10 +448,26 @@ def _row_structure(gmm, view, x, tau) -> dict:
     table_y = np.linspace(view.lo, view.hi, _TABLE_POINTS)
     table_v = view.delta(np.repeat(u, _TABLE_POINTS, axis=1), np.tile(table_y, active.size))[0]
     table_v = table_v.reshape(active.size, _TABLE_POINTS)
-    return {"active": active, "u": u, "tau": tau, "bounds": bounds, "values": values, "count": count, "post": post,
-            "lo_y": lo_y, "hi_y": hi_y, "v_a": v_a, "v_b": v_b, "vmin": np.minimum(v_a, v_b), "vmax": np.maximum(v_a, v_b),
-            "rising": v_b > v_a, "nonempty": hi_y > lo_y, "table_y": table_y, "table_v": table_v,
-            "piece_mass": np.sum(post[..., None] * np.diff(cdf_bounds, axis=2), axis=0)}  # (R, P)
+    return {
+        "active": active,
+        "u": u,
+        "tau": tau,
+        "bounds": bounds,
+        "values": values,
+        "count": count,
+        "post": post,
+        "lo_y": lo_y,
+        "hi_y": hi_y,
+        "v_a": v_a,
+        "v_b": v_b,
+        "vmin": np.minimum(v_a, v_b),
+        "vmax": np.maximum(v_a, v_b),
+        "rising": v_b > v_a,
+        "nonempty": hi_y > lo_y,
+        "table_y": table_y,
+        "table_v": table_v,
+        "piece_mass": np.sum(post[..., None] * np.diff(cdf_bounds, axis=2), axis=0),
+    }  # (R, P)
 
 
 def _own_piece(st, row, y):
@@ -481,8 +537,9 @@ def _inner_masses(view, st, node_row, y, own, mass_nodes):
             for k in (0, 1):
                 sel = side == k
                 offsets[k][i[sel]] = sol[sel]
-            dens[part] += np.bincount(i, weights=_conditional_density(view, post[:, r[i]], anchor[i] + sol) / np.abs(slope),
-                                      minlength=part.size)
+            dens[part] += np.bincount(
+                i, weights=_conditional_density(view, post[:, r[i]], anchor[i] + sol) / np.abs(slope), minlength=part.size
+            )
         s_a, s_b = np.minimum(*offsets), np.maximum(*offsets)
         mass[part] += _interval_masses(view, post, r, anchor, s_a, s_b, short, mass_nodes)
     return mass, dens
@@ -496,8 +553,22 @@ def _conditional_gap(gmm, view, x, tau, nodes, mass_nodes):
     rows = st["active"].size
     if not rows:
         return cdf, derivative
-    bp = _y_breakpoints(view, st["u"], st["tau"], st["bounds"], st["values"], st["count"], st["lo_y"], st["hi_y"],
-                        st["v_a"], st["v_b"], st["vmin"], st["vmax"], st["rising"], st["nonempty"])
+    bp = _y_breakpoints(
+        view,
+        st["u"],
+        st["tau"],
+        st["bounds"],
+        st["values"],
+        st["count"],
+        st["lo_y"],
+        st["hi_y"],
+        st["v_a"],
+        st["v_b"],
+        st["vmin"],
+        st["vmax"],
+        st["rising"],
+        st["nonempty"],
+    )
     parts = _graded_parts(*bp, _MAX_PART_SIGMAS * view.stds.min())
     parts["piece"] = _own_piece(st, parts["group"], _map_parts(parts, (parts["var_lo"] + parts["var_hi"]) / 2.0)[0])
 
@@ -584,15 +655,28 @@ def _x_landmarks(gmm, view) -> dict:
     # next to it then has a constant count, so the crossing of the new pair's values t apart is found.
     aside = _beside(ranking)
     points = np.unique(np.concatenate([scan, ranking, aside, minima, zeros]))
-    y_far = (max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)),
-             min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds)))
+    y_far = (
+        max(view.lo, np.min(view.means - _TAIL_SIGMAS * view.stds)),
+        min(view.hi, np.max(view.means + _TAIL_SIGMAS * view.stds)),
+    )
     norm, u = direction(gmm, points)
     critical = structure(view, u)
-    return {"lo": lo, "hi": hi, "ranking": ranking, "minima": minima, "y_far": y_far, "pair_zeros": zeros, "zero_pair": pair,
-            "flat": flat,
-            "minima_scale": np.where(depth > 0, depth / max(lipschitz, 1e-300), np.inf),
-            "scan": points, "reach": _reach(gmm, view, points, *y_far), "pair_gaps": _pair_gaps(gmm, points),
-            "special": critical["values"] * norm[:, None], "count": critical["count"]}
+    return {
+        "lo": lo,
+        "hi": hi,
+        "ranking": ranking,
+        "minima": minima,
+        "y_far": y_far,
+        "pair_zeros": zeros,
+        "zero_pair": pair,
+        "flat": flat,
+        "minima_scale": np.where(depth > 0, depth / max(lipschitz, 1e-300), np.inf),
+        "scan": points,
+        "reach": _reach(gmm, view, points, *y_far),
+        "pair_gaps": _pair_gaps(gmm, points),
+        "special": critical["values"] * norm[:, None],
+        "count": critical["count"],
+    }
 
 
 def _reach_roots(gmm, view, marks, t):
@@ -604,8 +688,9 @@ def _reach_roots(gmm, view, marks, t):
     scan, reach = marks["scan"], marks["reach"]
     above = reach[None, :] > t[:, None]
     which, cell = np.nonzero(above[:, 1:] != above[:, :-1])
-    root = _bisect(lambda z, k: _reach(gmm, view, z, *marks["y_far"]) > t[which], scan[cell], scan[cell + 1],
-                   above[which, cell], 84)
+    root = _bisect(
+        lambda z, k: _reach(gmm, view, z, *marks["y_far"]) > t[which], scan[cell], scan[cell + 1], above[which, cell], 84
+    )
     h = 1e-3 * np.minimum(root - scan[cell], scan[cell + 1] - root)  # inside the scan cell, where g is smooth
     slope = (_reach(gmm, view, root + h, *marks["y_far"]) - _reach(gmm, view, root - h, *marks["y_far"])) / (2.0 * h)
     excess = _reach(gmm, view, root, view.lo, view.hi) - _reach(gmm, view, root, *marks["y_far"])  # ‖d‖ (R − R_far)
@@ -640,8 +725,13 @@ def _pair_roots(gmm, marks, t):
     above = gaps[None] > t[:, None, None]
     which, pair, cell = np.nonzero(above[..., 1:] != above[..., :-1])
     scan = marks["scan"]
-    root = _bisect(lambda z, k: np.abs(_pair_gaps(gmm, z)[pair[k], k]) > t[which[k]], scan[cell], scan[cell + 1],
-                   above[which, pair, cell], 84)
+    root = _bisect(
+        lambda z, k: np.abs(_pair_gaps(gmm, z)[pair[k], k]) > t[which[k]],
+        scan[cell],
+        scan[cell + 1],
+        above[which, pair, cell],
+        84,
+    )
     # Graded away from the nearest zero of the same pair (the centre of the t/|x − z| profile), if r(z, ·) is flat to
     # within t on a P_Y-mass above _FLAT_MASS.
     zeros, zero_pair = marks["pair_zeros"], marks["zero_pair"]
@@ -694,13 +784,15 @@ def _x_rule(gmm, view, marks, t, nodes):
     cross = _special_crossings(gmm, view, marks, t)
     fixed = np.concatenate([[marks["lo"], marks["hi"]], marks["ranking"], marks["minima"], marks["pair_zeros"]])
     fixed_singular = np.zeros(fixed.size, bool)
-    fixed_singular[2:2 + marks["ranking"].size] = True
-    fixed_scale = np.concatenate([np.full(2 + marks["ranking"].size, np.inf), marks["minima_scale"],
-                                  np.full(marks["pair_zeros"].size, np.inf)])
+    fixed_singular[2 : 2 + marks["ranking"].size] = True
+    fixed_scale = np.concatenate(
+        [np.full(2 + marks["ranking"].size, np.inf), marks["minima_scale"], np.full(marks["pair_zeros"].size, np.inf)]
+    )
     group = np.concatenate([np.repeat(np.arange(n), fixed.size), reach[0], pairs[0], cross[0]])
     point = np.concatenate([np.tile(fixed, n), reach[1], pairs[1], cross[1]])
-    singular = np.concatenate([np.tile(fixed_singular, n), np.zeros(reach[0].size + pairs[0].size, bool),
-                               np.ones(cross[0].size, bool)])
+    singular = np.concatenate(
+        [np.tile(fixed_singular, n), np.zeros(reach[0].size + pairs[0].size, bool), np.ones(cross[0].size, bool)]
+    )
     left = np.concatenate([np.tile(fixed_scale, n), reach[2], pairs[2], cross[2]])
     right = np.concatenate([np.tile(fixed_scale, n), reach[3], pairs[3], cross[2]])
     parts = _graded_parts(*_sorted_points(group, point, singular, left, right), _MAX_PART_SIGMAS * gmm.std_x.min())

@@ -75,9 +75,7 @@ class LatentClassGMM:
     def permuted(self, order) -> "LatentClassGMM":
         """The same distribution with its components relabelled by ``order``."""
         order = np.asarray(order)
-        return LatentClassGMM(
-            self.weights[order], self.mean_x[order], self.std_x[order], self.mean_y[order], self.std_y[order]
-        )
+        return LatentClassGMM(self.weights[order], self.mean_x[order], self.std_x[order], self.mean_y[order], self.std_y[order])
 
     # -- densities ---------------------------------------------------------------------------
     def _log_joint_class(self, t, mean, std) -> np.ndarray:

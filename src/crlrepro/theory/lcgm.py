@@ -23,9 +23,14 @@ import pandas as pd
 
 from crlrepro.theory.numerics import log_sum_exp
 
-__all__ = ["SPECTRUM_NOT_APPLICABLE", 
-    "deterministic_anchor_pmi", "LatentClassModel", "rank_k_evidence", "sampled_kernel_spectrum",
-    "sampled_pmi_spectrum", "SampledSpectrum"
+__all__ = [
+    "SPECTRUM_NOT_APPLICABLE",
+    "deterministic_anchor_pmi",
+    "LatentClassModel",
+    "rank_k_evidence",
+    "sampled_kernel_spectrum",
+    "sampled_pmi_spectrum",
+    "SampledSpectrum",
 ]
 
 
@@ -160,8 +165,11 @@ def _top_svd(m: np.ndarray, rank: int, *, rtol: float = 1e-8, max_iter: int = 30
         previous = s
         q = np.linalg.qr(m @ z)[0]
     else:
-        warnings.warn(f"subspace iteration for the top {rank} singular values did not converge in {max_iter} steps",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"subspace iteration for the top {rank} singular values did not converge in {max_iter} steps",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     u, s, vt = np.linalg.svd(q.T @ m, full_matrices=False)
     return q @ u[:, :rank], s[:rank], vt[:rank]
 
@@ -207,8 +215,9 @@ def _held_out_marginals(lcgm: LatentClassModel, samples: int, rng: np.random.Gen
     return x, y
 
 
-def sampled_pmi_spectrum(lcgm: LatentClassModel, samples: int, rng: np.random.Generator, *, rank: int | None = None
-                         ) -> np.ndarray:
+def sampled_pmi_spectrum(
+    lcgm: LatentClassModel, samples: int, rng: np.random.Generator, *, rank: int | None = None
+) -> np.ndarray:
     """λ̂_i, the eigenvalues of T*T for the PMI operator of ``lcgm``, non-increasing: all ``samples`` of them, or the top
     ``rank``. Estimated from n = ``samples`` held-out x iid P_X and y iid P_Y (independent draws) as
 
@@ -227,6 +236,7 @@ def _anchor_error(lcgm: LatentClassModel, x) -> float:
 # With one draw (repeats: 1) the spread across draws is not defined (crlrepro.runtime.artifacts.nonfinite_problems).
 SPECTRUM_NOT_APPLICABLE = ("sd", "*_sd")
 
+
 def _summarise(spectra, classes: int, rtol: float, z: float) -> dict:
     """Mean spectrum over independent draws, its standard error, and the floor rule of :func:`rank_k_evidence`."""
     lam = np.array([s.eigenvalues for s in spectra])
@@ -244,14 +254,34 @@ def _summarise(spectra, classes: int, rtol: float, z: float) -> dict:
     def spread(v):
         return float(np.std(v, ddof=1)) if repeats > 1 else np.nan
 
-    return dict(mean=mean, sd=sd, se=se, first_order_se=first_order, total=total, floor=floor, above=above,
-                detected_rank=int(np.count_nonzero(above)), ratio=float(ratio.mean()), ratio_sd=spread(ratio),
-                tail_share=float(tail.mean()), tail_share_sd=spread(tail))
+    return dict(
+        mean=mean,
+        sd=sd,
+        se=se,
+        first_order_se=first_order,
+        total=total,
+        floor=floor,
+        above=above,
+        detected_rank=int(np.count_nonzero(above)),
+        ratio=float(ratio.mean()),
+        ratio_sd=spread(ratio),
+        tail_share=float(tail.mean()),
+        tail_share_sd=spread(tail),
+    )
 
 
-def rank_k_evidence(lcgm: LatentClassModel, samples: int, seed: int, *, repeats: int = 5, rtol: float = 1e-3,
-                    z: float = 3.0, noise_factors=(0.25, 0.5, 1.0, 2.0, 4.0), size_factors=(0.25, 0.5, 1.0),
-                    sweep_repeats: int = 2) -> dict:
+def rank_k_evidence(
+    lcgm: LatentClassModel,
+    samples: int,
+    seed: int,
+    *,
+    repeats: int = 5,
+    rtol: float = 1e-3,
+    z: float = 3.0,
+    noise_factors=(0.25, 0.5, 1.0, 2.0, 4.0),
+    size_factors=(0.25, 0.5, 1.0),
+    sweep_repeats: int = 2,
+) -> dict:
     """Is the PMI operator of ``lcgm`` rank K = lcgm.num_classes (paper 2, Prop. 5.6)? The evidence in its own spectrum.
 
     Every draw is n = ``samples`` held-out x iid P_X and y iid P_Y (independent), seeded by (seed, n, repeat), and gives
@@ -296,51 +326,103 @@ def rank_k_evidence(lcgm: LatentClassModel, samples: int, seed: int, *, repeats:
         if key not in cache:
             model = lcgm if factor == 1 else dataclasses.replace(lcgm, noise_x=factor * lcgm.noise_x)
             x, y = _held_out_marginals(model, n, np.random.default_rng([seed, n, rep]))
-            cache[key] = (sampled_kernel_spectrum(model.pmi, x, y, rank=rank),
-                          _anchor_error(model, x), (model, x, y))
+            cache[key] = (sampled_kernel_spectrum(model.pmi, x, y, rank=rank), _anchor_error(model, x), (model, x, y))
         return cache[key]
 
     main = [draw(1.0, samples, r) for r in range(repeats)]
     summary = _summarise([d[0] for d in main], classes, rtol, z)
-    det = [sampled_kernel_spectrum(lambda a, b: deterministic_anchor_pmi(m, a, b), x, y, rank=rank).eigenvalues
-           for _, _, (m, x, y) in main]
+    det = [
+        sampled_kernel_spectrum(lambda a, b: deterministic_anchor_pmi(m, a, b), x, y, rank=rank).eigenvalues
+        for _, _, (m, x, y) in main
+    ]
     det_relative = np.array([d / d[0] for d in det])
 
-    spectrum = pd.DataFrame({"i": np.arange(1, rank + 1), "mean": summary["mean"], "sd": summary["sd"], "se": summary["se"],
-                             "first_order_se": summary["first_order_se"], "share": summary["mean"] / summary["total"],
-                             "relative": summary["mean"] / summary["mean"][0], "floor": summary["floor"],
-                             "above_floor": summary["above"], "deterministic": np.mean(det, axis=0)})
+    spectrum = pd.DataFrame(
+        {
+            "i": np.arange(1, rank + 1),
+            "mean": summary["mean"],
+            "sd": summary["sd"],
+            "se": summary["se"],
+            "first_order_se": summary["first_order_se"],
+            "share": summary["mean"] / summary["total"],
+            "relative": summary["mean"] / summary["mean"][0],
+            "floor": summary["floor"],
+            "above_floor": summary["above"],
+            "deterministic": np.mean(det, axis=0),
+        }
+    )
     detected = summary["detected_rank"]
-    floor = dict(rule=f"#{{i ≤ 2K: λ̄_i > {rtol:g}·Σλ̄ + {z:g}·se_i}}", rtol=rtol, z=z, value=rtol * summary["total"],
-                 detected_rank=detected, classes=classes, rank_is_k=detected == classes, saturated=detected == rank,
-                 margin_above=float(summary["mean"][classes - 1] / summary["floor"][classes - 1]),
-                 margin_below=float(summary["floor"][classes] / summary["mean"][classes]))
+    floor = dict(
+        rule=f"#{{i ≤ 2K: λ̄_i > {rtol:g}·Σλ̄ + {z:g}·se_i}}",
+        rtol=rtol,
+        z=z,
+        value=rtol * summary["total"],
+        detected_rank=detected,
+        classes=classes,
+        rank_is_k=detected == classes,
+        saturated=detected == rank,
+        margin_above=float(summary["mean"][classes - 1] / summary["floor"][classes - 1]),
+        margin_below=float(summary["floor"][classes] / summary["mean"][classes]),
+    )
 
     noise_rows = []
     for factor in noise_factors:
         draws = [draw(factor, samples, r) for r in range(sweep_repeats)]
         s = _summarise([d[0] for d in draws], classes, rtol, z)
-        noise_rows.append(dict(factor=float(factor), noise_x=float(factor * lcgm.noise_x),
-                               anchor_error=float(np.mean([d[1] for d in draws])), lambda_1=s["mean"][0],
-                               lambda_k=s["mean"][classes - 1], lambda_k1=s["mean"][classes], ratio=s["ratio"],
-                               tail_share=s["tail_share"], detected_rank=s["detected_rank"]))
+        noise_rows.append(
+            dict(
+                factor=float(factor),
+                noise_x=float(factor * lcgm.noise_x),
+                anchor_error=float(np.mean([d[1] for d in draws])),
+                lambda_1=s["mean"][0],
+                lambda_k=s["mean"][classes - 1],
+                lambda_k1=s["mean"][classes],
+                ratio=s["ratio"],
+                tail_share=s["tail_share"],
+                detected_rank=s["detected_rank"],
+            )
+        )
 
     size_rows = []
     for factor in size_factors:
         n = max(int(round(factor * samples)), rank + 1)
         s = _summarise([draw(1.0, n, r)[0] for r in range(repeats)], classes, rtol, z)
-        size_rows.append(dict(samples=n, lambda_1=s["mean"][0], lambda_k=s["mean"][classes - 1], lambda_k1=s["mean"][classes],
-                              lambda_k1_se=s["se"][classes], ratio=s["ratio"], tail_share=s["tail_share"],
-                              detected_rank=s["detected_rank"]))
+        size_rows.append(
+            dict(
+                samples=n,
+                lambda_1=s["mean"][0],
+                lambda_k=s["mean"][classes - 1],
+                lambda_k1=s["mean"][classes],
+                lambda_k1_se=s["se"][classes],
+                ratio=s["ratio"],
+                tail_share=s["tail_share"],
+                detected_rank=s["detected_rank"],
+            )
+        )
     size_sweep = pd.DataFrame(size_rows)
-    slope = (float(np.polyfit(np.log(size_sweep["samples"]), np.log(size_sweep["lambda_k1"]), 1)[0])
-             if len(size_sweep) > 1 else np.nan)
+    slope = (
+        float(np.polyfit(np.log(size_sweep["samples"]), np.log(size_sweep["lambda_k1"]), 1)[0]) if len(size_sweep) > 1 else np.nan
+    )
 
-    return dict(classes=classes, samples=samples, repeats=repeats, seed=seed,
-                anchor_error=float(np.mean([d[1] for d in main])), total=summary["total"], spectrum=spectrum,
-                ratio=summary["ratio"], ratio_sd=summary["ratio_sd"], tail_share=summary["tail_share"],
-                tail_share_sd=summary["tail_share_sd"],
-                deterministic=dict(max_relative_tail=float(det_relative[:, classes:].max()),
-                                   min_relative_structural=float(det_relative[:, classes - 1].min()),
-                                   rank_at_1e_20=int(np.count_nonzero(np.mean(det_relative, axis=0) > 1e-20))),
-                floor=floor, noise_sweep=pd.DataFrame(noise_rows), size_sweep=size_sweep, size_slope=slope)
+    return dict(
+        classes=classes,
+        samples=samples,
+        repeats=repeats,
+        seed=seed,
+        anchor_error=float(np.mean([d[1] for d in main])),
+        total=summary["total"],
+        spectrum=spectrum,
+        ratio=summary["ratio"],
+        ratio_sd=summary["ratio_sd"],
+        tail_share=summary["tail_share"],
+        tail_share_sd=summary["tail_share_sd"],
+        deterministic=dict(
+            max_relative_tail=float(det_relative[:, classes:].max()),
+            min_relative_structural=float(det_relative[:, classes - 1].min()),
+            rank_at_1e_20=int(np.count_nonzero(np.mean(det_relative, axis=0) > 1e-20)),
+        ),
+        floor=floor,
+        noise_sweep=pd.DataFrame(noise_rows),
+        size_sweep=size_sweep,
+        size_slope=slope,
+    )

@@ -25,9 +25,18 @@ from crlrepro.theory.numerics import check_temperature, log_sum_exp
 from crlrepro.theory.quadrature import PopulationGrid
 
 __all__ = [
-    "bayes_auc", "excess_contrastive_risk", "L2_DEFINITIONS", "l2_distance_to_bayes_score",
-    "l2_distances_from_difference", "l2_distances_to_bayes_score", "monte_carlo_oracles", "mutual_information",
-    "optimal_contrastive_loss", "oracle_table", "population_contrastive_loss", "retrieval_auc"
+    "bayes_auc",
+    "excess_contrastive_risk",
+    "L2_DEFINITIONS",
+    "l2_distance_to_bayes_score",
+    "l2_distances_from_difference",
+    "l2_distances_to_bayes_score",
+    "monte_carlo_oracles",
+    "mutual_information",
+    "optimal_contrastive_loss",
+    "oracle_table",
+    "population_contrastive_loss",
+    "retrieval_auc",
 ]
 
 if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
@@ -177,7 +186,9 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
             if flat.size:
                 by_level = np.argsort(u[flat], kind="stable")
                 levels, tied = u[flat][by_level], np.concatenate([[0.0], np.cumsum(cell_mass[flat][by_level])])
-                mass = mass + 0.5 * (tied[np.searchsorted(levels, v, side="right")] - tied[np.searchsorted(levels, v, side="left")])
+                mass = mass + 0.5 * (
+                    tied[np.searchsorted(levels, v, side="right")] - tied[np.searchsorted(levels, v, side="left")]
+                )
             total += float(joint[start + row] @ mass)
     return total
 
@@ -200,9 +211,13 @@ def monte_carlo_oracles(gmm, tau: float, samples: int, seed: int) -> dict:
     wins = (pmi_pos > pmi_neg) + 0.5 * (pmi_pos == pmi_neg)
     root_n = np.sqrt(samples)
     return {
-        "mutual_information": float(pmi_pos.mean()), "mutual_information_se": float(pmi_pos.std(ddof=1) / root_n),
-        "L_star": float(-tau * pmi_pos.mean()), "L_star_se": float(tau * pmi_pos.std(ddof=1) / root_n),
-        "E_star": float(wins.mean()), "E_star_se": float(wins.std(ddof=1) / root_n), "samples": int(samples),
+        "mutual_information": float(pmi_pos.mean()),
+        "mutual_information_se": float(pmi_pos.std(ddof=1) / root_n),
+        "L_star": float(-tau * pmi_pos.mean()),
+        "L_star_se": float(tau * pmi_pos.std(ddof=1) / root_n),
+        "E_star": float(wins.mean()),
+        "E_star_se": float(wins.std(ddof=1) / root_n),
+        "samples": int(samples),
     }
 
 
@@ -219,13 +234,21 @@ def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list, others: dict | Non
     rows = []
     for n in sorted(int(n) for n in nodes_list):
         mi = mutual_information(gmm.grid(n))
-        rows += [{"quantity": "mutual_information", "rule": "trapezoid", "nodes": n, "value": mi},
-                 {"quantity": "L_star", "rule": "trapezoid", "nodes": n, "value": -tau * mi}]
+        rows += [
+            {"quantity": "mutual_information", "rule": "trapezoid", "nodes": n, "value": mi},
+            {"quantity": "L_star", "rule": "trapezoid", "nodes": n, "value": -tau * mi},
+        ]
     for n in sorted(int(n) for n in auc_nodes_list):
         rows.append({"quantity": "E_star", "rule": "piecewise Gauss-Legendre", "nodes": n, "value": bayes_auc_piecewise(gmm, n)})
         for name, other in (others or {}).items():
-            rows.append({"quantity": f"E_star_{name}", "rule": "piecewise Gauss-Legendre", "nodes": n,
-                         "value": bayes_auc_piecewise(other, n)})
+            rows.append(
+                {
+                    "quantity": f"E_star_{name}",
+                    "rule": "piecewise Gauss-Legendre",
+                    "nodes": n,
+                    "value": bayes_auc_piecewise(other, n),
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -12,7 +12,6 @@ are not small (:func:`adaptive_integral`). The module docstring of crlrepro.theo
 accuracy these tolerances give.
 """
 
-
 from __future__ import annotations
 
 from functools import lru_cache
@@ -22,10 +21,30 @@ import numpy as np
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
 
 __all__ = [
-    "adaptive_integral", "BREAKPOINT_TOL", "check_nodes", "critical_points", "direction", "invert",
-    "legendre_tables", "MAX_DEPTH", "MIN_ADAPTIVE_NODES", "mixture_density", "NEGLIGIBLE_DENSITY",
-    "NODES_PER_SIGMA", "ranking_breakpoints", "ranking_signatures", "ROW_CHUNK", "split_long", "structure",
-    "support", "TABLE_POINTS", "TIE_TOL", "UNINFORMATIVE", "X_SCAN_POINTS", "Y_SCAN_POINTS", "YView"
+    "adaptive_integral",
+    "BREAKPOINT_TOL",
+    "check_nodes",
+    "critical_points",
+    "direction",
+    "invert",
+    "legendre_tables",
+    "MAX_DEPTH",
+    "MIN_ADAPTIVE_NODES",
+    "mixture_density",
+    "NEGLIGIBLE_DENSITY",
+    "NODES_PER_SIGMA",
+    "ranking_breakpoints",
+    "ranking_signatures",
+    "ROW_CHUNK",
+    "split_long",
+    "structure",
+    "support",
+    "TABLE_POINTS",
+    "TIE_TOL",
+    "UNINFORMATIVE",
+    "X_SCAN_POINTS",
+    "Y_SCAN_POINTS",
+    "YView",
 ]
 
 X_SCAN_POINTS = 2001  # ranking-signature scan of the x support
@@ -244,14 +263,20 @@ def structure(view: YView, u) -> dict:
     with U (empty pieces); their values; the sorted special values V_t; each boundary's rank t among them."""
     critical = critical_points(view, u)
     rows = u.shape[1]
-    bounds = np.concatenate([np.full((rows, 1), view.lo), np.where(np.isnan(critical), view.hi, critical),
-                             np.full((rows, 1), view.hi)], axis=1)
+    bounds = np.concatenate(
+        [np.full((rows, 1), view.lo), np.where(np.isnan(critical), view.hi, critical), np.full((rows, 1), view.hi)], axis=1
+    )
     values = view.delta(np.repeat(u, bounds.shape[1], axis=1), bounds.ravel())[0].reshape(bounds.shape)
     order = np.argsort(values, axis=1, kind="stable")
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(bounds.shape[1])[None, :], axis=1)
-    return {"bounds": bounds, "values": values, "special": np.take_along_axis(values, order, axis=1), "rank": rank,
-            "count": np.sum(~np.isnan(critical), axis=1)}
+    return {
+        "bounds": bounds,
+        "values": values,
+        "special": np.take_along_axis(values, order, axis=1),
+        "rank": rank,
+        "count": np.sum(~np.isnan(critical), axis=1),
+    }
 
 
 def ranking_signatures(view: YView, u, informative) -> list:
@@ -261,8 +286,9 @@ def ranking_signatures(view: YView, u, informative) -> list:
     step = np.diff(special, axis=1) > TIE_TOL * (special[:, -1] - special[:, 0])[:, None]
     dense = np.concatenate([np.zeros((special.shape[0], 1), int), np.cumsum(step, axis=1)], axis=1)
     merged = np.take_along_axis(dense, s["rank"], axis=1)
-    return [(int(m),) + tuple(merged[i, : m + 2].tolist()) if ok else (-1,)
-            for i, (ok, m) in enumerate(zip(informative, s["count"]))]
+    return [
+        (int(m),) + tuple(merged[i, : m + 2].tolist()) if ok else (-1,) for i, (ok, m) in enumerate(zip(informative, s["count"]))
+    ]
 
 
 def direction(gmm, x):

@@ -33,15 +33,36 @@ import pandas as pd
 
 from crlrepro.theory.bounds import approximation_bound_constant, density_ratio_bound, score_sup_norm
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.theory.oracles import (L2_DEFINITIONS, excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_from_difference,
-                              mutual_information)
+from crlrepro.theory.oracles import (
+    L2_DEFINITIONS,
+    excess_contrastive_risk,
+    l2_distance_to_bayes_score,
+    l2_distances_from_difference,
+    mutual_information,
+)
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH, PopulationGrid, QuadratureRule
 
-__all__ = ["DECAY_NOT_APPLICABLE", "L2_MINIMA_NOT_APPLICABLE", "CONVERGENCE_NOT_APPLICABLE", 
-    "approximation_bound_table", "convergence_table", "DECAY_FEATURES", "eigenvalue_decay", "l2_minima_table",
-    "MIN_DECAY_GROUPS", "operator_svd", "pmi_spectrum", "rank_d_l2_fit", "rank_d_l2_minimum", "RankDFit",
-    "significant_digits", "SingularSystem", "truncated_score", "truncation_metrics", "truncation_on_grid",
-    "truncation_table"
+__all__ = [
+    "DECAY_NOT_APPLICABLE",
+    "L2_MINIMA_NOT_APPLICABLE",
+    "CONVERGENCE_NOT_APPLICABLE",
+    "approximation_bound_table",
+    "convergence_table",
+    "DECAY_FEATURES",
+    "eigenvalue_decay",
+    "l2_minima_table",
+    "MIN_DECAY_GROUPS",
+    "operator_svd",
+    "pmi_spectrum",
+    "rank_d_l2_fit",
+    "rank_d_l2_minimum",
+    "RankDFit",
+    "significant_digits",
+    "SingularSystem",
+    "truncated_score",
+    "truncation_metrics",
+    "truncation_on_grid",
+    "truncation_table",
 ]
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -167,8 +188,10 @@ def _truncations(grid: PopulationGrid, pmi: Kernel, tau: float, dims):
 def truncation_on_grid(grid: PopulationGrid, pmi: Kernel, tau: float, dims) -> pd.DataFrame:
     """:func:`truncation_table` on a given quadrature grid (any rule for P_X ⊗ P_Y)."""
     system, truncations = _truncations(grid, pmi, tau, dims)
-    rows = [{"D": d, "tail_sum": system.tail_sum(d), "trunc_excess_risk": excess_contrastive_risk(s_d, grid, tau)}
-            for d, s_d in truncations]
+    rows = [
+        {"D": d, "tail_sum": system.tail_sum(d), "trunc_excess_risk": excess_contrastive_risk(s_d, grid, tau)}
+        for d, s_d in truncations
+    ]
     return pd.DataFrame(rows, columns=["D", "tail_sum", "trunc_excess_risk"])
 
 
@@ -215,8 +238,16 @@ def truncation_metrics(gmm: LatentClassGMM, dims, tau: float, nodes: int) -> pd.
     truncation s_D: the like-for-like reference for a learned D-dimensional score (A2)."""
     grid = gmm.grid(nodes)
     _, truncations = _truncations(grid, gmm.pmi, tau, dims)
-    return pd.DataFrame([{"D": d, "spectral_excess_risk": excess_contrastive_risk(s_d, grid, tau),
-                          "spectral_l2_distance": l2_distance_to_bayes_score(s_d, grid, tau)} for d, s_d in truncations])
+    return pd.DataFrame(
+        [
+            {
+                "D": d,
+                "spectral_excess_risk": excess_contrastive_risk(s_d, grid, tau),
+                "spectral_l2_distance": l2_distance_to_bayes_score(s_d, grid, tau),
+            }
+            for d, s_d in truncations
+        ]
+    )
 
 
 # --- the minimum over rank-D scores of each candidate L2 distance to τ·PMI --------------------------------------
@@ -304,8 +335,7 @@ def _eckart_young_fit(grid: PopulationGrid, tau: float, dim: int, definition: st
     f[:, :d] = kernel @ (np.sqrt(wy)[:, None] * vt[:d].T)
     g[:, :d] = kernel.T @ (np.sqrt(wx)[:, None] * u[:, :d]) / s[:d]
     value = float(np.sqrt(np.sum(s[dim:] ** 2)))
-    return RankDFit(definition, dim, grid.x.nodes, grid.y.nodes, f, g, value, np.array([value]), np.array([0]),
-                    np.empty(0))
+    return RankDFit(definition, dim, grid.x.nodes, grid.y.nodes, f, g, value, np.array([value]), np.array([0]), np.empty(0))
 
 
 def _normalised_rows(log_w: np.ndarray) -> np.ndarray:
@@ -347,8 +377,9 @@ def _als_sweeps(kernel, joint, row_w, col_w, g, shift: bool, max_iter: int, tol:
     return f, g, c, np.array(history)
 
 
-def _als_fit(grid: PopulationGrid, tau: float, dim: int, definition: str, starts: int, seed: int, max_iter: int,
-             tol: float) -> RankDFit:
+def _als_fit(
+    grid: PopulationGrid, tau: float, dim: int, definition: str, starts: int, seed: int, max_iter: int, tol: float
+) -> RankDFit:
     """Weighted low-rank approximation under the joint law by alternating least squares (rank_d_l2_fit)."""
     shift = definition == "joint"
     kernel = tau * grid.log_ratio
@@ -365,12 +396,31 @@ def _als_fit(grid: PopulationGrid, tau: float, dim: int, definition: str, starts
     f, g, c, history = results[int(np.argmin(values))]
     if shift:  # gauge: g centred under P_Y (g + 1vᵀ, c − f v is the same fit); the removed mean is an x-only shift
         g = g - grid.y.weights @ g
-    return RankDFit(definition, dim, grid.x.nodes, grid.y.nodes, f, g, float(values.min()), values,
-                    np.array([len(r[3]) for r in results]), history)
+    return RankDFit(
+        definition,
+        dim,
+        grid.x.nodes,
+        grid.y.nodes,
+        f,
+        g,
+        float(values.min()),
+        values,
+        np.array([len(r[3]) for r in results]),
+        history,
+    )
 
 
-def rank_d_l2_fit(grid: PopulationGrid, tau: float, dim: int, definition: str, *, starts: int = 8, seed: int = 0,
-                  max_iter: int = 5000, tol: float = 1e-12) -> RankDFit:
+def rank_d_l2_fit(
+    grid: PopulationGrid,
+    tau: float,
+    dim: int,
+    definition: str,
+    *,
+    starts: int = 8,
+    seed: int = 0,
+    max_iter: int = 5000,
+    tol: float = 1e-12,
+) -> RankDFit:
     """The rank-D score s = f(x)ᵀ g(y) nearest to K = τ·PMI under one definition of L2_DEFINITIONS (oracles).
 
     Eckart–Young routes (exact). For a bounded linear map Q on L2(P_X⊗P_Y) write λ_i(h) for the squared singular
@@ -420,8 +470,17 @@ def rank_d_l2_fit(grid: PopulationGrid, tau: float, dim: int, definition: str, *
     return _eckart_young_fit(grid, tau, int(dim), definition)
 
 
-def rank_d_l2_minimum(gmm_or_grid, tau: float, dims, nodes: int | None = None, *, starts: int = 8, seed: int = 0,
-                      max_iter: int = 5000, tol: float = 1e-12) -> pd.DataFrame:
+def rank_d_l2_minimum(
+    gmm_or_grid,
+    tau: float,
+    dims,
+    nodes: int | None = None,
+    *,
+    starts: int = 8,
+    seed: int = 0,
+    max_iter: int = 5000,
+    tol: float = 1e-12,
+) -> pd.DataFrame:
     """Per D in ``dims`` and per definition in L2_DEFINITIONS, the minimum over rank-D scores s = f(x)ᵀ g(y) of that
     L2 distance to τ·PMI (:func:`rank_d_l2_fit`), on ``gmm.grid(nodes)`` or on a given PopulationGrid.
 
@@ -437,10 +496,18 @@ def rank_d_l2_minimum(gmm_or_grid, tau: float, dims, nodes: int | None = None, *
         for name in L2_DEFINITIONS:
             fit = rank_d_l2_fit(grid, tau, int(d), name, starts=starts, seed=seed, max_iter=max_iter, tol=tol)
             distances = l2_distances_from_difference(fit.f @ fit.g.T - tau * grid.log_ratio, grid)
-            rows.append({"D": int(d), "definition": name, "minimum": fit.value,
-                         **{f"minimiser_{k}": v for k, v in distances.items()},
-                         "starts": int(fit.start_values.size), "start_spread": fit.start_spread, "best_share": fit.best_share,
-                         "iterations": int(fit.iterations.max())})
+            rows.append(
+                {
+                    "D": int(d),
+                    "definition": name,
+                    "minimum": fit.value,
+                    **{f"minimiser_{k}": v for k, v in distances.items()},
+                    "starts": int(fit.start_values.size),
+                    "start_spread": fit.start_spread,
+                    "best_share": fit.best_share,
+                    "iterations": int(fit.iterations.max()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -452,9 +519,11 @@ def approximation_bound_table(gmm, tau: float, dims, nodes: int, trained=None) -
     system = operator_svd(gmm.pmi, grid.x, grid.y)
     too_large = [int(d) for d in dims if int(d) >= system.eigenvalues.size]
     if too_large:
-        raise ValueError(f"D = {too_large} is not below the {system.eigenvalues.size} singular values of the operator on "
-                         f"this {nodes}-node rule: its tail Σ_(i>D) λ_i is exactly 0 and the ratios to it are undefined; "
-                         "use a smaller D or more nodes")
+        raise ValueError(
+            f"D = {too_large} is not below the {system.eigenvalues.size} singular values of the operator on "
+            f"this {nodes}-node rule: its tail Σ_(i>D) λ_i is exactly 0 and the ratios to it are undefined; "
+            "use a smaller D or more nodes"
+        )
     alpha = density_ratio_bound(gmm)
     rows = []
     for d in sorted(int(d) for d in dims):
@@ -467,10 +536,23 @@ def approximation_bound_table(gmm, tau: float, dims, nodes: int, trained=None) -
         sup, bounded = score_sup_norm(s_d, gmm)
         constant = approximation_bound_constant(alpha, sup if bounded else np.inf, tau)
         best = float(np.nanmin([spectral, best_trained]))
-        rows.append({"D": d, "tail_sum": tail, "spectral_excess_risk": spectral, "trained_excess_risk": best_trained,
-                     "inf_estimate": best, "spectral_ratio": spectral / tail, "trained_ratio": best_trained / tail,
-                     "alpha": alpha, "score_bound": sup, "bounded": bounded, "constant": constant,
-                     "bound": constant * tail, "trivial_excess": float(tau * mutual_information(grid))})
+        rows.append(
+            {
+                "D": d,
+                "tail_sum": tail,
+                "spectral_excess_risk": spectral,
+                "trained_excess_risk": best_trained,
+                "inf_estimate": best,
+                "spectral_ratio": spectral / tail,
+                "trained_ratio": best_trained / tail,
+                "alpha": alpha,
+                "score_bound": sup,
+                "bounded": bounded,
+                "constant": constant,
+                "bound": constant * tail,
+                "trivial_excess": float(tau * mutual_information(grid)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -504,15 +586,23 @@ def eigenvalue_decay(eigenvalues, group: int = 2, floor: float = 1e-13) -> tuple
     sums = sums[keep]
     j = np.arange(1, sums.size + 1, dtype=float)
     log_p = np.log(sums)
-    groups = pd.DataFrame({"group": j.astype(int), "sum": sums,
-                           "ratio_next": np.append(sums[1:] / sums[:-1], np.nan),
-                           "local_power": np.append(np.log(sums[:-1] / sums[1:]) / np.log(j[1:] / j[:-1]), np.nan)})
+    groups = pd.DataFrame(
+        {
+            "group": j.astype(int),
+            "sum": sums,
+            "ratio_next": np.append(sums[1:] / sums[:-1], np.nan),
+            "local_power": np.append(np.log(sums[:-1] / sums[1:]) / np.log(j[1:] / j[:-1]), np.nan),
+        }
+    )
     if sums.size < MIN_DECAY_GROUPS:  # a spectrum that falls to the floor within a few groups: no shape to fit
         for model in DECAY_FEATURES:
             groups[f"fit_{model}"] = np.nan
-        fits = pd.DataFrame([{"model": model, "parameter": parameter, "value": np.nan, "rms_log": np.nan,
-                              "intercept": np.nan, "slope": np.nan}
-                             for model, parameter in (("geometric", "rho"), ("power", "gamma"), ("stretched", "beta"))])
+        fits = pd.DataFrame(
+            [
+                {"model": model, "parameter": parameter, "value": np.nan, "rms_log": np.nan, "intercept": np.nan, "slope": np.nan}
+                for model, parameter in (("geometric", "rho"), ("power", "gamma"), ("stretched", "beta"))
+            ]
+        )
         return groups, fits.assign(groups=int(sums.size), group_size=int(group))
 
     def fit(feature):
@@ -524,12 +614,22 @@ def eigenvalue_decay(eigenvalues, group: int = 2, floor: float = 1e-13) -> tuple
     stretched = [fit(DECAY_FEATURES["stretched"](j, b)) for b in betas]
     best = int(np.argmin([rms for _, rms in stretched]))
     rows = []
-    for model, parameter, (coef, rms) in (("geometric", "rho", fit(DECAY_FEATURES["geometric"](j, None))),
-                                          ("power", "gamma", fit(DECAY_FEATURES["power"](j, None))),
-                                          ("stretched", "beta", stretched[best])):
+    for model, parameter, (coef, rms) in (
+        ("geometric", "rho", fit(DECAY_FEATURES["geometric"](j, None))),
+        ("power", "gamma", fit(DECAY_FEATURES["power"](j, None))),
+        ("stretched", "beta", stretched[best]),
+    ):
         value = {"geometric": np.exp(-coef[1]), "power": coef[1], "stretched": betas[best]}[model]
-        rows.append({"model": model, "parameter": parameter, "value": float(value), "rms_log": rms,
-                     "intercept": float(coef[0]), "slope": float(coef[1])})
+        rows.append(
+            {
+                "model": model,
+                "parameter": parameter,
+                "value": float(value),
+                "rms_log": rms,
+                "intercept": float(coef[0]),
+                "slope": float(coef[1]),
+            }
+        )
         groups[f"fit_{model}"] = np.exp(coef[0] - coef[1] * DECAY_FEATURES[model](j, betas[best]))
     fits = pd.DataFrame(rows).assign(groups=int(sums.size), group_size=int(group))
     return groups, fits
@@ -543,4 +643,3 @@ def l2_minima_table(gmm, tau: float, dims, nodes: int) -> pd.DataFrame:
     zero = l2_distances_from_difference(-tau * grid.log_ratio, grid)
     rows = pd.DataFrame([{"D": 0, "definition": name, "minimum": zero[name]} for name in L2_DEFINITIONS])
     return pd.concat([rows, rank_d_l2_minimum(grid, tau, dims)], ignore_index=True)
-

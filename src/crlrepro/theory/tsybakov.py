@@ -22,17 +22,26 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from crlrepro.theory.gap_cdf import (check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density,
-                                     monotone_in_y)
+from crlrepro.theory.gap_cdf import check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density, monotone_in_y
 from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
 
 # calibration_exponent (the exponent the condition buys), gap_cdf and gap_density are re-exported from their modules
 __all__ = [
-    "admissible_exponent", "calibration_exponent", "density_ratio_gaps", "exact_gap_curve", "fit_noise_exponent",
-    "gap_cdf", "gap_cdf_local_slope", "gap_density", "monte_carlo_agreement", "small_t_exponent", "tsybakov_study",
-    "window_slope", "windows_matching"
+    "admissible_exponent",
+    "calibration_exponent",
+    "density_ratio_gaps",
+    "exact_gap_curve",
+    "fit_noise_exponent",
+    "gap_cdf",
+    "gap_cdf_local_slope",
+    "gap_density",
+    "monte_carlo_agreement",
+    "small_t_exponent",
+    "tsybakov_study",
+    "window_slope",
+    "windows_matching",
 ]
 
 
@@ -54,16 +63,16 @@ def _intercept(t: np.ndarray, cdf: np.ndarray, slope: float) -> float:
     return float(np.mean(np.log(cdf)) - slope * np.mean(np.log(t)))
 
 
-def fit_noise_exponent(gaps: np.ndarray, window, points: int, bootstrap: int, rng: np.random.Generator, level: float = 0.95) -> dict:
+def fit_noise_exponent(
+    gaps: np.ndarray, window, points: int, bootstrap: int, rng: np.random.Generator, level: float = 0.95
+) -> dict:
     """μ̂ over ``window`` (fit log F̂(t) ≈ log c + μ log t) with a percentile bootstrap interval, and
     the implied rate (μ+1)/(μ+2)."""
     t = _log_grid(window, points)
     n = gaps.size
     counts = np.searchsorted(np.sort(gaps), t, side="right")
     if counts[0] < 10:
-        raise ValueError(
-            f"only {counts[0]} of {n} gaps fall below t_min = {t[0]:g}: raise tsybakov.samples or t_min"
-        )
+        raise ValueError(f"only {counts[0]} of {n} gaps fall below t_min = {t[0]:g}: raise tsybakov.samples or t_min")
     mu = float(loglog_slope(t, counts / n))
     bins = np.diff(np.concatenate([[0], counts, [n]]))  # gaps in (t_{j-1}, t_j], and above t_max
     resampled = rng.multinomial(n, bins / n, size=bootstrap)
@@ -72,14 +81,22 @@ def fit_noise_exponent(gaps: np.ndarray, window, points: int, bootstrap: int, rn
     mus = loglog_slope(t, cdf[valid])
     lo, hi = np.quantile(mus, [(1 - level) / 2, (1 + level) / 2])
     return {
-        "t_min": float(t[0]), "t_max": float(t[-1]), "mu_hat": mu, "log_c": _intercept(t, counts / n, mu), "ci_low": float(lo), "ci_high": float(hi),
-        "rate": float(calibration_exponent(mu)), "rate_low": float(calibration_exponent(lo)),
-        "rate_high": float(calibration_exponent(hi)), "gaps_below_t_min": int(counts[0]),
+        "t_min": float(t[0]),
+        "t_max": float(t[-1]),
+        "mu_hat": mu,
+        "log_c": _intercept(t, counts / n, mu),
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "rate": float(calibration_exponent(mu)),
+        "rate_low": float(calibration_exponent(lo)),
+        "rate_high": float(calibration_exponent(hi)),
+        "gaps_below_t_min": int(counts[0]),
     }
 
 
-def tsybakov_study(gmm: LatentClassGMM, samples: int, seed: int, window, other_windows, points: int,
-                   bootstrap: int, cdf_points: int = 60) -> tuple[pd.DataFrame, pd.DataFrame]:
+def tsybakov_study(
+    gmm: LatentClassGMM, samples: int, seed: int, window, other_windows, points: int, bootstrap: int, cdf_points: int = 60
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A4 on one Monte-Carlo sample: the table (one row per fit window, the configured ``window``
     first) and the empirical CDF F̂(t) on a log grid spanning all windows (for the figure)."""
     rng = np.random.default_rng(seed)
@@ -89,7 +106,6 @@ def tsybakov_study(gmm: LatentClassGMM, samples: int, seed: int, window, other_w
     t = np.geomspace(min(w[0] for w in windows), max(w[1] for w in windows), cdf_points)
     cdf = pd.DataFrame({"t": t, "cdf": np.searchsorted(np.sort(gaps), t, side="right") / gaps.size})
     return table, cdf
-
 
 
 # == the exact CDF of the gap by piecewise Gauss–Legendre quadrature ==========================================
@@ -107,8 +123,9 @@ def _slope_method(gmm: LatentClassGMM, method: str) -> str:
     return method
 
 
-def gap_cdf_local_slope(gmm: LatentClassGMM, t, *, method: str = "auto", step: float = _SLOPE_STEP,
-                        nodes: int = 16, mass_nodes: int = 8) -> np.ndarray:
+def gap_cdf_local_slope(
+    gmm: LatentClassGMM, t, *, method: str = "auto", step: float = _SLOPE_STEP, nodes: int = 16, mass_nodes: int = 8
+) -> np.ndarray:
     """The local exponent d log F / d log t at each t.
 
     method="difference": the five-point difference in u = log t with step h,
@@ -146,9 +163,19 @@ def window_slope(gmm: LatentClassGMM, window, points: int, *, nodes: int = 16, m
     return float(loglog_slope(t, gap_cdf(gmm, t, nodes=nodes, mass_nodes=mass_nodes)))
 
 
-def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min, widths, *, points_per_decade: int = 8,
-                     t_min_per_decade: int = 4, nodes: int = 16, mass_nodes: int = 8,
-                     known: pd.DataFrame | None = None) -> pd.DataFrame:
+def windows_matching(
+    gmm: LatentClassGMM,
+    target: float,
+    tolerance: float,
+    t_min,
+    widths,
+    *,
+    points_per_decade: int = 8,
+    t_min_per_decade: int = 4,
+    nodes: int = 16,
+    mass_nodes: int = 8,
+    known: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """window_slope over the windows [t_min, t_min·10^w]: one row per (t_min, w) with t_min, t_max, width (decades),
     points, slope and matches = |slope − target| ≤ tolerance.
 
@@ -173,8 +200,9 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
         raise ValueError(f"widths must be positive decades, got {widths.tolist()}")
     if int(points_per_decade) != points_per_decade or points_per_decade < 1:
         raise ValueError(f"points_per_decade must be a positive integer, got {points_per_decade!r}")
-    windows = [(s, w, np.geomspace(s, s * 10.0**w, max(2, int(round(points_per_decade * w)) + 1)))
-               for s in starts for w in widths]
+    windows = [
+        (s, w, np.geomspace(s, s * 10.0**w, max(2, int(round(points_per_decade * w)) + 1))) for s in starts for w in widths
+    ]
     keys = np.concatenate([np.round(np.log10(grid) * 1e9) for _, _, grid in windows]).astype(np.int64)
     unique, first = np.unique(keys, return_index=True)
     values = np.concatenate([grid for _, _, grid in windows])[first]
@@ -182,8 +210,10 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
     if known is not None:
         rule = known.attrs.get("quadrature", {"nodes": nodes, "mass_nodes": mass_nodes})
         if rule != {"nodes": nodes, "mass_nodes": mass_nodes}:
-            raise ValueError(f"known values come from another quadrature rule ({rule}) than this scan's "
-                             f"(nodes={nodes}, mass_nodes={mass_nodes})")
+            raise ValueError(
+                f"known values come from another quadrature rule ({rule}) than this scan's "
+                f"(nodes={nodes}, mass_nodes={mass_nodes})"
+            )
         known_t, known_cdf = check_thresholds(known["t"].to_numpy()), known["cdf"].to_numpy(dtype=float)
         cdf = dict(zip(np.round(np.log10(known_t) * 1e9).astype(np.int64).tolist(), known_cdf.tolist()))
     missing = np.array([key not in cdf for key in unique.tolist()], dtype=bool)
@@ -193,16 +223,33 @@ def windows_matching(gmm: LatentClassGMM, target: float, tolerance: float, t_min
     for s, w, grid in windows:
         f = np.array([cdf[k] for k in np.round(np.log10(grid) * 1e9).astype(np.int64).tolist()])
         slope = float(loglog_slope(grid, f))
-        rows.append({"t_min": float(s), "t_max": float(grid[-1]), "width": float(w), "points": grid.size, "slope": slope,
-                     "matches": bool(abs(slope - target) <= tolerance)})
+        rows.append(
+            {
+                "t_min": float(s),
+                "t_max": float(grid[-1]),
+                "width": float(w),
+                "points": grid.size,
+                "slope": slope,
+                "matches": bool(abs(slope - target) <= tolerance),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # == the exact curve, its check against Monte Carlo, and the small-t exponent ====================================
 
 
-def exact_gap_curve(gmm: LatentClassGMM, t_min: float, t_max: float, points_per_decade: int, *, method: str = "auto",
-                    step: float = _SLOPE_STEP, nodes: int = 16, mass_nodes: int = 8) -> pd.DataFrame:
+def exact_gap_curve(
+    gmm: LatentClassGMM,
+    t_min: float,
+    t_max: float,
+    points_per_decade: int,
+    *,
+    method: str = "auto",
+    step: float = _SLOPE_STEP,
+    nodes: int = 16,
+    mass_nodes: int = 8,
+) -> pd.DataFrame:
     """F(t) (gap_cdf) at points_per_decade log-spaced t per decade from t_min to t_max, with the local exponent
 
         μ(t) = d log F / d log t   (gap_cdf_local_slope: t F'/F where r(x, ·) is monotone for every x, else the
@@ -260,7 +307,7 @@ def admissible_exponent(t, local_slope, decades: float = 2.0) -> dict:
     u = 1.0 / np.log(1.0 / t)
     estimates = {}
     for span in sorted({min(1.0, decades), decades}):
-        inside = t <= t.min() * 10.0 ** span * (1 + 1e-9)
+        inside = t <= t.min() * 10.0**span * (1 + 1e-9)
         for degree in (1, 2):
             if inside.sum() >= degree + 2:
                 estimates[(span, degree)] = float(np.polynomial.polynomial.polyfit(u[inside], slope[inside], degree)[0])
@@ -268,8 +315,13 @@ def admissible_exponent(t, local_slope, decades: float = 2.0) -> dict:
         return {"limit": np.nan, "low": np.nan, "high": np.nan, "fits": 0, "t_max": np.nan}
     best = estimates.get((decades, 2), estimates[max(estimates)])
     values = list(estimates.values())
-    return {"limit": best, "low": float(min(values)), "high": float(max(values)), "fits": len(values),
-            "t_max": float(t.min() * 10.0 ** decades)}
+    return {
+        "limit": best,
+        "low": float(min(values)),
+        "high": float(max(values)),
+        "fits": len(values),
+        "t_max": float(t.min() * 10.0**decades),
+    }
 
 
 def monte_carlo_agreement(exact: np.ndarray, empirical: np.ndarray, samples: int) -> np.ndarray:
@@ -284,8 +336,7 @@ def monte_carlo_agreement(exact: np.ndarray, empirical: np.ndarray, samples: int
         return (empirical - exact) / np.sqrt(exact * (1.0 - exact) / samples)
 
 
-def small_t_exponent(gmm: LatentClassGMM, t_small: float, decades: float = 1.0, *, nodes: int = 16,
-                     mass_nodes: int = 8) -> dict:
+def small_t_exponent(gmm: LatentClassGMM, t_small: float, decades: float = 1.0, *, nodes: int = 16, mass_nodes: int = 8) -> dict:
     """The exponent of the condition at small t: the secant slope of the exact log F over [t_small, t_small·10^decades],
 
         μ_small = (log F(t₂) − log F(t₁)) / (log t₂ − log t₁),
@@ -298,5 +349,11 @@ def small_t_exponent(gmm: LatentClassGMM, t_small: float, decades: float = 1.0, 
     t = np.array([t_small, t_small * 10.0**decades])
     f = gap_cdf(gmm, t, nodes=nodes, mass_nodes=mass_nodes)
     mu = float(np.log(f[1] / f[0]) / np.log(t[1] / t[0]))
-    return {"t_min": float(t[0]), "t_max": float(t[1]), "cdf_t_min": float(f[0]), "cdf_t_max": float(f[1]),
-            "mu_small": mu, "rate": float(calibration_exponent(mu))}
+    return {
+        "t_min": float(t[0]),
+        "t_max": float(t[1]),
+        "cdf_t_min": float(f[0]),
+        "cdf_t_max": float(f[1]),
+        "mu_small": mu,
+        "rate": float(calibration_exponent(mu)),
+    }

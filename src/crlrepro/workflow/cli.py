@@ -58,8 +58,11 @@ def _verify(configfiles: list[str]) -> int:
         print(error, file=sys.stderr)
         return 2
     if not checked:
-        print("nothing to verify: no results folder recorded a run (results/[<scale>/]effective_config.yaml) and nothing "
-              "is published under docs/results/; run a scale first: snakemake --cores all", file=sys.stderr)
+        print(
+            "nothing to verify: no results folder recorded a run (results/[<scale>/]effective_config.yaml) and nothing "
+            "is published under docs/results/; run a scale first: snakemake --cores all",
+            file=sys.stderr,
+        )
         return 1
     for problem in problems:
         print(problem)
@@ -69,7 +72,12 @@ def _verify(configfiles: list[str]) -> int:
     return 1 if problems else 0
 
 
-GENERATED_FROM_PUBLISHED = ("README.md", "docs/scales.md", "docs/getting-started.md", "docs/configs.md")  # blocks from docs/results/
+GENERATED_FROM_PUBLISHED = (
+    "README.md",
+    "docs/scales.md",
+    "docs/getting-started.md",
+    "docs/configs.md",
+)  # blocks from docs/results/
 
 
 def _update_readme(check: bool) -> int:
@@ -97,8 +105,10 @@ def _update_readme(check: bool) -> int:
         return 0
     if check:
         for path, (_, what) in stale.items():
-            print(f"{path.name}: the blocks of {', '.join(what)} differ from docs/results/; run `crlrepro update-readme`",
-                  file=sys.stderr)
+            print(
+                f"{path.name}: the blocks of {', '.join(what)} differ from docs/results/; run `crlrepro update-readme`",
+                file=sys.stderr,
+            )
         return 1
     for path, (text, what) in stale.items():
         write_text(text, path)
@@ -109,12 +119,21 @@ def _update_readme(check: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    verify = commands.add_parser("verify", help="check every artifact of every scale present (results/ and docs/results/) "
-                                 "against its sidecar and the workflow")
-    verify.add_argument("--configfile", action="append", default=[], help="only the scale of these config file(s), as "
-                        "given to snakemake (default: every scale present, each with the config its run recorded)")
-    check = commands.add_parser("check-config", help="check config files merged over config.yaml, naming file and line, "
-                                "and what a run checks before its first job")
+    verify = commands.add_parser(
+        "verify",
+        help="check every artifact of every scale present (results/ and docs/results/) against its sidecar and the workflow",
+    )
+    verify.add_argument(
+        "--configfile",
+        action="append",
+        default=[],
+        help="only the scale of these config file(s), as "
+        "given to snakemake (default: every scale present, each with the config its run recorded)",
+    )
+    check = commands.add_parser(
+        "check-config",
+        help="check config files merged over config.yaml, naming file and line, and what a run checks before its first job",
+    )
     check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")
     check.add_argument("paths", nargs="+")
     readme = commands.add_parser("update-readme", help="regenerate README.md's result blocks from docs/results/")

@@ -22,7 +22,28 @@ from crlrepro.runtime.yamlfile import ConfigError, read_yaml
 from crlrepro.studies.registry import COSTS, figure_styles
 
 __all__ = [
-    "config_value", "ConfigError", "data_problems", "EPOCH_LIMIT", "integer_keys", "load_config", "MAGNITUDE_LIMIT", "mixture_resolution_problems", "MIXTURE_QUADRATURES", "RESOLUTION", "scale_folder", "preflight_problems", "read_config_file", "read_yaml", "requested_executor", "resource_problems", "results_location_problems", "SEED_LIMIT", "start_refusal", "TIME_LIMIT_S", "validate_config", "WEIGHT_SUM_TOLERANCE"
+    "config_value",
+    "ConfigError",
+    "data_problems",
+    "EPOCH_LIMIT",
+    "integer_keys",
+    "load_config",
+    "MAGNITUDE_LIMIT",
+    "mixture_resolution_problems",
+    "MIXTURE_QUADRATURES",
+    "RESOLUTION",
+    "scale_folder",
+    "preflight_problems",
+    "read_config_file",
+    "read_yaml",
+    "requested_executor",
+    "resource_problems",
+    "results_location_problems",
+    "SEED_LIMIT",
+    "start_refusal",
+    "TIME_LIMIT_S",
+    "validate_config",
+    "WEIGHT_SUM_TOLERANCE",
 ]
 
 WEIGHT_SUM_TOLERANCE = 1e-6
@@ -61,15 +82,15 @@ _NUMBER_AS_TEXT = re.compile(r"[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 def _describe(error: jsonschema.ValidationError) -> str:
     message = error.message
-    if (error.validator == "type" and isinstance(error.instance, str)
-            and _NUMBER_AS_TEXT.fullmatch(error.instance.strip())):
+    if error.validator == "type" and isinstance(error.instance, str) and _NUMBER_AS_TEXT.fullmatch(error.instance.strip()):
         message += " (YAML reads 1e-3 as text: write 1.0e-3)"
     if error.validator == "required":  # one error per missing key, named only in its message
-        missing = next((name for name in error.validator_value if error.message == f"{name!r} is a required property"),
-                       None)
+        missing = next((name for name in error.validator_value if error.message == f"{name!r} is a required property"), None)
         if missing is not None:
-            return (f"{_key([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
-                    "every key (a --configfile only overrides some): restore it there")
+            return (
+                f"{_key([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
+                "every key (a --configfile only overrides some): restore it there"
+            )
     return f"{_key(error.absolute_path)}: {message}"
 
 
@@ -88,8 +109,12 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         problems += mixture_resolution_problems(config)
     approx = config.get("approximation", {})
     # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
-    for key, values in (("approximation.dims", approx.get("dims", [])), ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
-                        ("seeds", config.get("seeds", [])), ("approximation.seeds", approx.get("seeds", []))):
+    for key, values in (
+        ("approximation.dims", approx.get("dims", [])),
+        ("lcgm.dims", config.get("lcgm", {}).get("dims", [])),
+        ("seeds", config.get("seeds", [])),
+        ("approximation.seeds", approx.get("seeds", [])),
+    ):
         for i, d in enumerate(values):
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
@@ -99,9 +124,11 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     for i, d in enumerate(approx.get("dims", [])):
         if rules and isinstance(d, int) and d >= min(rules):
             key = "approximation.quadrature_nodes" if min(rules) == nodes else "approximation.convergence_nodes"
-            problems.append(f"approximation.dims[{i}]: D = {d} is not below {key} = {min(rules)}: the PMI operator on an "
-                            f"n-node rule has at most n singular values, so at D ≥ n its tail Σ_(i>D) λ_i is exactly 0 "
-                            f"and A1/A2's comparisons with it are undefined; use D < {min(rules)} or more nodes")
+            problems.append(
+                f"approximation.dims[{i}]: D = {d} is not below {key} = {min(rules)}: the PMI operator on an "
+                f"n-node rule has at most n singular values, so at D ≥ n its tail Σ_(i>D) λ_i is exactly 0 "
+                f"and A1/A2's comparisons with it are undefined; use D < {min(rules)} or more nodes"
+            )
     if nodes is not None and ladder and max(ladder) <= nodes:
         problems.append(
             f"approximation.convergence_nodes: the largest size ({max(ladder)}) must exceed "
@@ -109,12 +136,16 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         )
     for i, n in enumerate(approx.get("convergence_samples", [])):
         if isinstance(n, int) and isinstance(approx.get("train_samples"), int) and n >= approx["train_samples"]:
-            problems.append(f"approximation.convergence_samples[{i}]: {n} must be below approximation.train_samples = "
-                            f"{approx['train_samples']} (the study's largest size is train_samples itself)")
+            problems.append(
+                f"approximation.convergence_samples[{i}]: {n} must be below approximation.train_samples = "
+                f"{approx['train_samples']} (the study's largest size is train_samples itself)"
+            )
     lcgm = config.get("lcgm", {})
     k, sweep = lcgm.get("classes"), lcgm.get("dims", [])
     if k is not None and sweep and not {k - 1, k, k + 1} <= set(sweep):
-        problems.append(f"lcgm.dims: must bracket lcgm.classes = {k} (contain {k - 1}, {k}, {k + 1}) to locate the elbow; got {sweep}")
+        problems.append(
+            f"lcgm.dims: must bracket lcgm.classes = {k} (contain {k - 1}, {k}, {k + 1}) to locate the elbow; got {sweep}"
+        )
     windows = config.get("tsybakov", {})
     for name, window in [("window", windows.get("window"))] + [
         (f"other_windows[{i}]", w) for i, w in enumerate(windows.get("other_windows", []))
@@ -128,38 +159,59 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         problems.append(f"tsybakov.exact.window_starts: needs first <= last, got {exact['window_starts']}")
     oracle = config.get("consistency", {}).get("oracle", {})
     if oracle.get("convergence_nodes") and oracle.get("nodes") and max(oracle["convergence_nodes"]) <= oracle["nodes"]:
-        problems.append(f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})")
-    if (oracle.get("auc_convergence_nodes") and oracle.get("auc_nodes")
-            and max(oracle["auc_convergence_nodes"]) <= oracle["auc_nodes"]):
-        problems.append("consistency.oracle.auc_convergence_nodes: the largest size must exceed consistency.oracle.auc_nodes "
-                        f"({oracle['auc_nodes']})")
+        problems.append(
+            f"consistency.oracle.convergence_nodes: the largest size must exceed consistency.oracle.nodes ({oracle['nodes']})"
+        )
+    if (
+        oracle.get("auc_convergence_nodes")
+        and oracle.get("auc_nodes")
+        and max(oracle["auc_convergence_nodes"]) <= oracle["auc_nodes"]
+    ):
+        problems.append(
+            "consistency.oracle.auc_convergence_nodes: the largest size must exceed consistency.oracle.auc_nodes "
+            f"({oracle['auc_nodes']})"
+        )
     budget = config.get("consistency", {}).get("budget", {})
     total = budget.get("total")
     for i, m in enumerate(budget.get("ms", [])):
         if total and isinstance(m, int) and m >= 1 and total % m:
-            problems.append(f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)")
+            problems.append(
+                f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)"
+            )
     scaling = config.get("consistency", {}).get("scaling", {})
-    for key, values in (("consistency.scaling.seeds", scaling.get("seeds", [])),
-                        ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),
-                        ("consistency.scaling.n_sweep.ns", scaling.get("n_sweep", {}).get("ns", [])),
-                        ("consistency.budget.ms", budget.get("ms", [])),
-                        ("consistency.calibration.dims", config.get("consistency", {}).get("calibration", {}).get("dims", []))):
+    for key, values in (
+        ("consistency.scaling.seeds", scaling.get("seeds", [])),
+        ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),
+        ("consistency.scaling.n_sweep.ns", scaling.get("n_sweep", {}).get("ns", [])),
+        ("consistency.budget.ms", budget.get("ms", [])),
+        ("consistency.calibration.dims", config.get("consistency", {}).get("calibration", {}).get("dims", [])),
+    ):
         for i, d in enumerate(values):
             if not isinstance(d, int) or isinstance(d, bool):
                 problems.append(f"{key}[{i}]: must be an integer, got {d!r}")
     batch = config.get("training", {}).get("batch_size")
     deviation = config.get("consistency", {}).get("deviation", {})
     if "ms" in deviation and "fit_from" in deviation and sum(m >= deviation["fit_from"] for m in deviation["ms"]) < 2:
-        problems.append(f"consistency.deviation.fit_from: {deviation['fit_from']} leaves fewer than two of "
-                        f"consistency.deviation.ms = {deviation['ms']} for the m-slopes")
+        problems.append(
+            f"consistency.deviation.fit_from: {deviation['fit_from']} leaves fewer than two of "
+            f"consistency.deviation.ms = {deviation['ms']} for the m-slopes"
+        )
     calibration = config.get("consistency", {}).get("calibration", {})
-    study = [(f"approximation.convergence_samples[{i}]", n, "training.batch_size", batch)
-             for i, n in enumerate(approx.get("convergence_samples", []))]
-    for key, samples, batch_key, size in (("approximation.train_samples", approx.get("train_samples"), "training.batch_size", batch),
-                                          *study,
-                                          ("lcgm.train_samples", lcgm.get("train_samples"), "training.batch_size", batch),
-                                          ("consistency.calibration.samples", calibration.get("samples"),
-                                           "consistency.calibration.batch_size", calibration.get("batch_size"))):
+    study = [
+        (f"approximation.convergence_samples[{i}]", n, "training.batch_size", batch)
+        for i, n in enumerate(approx.get("convergence_samples", []))
+    ]
+    for key, samples, batch_key, size in (
+        ("approximation.train_samples", approx.get("train_samples"), "training.batch_size", batch),
+        *study,
+        ("lcgm.train_samples", lcgm.get("train_samples"), "training.batch_size", batch),
+        (
+            "consistency.calibration.samples",
+            calibration.get("samples"),
+            "consistency.calibration.batch_size",
+            calibration.get("batch_size"),
+        ),
+    ):
         if isinstance(samples, int) and isinstance(size, int) and samples < size:
             problems.append(f"{key}: {samples} training samples are fewer than one batch ({batch_key} = {size})")
     view = config.get("supervised_view", {})
@@ -170,9 +222,11 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     if "claim_metric" in view:
         allowed = ["linear_top1", "knn_top1"] + [f"few{k}_top1" for k in view.get("few_labels", [])]
         if view["claim_metric"] not in allowed:
-            problems.append(f"supervised_view.claim_metric: {view['claim_metric']!r} is not a metric of this config (its "
-                            f"few-label metrics follow supervised_view.few_labels: {view.get('few_labels', [])}); "
-                            f"expected one of {', '.join(allowed)}")
+            problems.append(
+                f"supervised_view.claim_metric: {view['claim_metric']!r} is not a metric of this config (its "
+                f"few-label metrics follow supervised_view.few_labels: {view.get('few_labels', [])}); "
+                f"expected one of {', '.join(allowed)}"
+            )
     for key, first in (("similarities", "cosine"), ("augmentations", "base")):
         values = view.get(key, [])
         if values and first not in values:
@@ -184,8 +238,13 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
 # [min_k μ_k − 10σ_k, max_k μ_k + 10σ_k]); a convergence ladder's coarse rules are meant to be coarse and are not listed.
 MIXTURE_QUADRATURES = {
     "gmm": ("approximation.quadrature_nodes",),
-    "consistency.gmm": ("consistency.oracle.nodes", "consistency.calibration.nodes",
-                        "consistency.calibration.families.nodes", "consistency.scaling.nodes", "consistency.deviation.nodes"),
+    "consistency.gmm": (
+        "consistency.oracle.nodes",
+        "consistency.calibration.nodes",
+        "consistency.calibration.families.nodes",
+        "consistency.scaling.nodes",
+        "consistency.deviation.nodes",
+    ),
 }
 RESOLUTION = 1.0  # node spacing / smallest standard deviation: the trapezoidal error of a Gaussian ~ exp(−2π²σ²/Δ²) < 3e-9
 
@@ -220,13 +279,18 @@ def mixture_resolution_problems(config: dict) -> list[str]:
                 spacing = (high - low) / (nodes - 1)
                 if spacing > RESOLUTION * narrowest:
                     need = (high - low) / (RESOLUTION * narrowest) + 1
-                    fix = (f"raise {key} to at least {math.ceil(need)} or widen the std" if need < 1e6 else
-                           f"no quadrature of a feasible size resolves it: widen the std to at least "
-                           f"{(high - low) / (RESOLUTION * 1e6):.3g}")
-                    problems.append(f"{block}.std_{view}: its narrowest component (σ = {narrowest:g}) is finer than the "
-                                    f"node spacing {spacing:.3g} of the {nodes}-node quadrature ({key}) over [{low:.3g}, "
-                                    f"{high:.3g}], which must be at most {RESOLUTION:g}σ: the population integrals (L*, "
-                                    f"I(X;Y), E*) cannot see that component; {fix}")
+                    fix = (
+                        f"raise {key} to at least {math.ceil(need)} or widen the std"
+                        if need < 1e6
+                        else f"no quadrature of a feasible size resolves it: widen the std to at least "
+                        f"{(high - low) / (RESOLUTION * 1e6):.3g}"
+                    )
+                    problems.append(
+                        f"{block}.std_{view}: its narrowest component (σ = {narrowest:g}) is finer than the "
+                        f"node spacing {spacing:.3g} of the {nodes}-node quadrature ({key}) over [{low:.3g}, "
+                        f"{high:.3g}], which must be at most {RESOLUTION:g}σ: the population integrals (L*, "
+                        f"I(X;Y), E*) cannot see that component; {fix}"
+                    )
                     break
     return problems
 
@@ -308,18 +372,24 @@ def resource_problems(config: dict, memory_bytes: int) -> list[str]:
         if cost.memory is not None:
             need = cost.memory(config)
             if need > memory_bytes:
-                problems.append(f"{lead}: {shown} {cost.what}{also} need about {_gib(need)} in one job, more than this "
-                                f"machine's {_gib(memory_bytes)}; lower it, or run on a cluster (profiles/slurm, "
-                                "--set-resources mem_mb=...)")
+                problems.append(
+                    f"{lead}: {shown} {cost.what}{also} need about {_gib(need)} in one job, more than this "
+                    f"machine's {_gib(memory_bytes)}; lower it, or run on a cluster (profiles/slurm, "
+                    "--set-resources mem_mb=...)"
+                )
         if cost.seconds is not None:
             past_epoch_limit = lead.endswith("epochs") and value > EPOCH_LIMIT  # reported below
             seconds = cost.seconds(config)
             if seconds > TIME_LIMIT_S and not past_epoch_limit:
-                problems.append(f"{lead}: {shown} {cost.what}{also} take about {seconds / 86400:,.0f} days for one job "
-                                "on this CPU (measured rates); lower it, or run on GPUs or a cluster")
+                problems.append(
+                    f"{lead}: {shown} {cost.what}{also} take about {seconds / 86400:,.0f} days for one job "
+                    "on this CPU (measured rates); lower it, or run on GPUs or a cluster"
+                )
     for path, value in _walk(config):
         if path and path[-1] == "epochs" and isinstance(value, int) and value > EPOCH_LIMIT:
-            problems.append(f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment")
+            problems.append(
+                f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment"
+            )
     return problems
 
 
@@ -331,16 +401,20 @@ def results_location_problems(results: str, workdir: str | Path = ".") -> list[s
     root = (workdir / "results").resolve()
     folder = workdir / results
     if not folder.resolve().is_relative_to(root):
-        return [f"results: {results!r} leads to {folder.resolve()}, outside results/ ({root}) once links are resolved; "
-                "remove the link or choose a folder under results/"]
+        return [
+            f"results: {results!r} leads to {folder.resolve()}, outside results/ ({root}) once links are resolved; "
+            "remove the link or choose a folder under results/"
+        ]
     problems = []
     if folder.is_dir():
         for directory, subdirectories, files in os.walk(folder):  # links are listed, not followed
             for name in subdirectories + files:
                 path = Path(directory) / name
                 if path.is_symlink() and not path.resolve().is_relative_to(root):
-                    problems.append(f"results: {path} is a link to {path.resolve()}, outside results/ ({root}); what the "
-                                    "run writes there would land outside the results tree: remove the link")
+                    problems.append(
+                        f"results: {path} is a link to {path.resolve()}, outside results/ ({root}); what the "
+                        "run writes there would land outside the results tree: remove the link"
+                    )
     return problems
 
 
@@ -372,9 +446,11 @@ def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: in
             from crlrepro.runtime.device import physical_gpus
 
             if not physical_gpus():
-                problems.append("device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set "
-                                "device: auto or cpu (e.g. --config device=auto), or submit to a cluster "
-                                "(--workflow-profile profiles/slurm)")
+                problems.append(
+                    "device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set "
+                    "device: auto or cpu (e.g. --config device=auto), or submit to a cluster "
+                    "(--workflow-profile profiles/slurm)"
+                )
     return problems
 
 
@@ -384,6 +460,7 @@ def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ)
     named), else ``local``. Snakemake decides the executor after it has read the Snakefile, and a dry run always runs
     its own, so the workflow reads the intent from the command line to size jobs before any of them: a cluster run's
     jobs are sized by its profile, not by this machine's memory."""
+
     def option(names):
         for i, word in enumerate(argv):
             for name in names:
@@ -396,8 +473,10 @@ def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ)
     executor = option(("--executor", "-e"))
     if executor:
         return executor
-    profiles = [option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"),
-                option(("--workflow-profile",)) or str(Path(basedir) / "profiles" / "default")]
+    profiles = [
+        option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"),
+        option(("--workflow-profile",)) or str(Path(basedir) / "profiles" / "default"),
+    ]
     for profile in profiles:
         if profile and profile != "none":
             executor = _profile_executor(profile, basedir)
@@ -409,8 +488,12 @@ def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ)
 def _profile_executor(profile: str, basedir: str | Path) -> str | None:
     """The ``executor:`` of the first config file of the profile ``profile`` (a folder, or a name Snakemake looks up
     beside the workflow, in ~/.config/snakemake or /etc/xdg/snakemake); None where it sets none."""
-    for folder in (Path(profile), Path(basedir) / profile, Path.home() / ".config" / "snakemake" / profile,
-                   Path("/etc/xdg/snakemake") / profile):
+    for folder in (
+        Path(profile),
+        Path(basedir) / profile,
+        Path.home() / ".config" / "snakemake" / profile,
+        Path("/etc/xdg/snakemake") / profile,
+    ):
         for name in ("config.v8+.yaml", "config.yaml"):
             if (folder / name).is_file():
                 try:
@@ -475,8 +558,12 @@ def _coerce_integers(config: dict, integers: list[str]) -> None:
             here = (*path, key)
             if isinstance(value, (dict, list)):
                 visit(value, here)
-            elif (isinstance(value, float) and value.is_integer() and abs(value) < 2**53
-                  and any(_matches(_schema_key(here), pattern) for pattern in integers)):
+            elif (
+                isinstance(value, float)
+                and value.is_integer()
+                and abs(value) < 2**53
+                and any(_matches(_schema_key(here), pattern) for pattern in integers)
+            ):
                 node[key] = int(value)
 
     visit(config, ())
@@ -491,10 +578,16 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
     for path, value in _walk(config):
         if isinstance(value, float) and not math.isfinite(value):
             problems.append(f"{_key(path)}: must be a finite number, got {value}")
-        elif (isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAGNITUDE_LIMIT
-              and not any(_matches(_schema_key(path), pattern) for pattern in integers)):
-            problems.append(f"{_key(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
-                            "tolerance of order one, and a larger value is a typo, not an experiment")
+        elif (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and abs(value) > MAGNITUDE_LIMIT
+            and not any(_matches(_schema_key(path), pattern) for pattern in integers)
+        ):
+            problems.append(
+                f"{_key(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
+                "tolerance of order one, and a larger value is a typo, not an experiment"
+            )
         name = next((part for part in reversed(path) if isinstance(part, str)), "")
         is_seed = name in ("seed", "seeds") or name.endswith("_seed")
         if is_seed and isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
@@ -506,11 +599,14 @@ def read_config_file(path: str | Path) -> dict:
     """A config file: YAML (:func:`read_yaml`) whose top level is a non-empty mapping of keys."""
     data = read_yaml(path)
     if data is None or data == {}:
-        raise ConfigError(f"{path}: holds no keys (an empty config file changes nothing; leave the --configfile out, or "
-                          "write the keys it should set, e.g. 'tau: 0.5')")
+        raise ConfigError(
+            f"{path}: holds no keys (an empty config file changes nothing; leave the --configfile out, or "
+            "write the keys it should set, e.g. 'tau: 0.5')"
+        )
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}, line 1: a config file is a mapping of keys (e.g. 'tau: 0.5'), this one holds a "
-                          f"{type(data).__name__}")
+        raise ConfigError(
+            f"{path}, line 1: a config file is a mapping of keys (e.g. 'tau: 0.5'), this one holds a {type(data).__name__}"
+        )
     return data
 
 
@@ -548,5 +644,3 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
 def load_config(path: str | Path, schema_path: str | Path) -> dict:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
     return validate_config(read_config_file(path), schema_path)
-
-

@@ -22,14 +22,24 @@ import yaml
 from crlrepro.runtime.artifacts import ArtifactError, config_hash, write_text
 from crlrepro.workflow.config import ConfigError, read_config_file, scale_folder
 
-__all__ = ["differing_keys", "EFFECTIVE_CONFIG", "effective_config_path", "folder_problems", "publish_problems",
-           "read_effective_config", "record_effective_config", "recorded_scales"]
+__all__ = [
+    "differing_keys",
+    "EFFECTIVE_CONFIG",
+    "effective_config_path",
+    "folder_problems",
+    "publish_problems",
+    "read_effective_config",
+    "record_effective_config",
+    "recorded_scales",
+]
 
 EFFECTIVE_CONFIG = "effective_config.yaml"
-_HEADER = ("# The effective configuration of the last run that wrote into this folder (config.yaml with every --configfile\n"
-           "# and --config merged over it), written by the workflow when the run started. A complete config file:\n"
-           "#   snakemake --cores all --configfile {path}\n"
-           "# reruns this same scale. Do not edit; a run with another config rewrites it.\n")
+_HEADER = (
+    "# The effective configuration of the last run that wrote into this folder (config.yaml with every --configfile\n"
+    "# and --config merged over it), written by the workflow when the run started. A complete config file:\n"
+    "#   snakemake --cores all --configfile {path}\n"
+    "# reruns this same scale. Do not edit; a run with another config rewrites it.\n"
+)
 
 
 def effective_config_path(results: str | Path) -> Path:
@@ -55,11 +65,11 @@ def read_effective_config(results: str | Path) -> dict | None:
     try:
         record = read_config_file(path)
     except ConfigError as error:
-        raise ArtifactError(f"{error}; it is written when a run starts: remove it (rm {path}) and run the scale "
-                            "again") from None
+        raise ArtifactError(f"{error}; it is written when a run starts: remove it (rm {path}) and run the scale again") from None
     if not isinstance(record.get("scale"), str):
-        raise ArtifactError(f"{path}: records no scale; it is written when a run starts: remove it (rm {path}) and run "
-                            "the scale again")
+        raise ArtifactError(
+            f"{path}: records no scale; it is written when a run starts: remove it (rm {path}) and run the scale again"
+        )
     return record
 
 
@@ -89,11 +99,13 @@ def folder_problems(config: dict, workdir: str | Path = ".") -> list[str]:
         return [str(error)]
     if record is None or record["scale"] == config["scale"]:
         return []
-    return [f"results: {results}/ holds the results of scale {record['scale']!r} "
-            f"({effective_config_path(results)}), but this run's scale is {config['scale']!r}; a folder belongs to one "
-            f"scale: leave `results` out of the config (scale {config['scale']!r} writes into "
-            f"{scale_folder(config['scale'])}/), or run scale {record['scale']!r} with its own config: "
-            f"--configfile {effective_config_path(results)}"]
+    return [
+        f"results: {results}/ holds the results of scale {record['scale']!r} "
+        f"({effective_config_path(results)}), but this run's scale is {config['scale']!r}; a folder belongs to one "
+        f"scale: leave `results` out of the config (scale {config['scale']!r} writes into "
+        f"{scale_folder(config['scale'])}/), or run scale {record['scale']!r} with its own config: "
+        f"--configfile {effective_config_path(results)}"
+    ]
 
 
 def publish_problems(config: dict, workdir: str | Path = ".", published_root: str | Path = "docs/results") -> list[str]:
@@ -113,21 +125,25 @@ def publish_problems(config: dict, workdir: str | Path = ".", published_root: st
             f"({effective_config_path(results)}), but this run's config hash is {this}: they differ in "
             f"{_listed(differing_keys(record, config))}. Publish the folder's own results with "
             f"`snakemake publish --cores all --configfile {effective_config_path(results)}`, or run this config first "
-            "(`snakemake --cores all` with the same flags) and publish after it")
+            "(`snakemake --cores all` with the same flags) and publish after it"
+        )
     provenance = Path(workdir) / published_root / scale / PROVENANCE
     if provenance.is_file():
         try:
             before = published_config(scale, Path(workdir) / published_root)
         except ArtifactError:
-            return problems + [f"publish: {provenance} is not a publication record; restore it "
-                               f"(git checkout -- {provenance}) or remove the folder (rm -r {provenance.parent})"]
+            return problems + [
+                f"publish: {provenance} is not a publication record; restore it "
+                f"(git checkout -- {provenance}) or remove the folder (rm -r {provenance.parent})"
+            ]
         if isinstance(before, dict) and config_hash(before) != this:
             problems.append(
                 f"publish: {provenance.parent}/ holds scale {scale!r} published from config hash {config_hash(before)}, "
                 f"but this run's config hash is {this}: they differ in {_listed(differing_keys(before, config))}. "
                 f"Publishing would replace it with results of another configuration under the same name. If this "
                 f"scale's config changed on purpose, remove the old publication first (rm -r {provenance.parent}); "
-                "else run with that scale's own config file")
+                "else run with that scale's own config file"
+            )
     return problems
 
 

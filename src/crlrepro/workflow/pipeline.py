@@ -71,11 +71,16 @@ class ScriptRun:
         # GPUs of its own for a local job that declares `gpu` resources, before CUDA starts.
         self.gpu_slots = assign_gpus(int(snakemake.resources.get("gpu", 0) or 0), log=self.log)
         self.device = select_device(device)
-        self.log.info("rule %s, wildcards %s, threads %d, device %s%s, freed memory %s, params %s", snakemake.rule,
-                      dict(snakemake.wildcards.items()), snakemake.threads, self.device,
-                      f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})"
-                      if self.device == "cuda" else "", "retained" if retained else "returned (allocator default)",
-                      self.params)
+        self.log.info(
+            "rule %s, wildcards %s, threads %d, device %s%s, freed memory %s, params %s",
+            snakemake.rule,
+            dict(snakemake.wildcards.items()),
+            snakemake.threads,
+            self.device,
+            f" (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')})" if self.device == "cuda" else "",
+            "retained" if retained else "returned (allocator default)",
+            self.params,
+        )
 
     def provenance(self, seed=None) -> dict:
         """The provenance of an artifact of this job; ``seed``: the artifact's own, where a job runs several."""

@@ -32,10 +32,30 @@ from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, 
 from crlrepro.studies.registry import PAPERS, experiment
 
 __all__ = [
-    "SCALES_NOT_APPLICABLE", "check_scale", "comparison_config", "machine", "PROVENANCE", "publish_scale", "published_config", "PUBLISHED_ROOT", "published_scales",
-    "read_published", "read_published_table", "read_runs", "wall_time_text", "readme_block", "readme_blocks", "record_run",
-    "RUNS_LOG", "compare_scales", "scale_comparison", "scale_comparison_html", "scale_comparison_markdown", "scales_block",
-    "measured_text", "measured_markers"
+    "SCALES_NOT_APPLICABLE",
+    "check_scale",
+    "comparison_config",
+    "machine",
+    "PROVENANCE",
+    "publish_scale",
+    "published_config",
+    "PUBLISHED_ROOT",
+    "published_scales",
+    "read_published",
+    "read_published_table",
+    "read_runs",
+    "wall_time_text",
+    "readme_block",
+    "readme_blocks",
+    "record_run",
+    "RUNS_LOG",
+    "compare_scales",
+    "scale_comparison",
+    "scale_comparison_html",
+    "scale_comparison_markdown",
+    "scales_block",
+    "measured_text",
+    "measured_markers",
 ]
 
 PUBLISHED_ROOT = Path("docs") / "results"  # also artifacts.NOT_CODE: publishing does not dirty the commit
@@ -47,8 +67,10 @@ _BLOCK = re.compile(r"(<!-- results:([a-z][a-z0-9_-]{0,31}) -->\n)(.*?)(<!-- /re
 
 def check_scale(scale: str) -> str:
     if not isinstance(scale, str) or not _SCALE.fullmatch(scale):
-        raise ValueError(f"scale {scale!r} is not a name for docs/results/<scale>/ (lower-case letters, digits, _ and -, "
-                         "starting with a letter, at most 32)")
+        raise ValueError(
+            f"scale {scale!r} is not a name for docs/results/<scale>/ (lower-case letters, digits, _ and -, "
+            "starting with a letter, at most 32)"
+        )
     return scale
 
 
@@ -77,8 +99,7 @@ def read_runs(path: Path) -> list[dict]:
         except ValueError:
             raise ArtifactError(f"{path}:{number}: not a JSON line (delete the file to start the record anew)") from None
         if not (isinstance(run, dict) and isinstance(run.get("wall_s"), (int, float))):
-            raise ArtifactError(f"{path}:{number}: not a run record with a wall_s (delete the file to start the record "
-                                "anew)")
+            raise ArtifactError(f"{path}:{number}: not a run record with a wall_s (delete the file to start the record anew)")
         runs.append({k: run.get(k) for k in ("started", "finished", "wall_s", "cores", "jobs", "local")})
     return runs
 
@@ -90,8 +111,14 @@ def record_run(path: str | Path, started: float, finished: float, *, cores, jobs
     def stamp(t):
         return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
 
-    record = {"started": stamp(started), "finished": stamp(finished), "wall_s": round(finished - started, 1),
-              "cores": cores, "jobs": int(jobs), "local": bool(local)}
+    record = {
+        "started": stamp(started),
+        "finished": stamp(finished),
+        "wall_s": round(finished - started, 1),
+        "cores": cores,
+        "jobs": int(jobs),
+        "local": bool(local),
+    }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
@@ -113,12 +140,18 @@ def machine() -> dict:
         gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     except ImportError:
         gpu = None
-    return {"system": platform.system(), "machine": platform.machine(), "cpu": cpu or platform.processor() or None,
-            "cpu_count": os.cpu_count(), "gpu": gpu}
+    return {
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "cpu": cpu or platform.processor() or None,
+        "cpu_count": os.cpu_count(),
+        "gpu": gpu,
+    }
 
 
-def publish_scale(results: str | Path, destination: str | Path, files: list[str], *, scale: str, config: dict,
-                  repository: str | Path = ".") -> dict:
+def publish_scale(
+    results: str | Path, destination: str | Path, files: list[str], *, scale: str, config: dict, repository: str | Path = "."
+) -> dict:
     """Copy ``files`` (paths relative to ``results``) into ``destination`` after checking each (_check_source; the
     Markdown summary must be the one summary_markdown gives for the verified summary.csv), each atomically, then
     write provenance.json last. Files the previous provenance.json listed that are no longer published are removed
@@ -140,8 +173,10 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
 
         expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
         if (results / "summary.md").read_text() != expected:
-            raise ArtifactError(f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
-                                f"code); rebuild it: {artifacts.rebuild_command(results / 'summary.md')}")
+            raise ArtifactError(
+                f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
+                f"code); rebuild it: {artifacts.rebuild_command(results / 'summary.md')}"
+            )
     old = destination / PROVENANCE
     previous = []
     if old.is_file():
@@ -158,9 +193,17 @@ def publish_scale(results: str | Path, destination: str | Path, files: list[str]
     for relative in previous:
         if relative not in checksums and not Path(relative).is_absolute() and ".." not in Path(relative).parts:
             (destination / relative).unlink(missing_ok=True)
-    record = {"scale": scale, "results": str(results), "git_commit": git_commit(repository),
-              "config_hash": config_hash(config), "config": config, "packages": package_versions(), "machine": machine(),
-              "runs": read_runs(results / RUNS_LOG), "files": checksums}
+    record = {
+        "scale": scale,
+        "results": str(results),
+        "git_commit": git_commit(repository),
+        "config_hash": config_hash(config),
+        "config": config,
+        "packages": package_versions(),
+        "machine": machine(),
+        "runs": read_runs(results / RUNS_LOG),
+        "files": checksums,
+    }
     record[artifacts.RECORD_DIGEST] = artifacts.record_digest(record)  # an edit of any field is found (crlrepro verify)
     artifacts.write_json(record, old)
     return record
@@ -178,12 +221,16 @@ def read_published(scale: str, relative: str, root: str | Path = PUBLISHED_ROOT)
     try:
         recorded = json.loads((folder / PROVENANCE).read_text())["files"][relative]
     except (OSError, ValueError, KeyError, TypeError):
-        raise ArtifactError(f"{folder / relative}: not recorded in {folder / PROVENANCE}; publish the scale again: "
-                            f"snakemake publish --cores 1 (with that scale's --configfile)") from None
+        raise ArtifactError(
+            f"{folder / relative}: not recorded in {folder / PROVENANCE}; publish the scale again: "
+            f"snakemake publish --cores 1 (with that scale's --configfile)"
+        ) from None
     path = folder / relative
     if not path.is_file() or sha256_of(path) != recorded:
-        raise ArtifactError(f"{path}: missing or changed since it was published; publish the scale again: "
-                            f"snakemake publish --cores 1 (with that scale's --configfile)")
+        raise ArtifactError(
+            f"{path}: missing or changed since it was published; publish the scale again: "
+            f"snakemake publish --cores 1 (with that scale's --configfile)"
+        )
     return path
 
 
@@ -193,8 +240,10 @@ def _provenance_field(scale: str, field: str, root: str | Path = PUBLISHED_ROOT)
     try:
         return json.loads(path.read_text())[field]
     except (OSError, ValueError, KeyError, TypeError):
-        raise ArtifactError(f"{path}: missing or not a provenance record; publish the scale again: "
-                            f"snakemake publish --cores 1 (with that scale's --configfile)") from None
+        raise ArtifactError(
+            f"{path}: missing or not a provenance record; publish the scale again: "
+            f"snakemake publish --cores 1 (with that scale's --configfile)"
+        ) from None
 
 
 def published_config(scale: str, root: str | Path = PUBLISHED_ROOT) -> dict:
@@ -213,18 +262,29 @@ def readme_block(summary: pd.DataFrame, scale: str) -> str:
     from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
 
     claims = claims_only(summary)
-    lines = [f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.", "",
-             "| paper | claims | decided | " + " | ".join(VERDICTS) + " | " + " | ".join(UNDECIDED) + " |",
-             "|---|---|---|" + "---|" * (len(VERDICTS) + len(UNDECIDED))]
+    lines = [
+        f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.",
+        "",
+        "| paper | claims | decided | " + " | ".join(VERDICTS) + " | " + " | ".join(UNDECIDED) + " |",
+        "|---|---|---|" + "---|" * (len(VERDICTS) + len(UNDECIDED)),
+    ]
     decided = decided_table(summary).set_index("paper")
     for paper in decided.index:
         counts = claims.loc[claims["experiment"].map(lambda e: experiment(e).paper) == paper, "verdict"].value_counts()
         row = decided.loc[paper]
-        lines.append(f"| {paper}: {PAPERS[paper].title} | {row['claims']} | {row['decided']} | "
-                     + " | ".join(str(int(counts.get(v, 0))) for v in VERDICTS) + " | "
-                     + " | ".join(str(int(row[name])) for name in UNDECIDED) + " |")
-    lines += ["", "Decided: reproduced, contradicted, verified or failed. The others: "
-              + "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items()) + "."]
+        lines.append(
+            f"| {paper}: {PAPERS[paper].title} | {row['claims']} | {row['decided']} | "
+            + " | ".join(str(int(counts.get(v, 0))) for v in VERDICTS)
+            + " | "
+            + " | ".join(str(int(row[name])) for name in UNDECIDED)
+            + " |"
+        )
+    lines += [
+        "",
+        "Decided: reproduced, contradicted, verified or failed. The others: "
+        + "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items())
+        + ".",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -238,8 +298,9 @@ def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
     try:
         clean = max(runs, key=lambda run: run["jobs"])
     except (ValueError, KeyError, TypeError):
-        raise ArtifactError(f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the "
-                            "scale again") from None
+        raise ArtifactError(
+            f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the scale again"
+        ) from None
     minutes = clean["wall_s"] / 60
     shown = f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
     return f"{shown} on {clean['cores']} cores"
@@ -343,8 +404,9 @@ def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISH
     scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
     if not scales:
         raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
-    return compare_scales({s: read_published_table(s, "summary.csv", root) for s in scales},
-                          {s: published_config(s, root) for s in scales})
+    return compare_scales(
+        {s: read_published_table(s, "summary.csv", root) for s in scales}, {s: published_config(s, root) for s in scales}
+    )
 
 
 # A scale where a claim row is absent, or has no value or interval, leaves its cells empty.
@@ -360,8 +422,9 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
 
     scales = [check_scale(s) for s in summaries]
     if not scales or set(configs) != set(scales):
-        raise ValueError(f"compare_scales needs one config per summary, got summaries of {scales} and configs of "
-                         f"{sorted(configs)}")
+        raise ValueError(
+            f"compare_scales needs one config per summary, got summaries of {scales} and configs of {sorted(configs)}"
+        )
     tables = {s: summaries[s].set_index("claim_id") for s in scales}
     order = list(dict.fromkeys(c for s in scales for c in tables[s].index))
     rows = []
@@ -385,8 +448,11 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
             missing = [s for s in scales if s not in present]
             parts = [f"not in the {', '.join(missing)} summary"] if missing else []
             if differing:
-                parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales)
-                                       for k in differing))
+                parts.append(
+                    "; ".join(
+                        f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales) for k in differing
+                    )
+                )
             else:
                 parts.append(f"the keys it depends on ({', '.join(keys)}) are equal" if keys else "it names no config key")
                 # what usually decides power: the seeds its experiment trains (the registry names the key), and
@@ -394,8 +460,11 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
                 key = experiment(first["experiment"]).seeds
                 seeds = [key] if key and len({_short(_config_value(configs[s], key), 10_000) for s in scales}) > 1 else []
                 if seeds:
-                    parts.append("; ".join(f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})"
-                                                                for s in scales) for k in seeds))
+                    parts.append(
+                        "; ".join(
+                            f"{k}: " + " vs ".join(f"{_short(_config_value(configs[s], k))} ({s})" for s in scales) for k in seeds
+                        )
+                    )
                 no_interval = [s for s in present if not row[f"interval ({s})"]]
                 if no_interval and len(no_interval) < len(present):
                     parts.append(f"no interval at {', '.join(no_interval)}")
@@ -414,8 +483,9 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
     out = []
     for role in ("claim", "diagnostic"):
         part = table[table["role"] == role]
-        out.append(f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} "
-                   f"of {len(part)}.")
+        out.append(
+            f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
+        )
         out.append("")
         columns = _comparison_columns(scales)
         out.append("| " + " | ".join(columns) + " |")
@@ -454,19 +524,32 @@ def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) ->
     for role in ("claim", "diagnostic"):
         part = table[table["role"] == role]
         columns = _comparison_columns(scales)
-        body += [f"<h2>{role.capitalize()}s</h2>",
-                 f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
-                 "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+        body += [
+            f"<h2>{role.capitalize()}s</h2>",
+            f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
+            "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
+        ]
         for r in part.itertuples(index=False):
             values = dict(zip(part.columns, r))
-            body.append(f'<tr class="{"agree" if values["agree"] else "differ"}">'
-                        + "".join(f"<td>{html.escape(str(values[c]))}</td>" for c in columns) + "</tr>")
+            body.append(
+                f'<tr class="{"agree" if values["agree"] else "differ"}">'
+                + "".join(f"<td>{html.escape(str(values[c]))}</td>" for c in columns)
+                + "</tr>"
+            )
         body.append("</tbody></table>")
-    return "\n".join([
-        "<!DOCTYPE html>", f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
-        "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.differ td{background:#fff7ed}</style>",
-        "</head><body>", f"<h1>{html.escape(title)}</h1>", *body, "</body></html>", ""])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>',
+            "<style>body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}.differ td{background:#fff7ed}</style>",
+            "</head><body>",
+            f"<h1>{html.escape(title)}</h1>",
+            *body,
+            "</body></html>",
+            "",
+        ]
+    )
 
 
 def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, bool]:
@@ -476,4 +559,4 @@ def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, boo
         return text, False
     scales = published_scales(root)
     block = scale_comparison_markdown(scale_comparison(scales, root), scales) + "\n"
-    return text[: match.start(2)] + block + text[match.end(2):], block != match.group(2)
+    return text[: match.start(2)] + block + text[match.end(2) :], block != match.group(2)

@@ -38,13 +38,32 @@ import pandas as pd
 from crlrepro.runtime.artifacts import RECORD_DIGEST, config_hash, rebuild_command, record_digest, sha256_of, sidecar_path
 
 __all__ = [
-    "planned_outputs", "Problem", "published_problems", "recorded_params", "SIDECAR_FIELDS", "sidecar_problems",
-    "UNTRACKED", "verify_everything", "verify_scale"
+    "planned_outputs",
+    "Problem",
+    "published_problems",
+    "recorded_params",
+    "SIDECAR_FIELDS",
+    "sidecar_problems",
+    "UNTRACKED",
+    "verify_everything",
+    "verify_scale",
 ]
 
 UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
-SIDECAR_FIELDS = ("artifact", "sha256", "rule", "params", "params_hash", "config_hash", "seed", "device", "threads",
-                  "packages", "git_commit", RECORD_DIGEST)
+SIDECAR_FIELDS = (
+    "artifact",
+    "sha256",
+    "rule",
+    "params",
+    "params_hash",
+    "config_hash",
+    "seed",
+    "device",
+    "threads",
+    "packages",
+    "git_commit",
+    RECORD_DIGEST,
+)
 
 
 @dataclass(frozen=True)
@@ -59,8 +78,17 @@ class Problem:
 
 def planned_outputs(workdir: Path, configfiles: list[str]) -> pd.DataFrame:
     """Snakemake's summary of every output of the workflow under ``configfiles``: output_file, rule, status."""
-    command = [sys.executable, "-m", "snakemake", "--summary", "--cores", "1", "--quiet", "all",
-               *(w for f in configfiles for w in ("--configfile", f))]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--summary",
+        "--cores",
+        "1",
+        "--quiet",
+        "all",
+        *(w for f in configfiles for w in ("--configfile", f)),
+    ]
     proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"snakemake --summary failed:\n{proc.stderr.strip() or proc.stdout.strip()}")
@@ -107,8 +135,10 @@ def sidecar_problems(workdir: Path, output: str, rule: str) -> list[str]:
         return [f"its provenance sidecar lacks {', '.join(missing)}"]
     problems = []
     if record[RECORD_DIGEST] != record_digest(record):
-        problems.append(f"its sidecar {sidecar_path(output)} was edited since it was written (its fields do not match "
-                        f"their digest {RECORD_DIGEST})")
+        problems.append(
+            f"its sidecar {sidecar_path(output)} was edited since it was written (its fields do not match "
+            f"their digest {RECORD_DIGEST})"
+        )
     if record["artifact"] != path.name:
         problems.append(f"its sidecar describes {record['artifact']!r}, not this file")
     if record["sha256"] != sha256_of(path):
@@ -151,8 +181,13 @@ def verify_scale(workdir: str | Path = ".", configfiles: list[str] = ()) -> tupl
             for file in sorted((workdir / results / folder).rglob("*")):
                 relative = str(file.relative_to(workdir))
                 if (file.is_file() or file.is_symlink()) and relative not in expected and not file.name.startswith(".snakemake"):
-                    problems.append(Problem(relative, "not an output of this workflow and config (left by another "
-                                            "version or put there by hand)", f"remove it: rm {relative}"))
+                    problems.append(
+                        Problem(
+                            relative,
+                            "not an output of this workflow and config (left by another version or put there by hand)",
+                            f"remove it: rm {relative}",
+                        )
+                    )
     return len(outputs), problems
 
 
@@ -182,8 +217,13 @@ def published_problems(workdir: Path, scale: str, root: str = "docs/results") ->
         from crlrepro.workflow.config import scale_folder
 
         record = Path(scale_folder(scale)) / "effective_config.yaml"
-        config = (f" --configfile {record}" if (workdir / record).is_file()
-                  else "" if scale == "default" else f" --configfile configs/{scale}.yaml")
+        config = (
+            f" --configfile {record}"
+            if (workdir / record).is_file()
+            else ""
+            if scale == "default"
+            else f" --configfile configs/{scale}.yaml"
+        )
         return f"snakemake publish --cores all{config}"
 
     restore = advice(provenance)
@@ -194,20 +234,36 @@ def published_problems(workdir: Path, scale: str, root: str = "docs/results") ->
         return 0, [Problem(str(provenance), "missing or not a publication record", restore)]
     problems = []
     if record.get(RECORD_DIGEST) != record_digest(record):
-        problems.append(Problem(str(provenance), f"edited since it was published (its fields do not match their digest "
-                                f"{RECORD_DIGEST}), or published by older code", restore))
+        problems.append(
+            Problem(
+                str(provenance),
+                f"edited since it was published (its fields do not match their digest "
+                f"{RECORD_DIGEST}), or published by older code",
+                restore,
+            )
+        )
     for relative, checksum in sorted(files.items()):
         path = folder / relative
         if not (workdir / path).is_file():
             problems.append(Problem(str(path), "missing", advice(path)))
         elif sha256_of(workdir / path) != checksum:
-            problems.append(Problem(str(path), f"its content does not match the SHA-256 {provenance} records (corrupted "
-                                    "or edited since it was published)", advice(path)))
+            problems.append(
+                Problem(
+                    str(path),
+                    f"its content does not match the SHA-256 {provenance} records (corrupted or edited since it was published)",
+                    advice(path),
+                )
+            )
     for file in sorted((workdir / folder).rglob("*")):
         relative = str(file.relative_to(workdir / folder))
         if (file.is_file() or file.is_symlink()) and relative not in files and relative != PROVENANCE:
-            problems.append(Problem(str(folder / relative), f"not listed in {provenance} (left by another version or put "
-                                    "there by hand)", f"remove it: rm {folder / relative}"))
+            problems.append(
+                Problem(
+                    str(folder / relative),
+                    f"not listed in {provenance} (left by another version or put there by hand)",
+                    f"remove it: rm {folder / relative}",
+                )
+            )
     return len(files), problems
 
 
@@ -229,9 +285,13 @@ def verify_everything(workdir: str | Path = ".") -> tuple[list[str], list[Proble
             count, found = verify_scale(workdir, [str(record)])
         except RuntimeError as error:  # this scale cannot be planned here (e.g. its data or memory): say so, go on
             first = "; ".join(line.strip() for line in str(error).splitlines()[1:] if line.strip()) or str(error)
-            problems.append(Problem(str(record.parent), f"scale {scale} cannot be planned on this machine, so its "
-                                    f"outputs were not checked: {first}",
-                                    f"crlrepro check-config --cluster {record}  (what a run of it would refuse)"))
+            problems.append(
+                Problem(
+                    str(record.parent),
+                    f"scale {scale} cannot be planned on this machine, so its outputs were not checked: {first}",
+                    f"crlrepro check-config --cluster {record}  (what a run of it would refuse)",
+                )
+            )
             continue
         checked.append(f"scale {scale}: {count} outputs in {record.parent}/ (config: {record})")
         problems += found

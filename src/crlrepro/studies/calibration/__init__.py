@@ -18,44 +18,110 @@ __all__ = ["RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
 
 def _families_members(config: dict) -> int:
     families = config["consistency"]["calibration"]["families"]
-    return (count(families.get("dims", [])) + len(families.get("perturbations", [])) * len(families.get("epsilons", [1])))
+    return count(families.get("dims", [])) + len(families.get("perturbations", [])) * len(families.get("epsilons", [1]))
 
 
 COSTS = (
-    Cost(("consistency.calibration.epochs", "consistency.calibration.samples", "seeds", "consistency.calibration.nodes",
-          "consistency.calibration.inner_nodes"), "epochs of consistency.calibration.samples pairs, each evaluated by quadrature",
-         seconds=lambda c: count(c["seeds"]) * (at(c, "consistency.calibration.epochs") * at(c, "consistency.calibration.samples")
-                                                 / TRAINING_PAIRS_PER_SECOND + (at(c, "consistency.calibration.epochs") + 1)
-                                                 * (at(c, "consistency.calibration.nodes") ** 2
-                                                    + at(c, "consistency.calibration.nodes") * at(c, "consistency.calibration.inner_nodes")
-                                                    * math.log2(at(c, "consistency.calibration.inner_nodes") + 2)) * 1e-7)),
-    Cost(("consistency.calibration.samples",), "training pairs", memory=lambda c: 80.0 * at(c, "consistency.calibration.samples")),
-    Cost(("consistency.calibration.batch_size", "consistency.calibration.dims"), "pairs per batch",
-         memory=lambda c: two_tower_bytes(c, max(at(c, "consistency.calibration.dims")), at(c, "consistency.calibration.batch_size"))),
-    Cost(("consistency.calibration.dims", "consistency.calibration.epochs", "seeds"), "dimensions D (a job each)",
-         memory=lambda c: two_tower_bytes(c, max(at(c, "consistency.calibration.dims")), at(c, "consistency.calibration.batch_size"))),
-    Cost(("consistency.calibration.nodes", "consistency.calibration.inner_nodes"), "quadrature nodes per view",
-         memory=lambda c: quadrature_bytes(at(c, "consistency.calibration.nodes"))
-         + inner_bytes(at(c, "consistency.calibration.nodes"), at(c, "consistency.calibration.inner_nodes"))),
-    Cost(("consistency.calibration.inner_nodes", "consistency.calibration.nodes"), "inner nodes of the calibration rule",
-         memory=lambda c: inner_bytes(at(c, "consistency.calibration.nodes"), at(c, "consistency.calibration.inner_nodes"))),
-    Cost(("consistency.calibration.bootstrap",), "bootstrap replicates (a Python loop)",
-         memory=lambda c: 8.0 * at(c, "consistency.calibration.bootstrap") * len(c["consistency"]["calibration"]["dims"])
-         * count(c["seeds"]),
-         seconds=lambda c: 1e-3 * at(c, "consistency.calibration.bootstrap")),
-    Cost(("consistency.calibration.families.nodes", "consistency.calibration.families.inner_nodes",
-          "consistency.calibration.families.dims"), "quadrature nodes per view of the families",
-         memory=lambda c: quadrature_bytes(at(c, "consistency.calibration.families.nodes"))
-         + inner_bytes(at(c, "consistency.calibration.families.nodes"), at(c, "consistency.calibration.families.inner_nodes")),
-         seconds=lambda c: 2 * (at(c, "consistency.calibration.families.nodes") ** 3 / FLOPS
-                                + _families_members(c) * (at(c, "consistency.calibration.families.nodes") ** 2
-                                                          + at(c, "consistency.calibration.families.nodes")
-                                                          * at(c, "consistency.calibration.families.inner_nodes") * 20) * 1e-7)),
-    Cost(("consistency.calibration.families.inner_nodes", "consistency.calibration.families.nodes"),
-         "inner nodes of the families' rule",
-         memory=lambda c: inner_bytes(at(c, "consistency.calibration.families.nodes"), at(c, "consistency.calibration.families.inner_nodes"))),
-    Cost(("consistency.calibration.families.dims", "consistency.calibration.families.nodes"), "dimensions of the family members",
-         memory=lambda c: 16.0 * at(c, "consistency.calibration.families.nodes") * max(at(c, "consistency.calibration.families.dims"))),
+    Cost(
+        (
+            "consistency.calibration.epochs",
+            "consistency.calibration.samples",
+            "seeds",
+            "consistency.calibration.nodes",
+            "consistency.calibration.inner_nodes",
+        ),
+        "epochs of consistency.calibration.samples pairs, each evaluated by quadrature",
+        seconds=lambda c: (
+            count(c["seeds"])
+            * (
+                at(c, "consistency.calibration.epochs") * at(c, "consistency.calibration.samples") / TRAINING_PAIRS_PER_SECOND
+                + (at(c, "consistency.calibration.epochs") + 1)
+                * (
+                    at(c, "consistency.calibration.nodes") ** 2
+                    + at(c, "consistency.calibration.nodes")
+                    * at(c, "consistency.calibration.inner_nodes")
+                    * math.log2(at(c, "consistency.calibration.inner_nodes") + 2)
+                )
+                * 1e-7
+            )
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.samples",), "training pairs", memory=lambda c: 80.0 * at(c, "consistency.calibration.samples")
+    ),
+    Cost(
+        ("consistency.calibration.batch_size", "consistency.calibration.dims"),
+        "pairs per batch",
+        memory=lambda c: two_tower_bytes(
+            c, max(at(c, "consistency.calibration.dims")), at(c, "consistency.calibration.batch_size")
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.dims", "consistency.calibration.epochs", "seeds"),
+        "dimensions D (a job each)",
+        memory=lambda c: two_tower_bytes(
+            c, max(at(c, "consistency.calibration.dims")), at(c, "consistency.calibration.batch_size")
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.nodes", "consistency.calibration.inner_nodes"),
+        "quadrature nodes per view",
+        memory=lambda c: (
+            quadrature_bytes(at(c, "consistency.calibration.nodes"))
+            + inner_bytes(at(c, "consistency.calibration.nodes"), at(c, "consistency.calibration.inner_nodes"))
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.inner_nodes", "consistency.calibration.nodes"),
+        "inner nodes of the calibration rule",
+        memory=lambda c: inner_bytes(at(c, "consistency.calibration.nodes"), at(c, "consistency.calibration.inner_nodes")),
+    ),
+    Cost(
+        ("consistency.calibration.bootstrap",),
+        "bootstrap replicates (a Python loop)",
+        memory=lambda c: (
+            8.0 * at(c, "consistency.calibration.bootstrap") * len(c["consistency"]["calibration"]["dims"]) * count(c["seeds"])
+        ),
+        seconds=lambda c: 1e-3 * at(c, "consistency.calibration.bootstrap"),
+    ),
+    Cost(
+        (
+            "consistency.calibration.families.nodes",
+            "consistency.calibration.families.inner_nodes",
+            "consistency.calibration.families.dims",
+        ),
+        "quadrature nodes per view of the families",
+        memory=lambda c: (
+            quadrature_bytes(at(c, "consistency.calibration.families.nodes"))
+            + inner_bytes(at(c, "consistency.calibration.families.nodes"), at(c, "consistency.calibration.families.inner_nodes"))
+        ),
+        seconds=lambda c: (
+            2
+            * (
+                at(c, "consistency.calibration.families.nodes") ** 3 / FLOPS
+                + _families_members(c)
+                * (
+                    at(c, "consistency.calibration.families.nodes") ** 2
+                    + at(c, "consistency.calibration.families.nodes") * at(c, "consistency.calibration.families.inner_nodes") * 20
+                )
+                * 1e-7
+            )
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.families.inner_nodes", "consistency.calibration.families.nodes"),
+        "inner nodes of the families' rule",
+        memory=lambda c: inner_bytes(
+            at(c, "consistency.calibration.families.nodes"), at(c, "consistency.calibration.families.inner_nodes")
+        ),
+    ),
+    Cost(
+        ("consistency.calibration.families.dims", "consistency.calibration.families.nodes"),
+        "dimensions of the family members",
+        memory=lambda c: (
+            16.0 * at(c, "consistency.calibration.families.nodes") * max(at(c, "consistency.calibration.families.dims"))
+        ),
+    ),
 )
 
 
@@ -70,16 +136,27 @@ NOT_SIZES = {
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
     # one trajectory: its training and the quadrature that evaluates its checkpoints (not the fit or its bootstrap)
-    "calibration_train": {"gmm": "consistency.gmm", "tau": "tau", "seeds": "seeds",
-                          "calibration": ("consistency.calibration", ("samples", "epochs", "batch_size", "learning_rate",
-                                                                      "nodes", "inner_nodes")),
-                          "training": ("training", ("hidden", "layers", "weight_decay", "compile")), "device": "device"},
-    "calibration_table": {"gmm": "consistency.gmm", "tau": "tau",
-                          "calibration": ("consistency.calibration", ("nodes", "inner_nodes", "bootstrap", "seed",
-                                                                      "regret_floor"))},
-    "calibration_families": {"gmm": "consistency.gmm", "tau": "tau",
-                             "families": ("consistency.calibration.families", ("dims", "epsilons", "perturbations", "nodes",
-                                                                               "inner_nodes", "tail", "max_relative_error"))},
+    "calibration_train": {
+        "gmm": "consistency.gmm",
+        "tau": "tau",
+        "seeds": "seeds",
+        "calibration": ("consistency.calibration", ("samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")),
+        "training": ("training", ("hidden", "layers", "weight_decay", "compile")),
+        "device": "device",
+    },
+    "calibration_table": {
+        "gmm": "consistency.gmm",
+        "tau": "tau",
+        "calibration": ("consistency.calibration", ("nodes", "inner_nodes", "bootstrap", "seed", "regret_floor")),
+    },
+    "calibration_families": {
+        "gmm": "consistency.gmm",
+        "tau": "tau",
+        "families": (
+            "consistency.calibration.families",
+            ("dims", "epsilons", "perturbations", "nodes", "inner_nodes", "tail", "max_relative_error"),
+        ),
+    },
     "tsybakov_small_t": {"gmm": "consistency.gmm", "t_small": "consistency.calibration.tsybakov_small_t"},
     "figure_calibration": {"tau": "tau"},
     "claims_c2": {},
@@ -89,27 +166,62 @@ RULE_KEYS = {
 STUDY = Study(
     "calibration",
     (
-    Experiment(
-        "C2", 1, "Thm 3.4", "calibration along training: E* − E(s) ≤ √(2/τ·(L − L*))",
-        ("calibration_train", "calibration_table", "calibration_families", "tsybakov_small_t"),
-        ("consistency/calibration.csv", "consistency/calibration_fit.json", "consistency/calibration_families.csv",
-         "consistency/calibration_families_fit.csv", "consistency/tsybakov_small_t.json"), "claims_c2",
-        (diagnostic(ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
-                   "cannot fail here: the worst regret/bound ratio (its measured value) is far below 1, so it would pass a theorem off by a large factor; a ratio above 1 would contradict Thm 3.4"),
-         ClaimSpec("exponent_half", "exponent of E* − E(s) in L − L* is at least the bound's ½", "rate", "exponent"),
-         ClaimSpec("exponent_sqrt", "E* − E(s) follows √(L − L*), not a linear law (Sec. 5: exponent ½, two-sided)", "rate",
-                   "exponent"),
-         ClaimSpec("exponent_tsybakov", "exponent of E* − E(s) in L − L* is at least paper 2's (μ+1)/(μ+2), μ this "
-                   "mixture's small-t Tsybakov exponent (exact F)", "rate"),
-         ClaimSpec("family", "paper 2's accelerated calibration along a family of scores approaching the Bayes score: "
-                   "exponent at least (μ+1)/(μ+2)", "rate"),
-         diagnostic(ClaimSpec("family_perturbed", "paper 2's accelerated calibration along smooth perturbations of the "
-                              "Bayes score: exponent at least (μ+1)/(μ+2)", "rate"),
+        Experiment(
+            "C2",
+            1,
+            "Thm 3.4",
+            "calibration along training: E* − E(s) ≤ √(2/τ·(L − L*))",
+            ("calibration_train", "calibration_table", "calibration_families", "tsybakov_small_t"),
+            (
+                "consistency/calibration.csv",
+                "consistency/calibration_fit.json",
+                "consistency/calibration_families.csv",
+                "consistency/calibration_families_fit.csv",
+                "consistency/tsybakov_small_t.json",
+            ),
+            "claims_c2",
+            (
+                diagnostic(
+                    ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
+                    "cannot fail here: the worst regret/bound ratio (its measured value) is far below 1, so it would pass a theorem off by a large factor; a ratio above 1 would contradict Thm 3.4",
+                ),
+                ClaimSpec("exponent_half", "exponent of E* − E(s) in L − L* is at least the bound's ½", "rate", "exponent"),
+                ClaimSpec(
+                    "exponent_sqrt",
+                    "E* − E(s) follows √(L − L*), not a linear law (Sec. 5: exponent ½, two-sided)",
+                    "rate",
+                    "exponent",
+                ),
+                ClaimSpec(
+                    "exponent_tsybakov",
+                    "exponent of E* − E(s) in L − L* is at least paper 2's (μ+1)/(μ+2), μ this "
+                    "mixture's small-t Tsybakov exponent (exact F)",
+                    "rate",
+                ),
+                ClaimSpec(
+                    "family",
+                    "paper 2's accelerated calibration along a family of scores approaching the Bayes score: "
+                    "exponent at least (μ+1)/(μ+2)",
+                    "rate",
+                ),
+                diagnostic(
+                    ClaimSpec(
+                        "family_perturbed",
+                        "paper 2's accelerated calibration along smooth perturbations of the "
+                        "Bayes score: exponent at least (μ+1)/(μ+2)",
+                        "rate",
+                    ),
                     "cannot fail on smooth perturbation paths: a smooth perturbation is no worst case (regret ∝ ε^{1+μ}, "
                     "excess ∝ ε²: its exponent is near (1+μ)/2 by construction), so only a badly wrong inequality "
-                    "would fail here")),
-        figure="calibration", figure_rule="figure_calibration", style="calibration", caption="calibration",
-        seeds="seeds"),
+                    "would fail here",
+                ),
+            ),
+            figure="calibration",
+            figure_rule="figure_calibration",
+            style="calibration",
+            caption="calibration",
+            seeds="seeds",
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

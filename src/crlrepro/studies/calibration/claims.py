@@ -21,8 +21,15 @@ from crlrepro.studies.calibration import STUDY
 __all__ = ["c2_claims"]
 
 
-def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate: tuple[float, float, float],
-              families: pd.DataFrame | None = None, sqrt_setting: str | None = None) -> list[Claim]:
+def c2_claims(
+    table: pd.DataFrame,
+    fit: dict,
+    reference: dict,
+    *,
+    tsybakov_rate: tuple[float, float, float],
+    families: pd.DataFrame | None = None,
+    sqrt_setting: str | None = None,
+) -> list[Claim]:
     """C2: Thm 3.4's bound at every checkpoint (a ``bound``; a checkpoint is informative when its bound is
     below 2E* − 1, the largest regret any score can have, that of the reversed Bayes ranking: a larger bound
     says nothing at all), and the fitted exponent r of E* − E(s) ∝ (L − L*)^r over trained, informative
@@ -43,45 +50,91 @@ def c2_claims(table: pd.DataFrame, fit: dict, reference: dict, *, tsybakov_rate:
     share = float(np.mean(informative))
     # how tight the bound is where it says something (an initialisation's ratio says nothing about it)
     worst = float(table.loc[informative, "ratio"].max() if informative.any() else table["ratio"].max())
-    rows = [claim("C2", "C2.bound", f"{spec.statement} ({len(table)} checkpoints, {table['model'].nunique()} models; "
-                  f"{share:.0%} informative)", "bound", decide_bound(table["excess_auc"], table["bound"], largest),
-                  measured=worst,
-                  tolerance=f"regret ≤ bound everywhere; informative where bound < 2E* − 1 = {largest:.4g}, the largest "
-                            "possible regret (measured: the largest regret/bound over the informative checkpoints)")]
+    rows = [
+        claim(
+            "C2",
+            "C2.bound",
+            f"{spec.statement} ({len(table)} checkpoints, {table['model'].nunique()} models; {share:.0%} informative)",
+            "bound",
+            decide_bound(table["excess_auc"], table["bound"], largest),
+            measured=worst,
+            tolerance=f"regret ≤ bound everywhere; informative where bound < 2E* − 1 = {largest:.4g}, the largest "
+            "possible regret (measured: the largest regret/bound over the informative checkpoints)",
+        )
+    ]
     half = float(reference["exponent"])
     used = f"{fit['points_used']} trained, informative checkpoints with regret > {fit['floor']:g}"
     interval = dict(measured=fit["exponent"], low=fit["low"], high=fit["high"])
     spec = spec_of("exponent_sqrt")
     decision = decide_rate(fit["exponent"], fit["low"], fit["high"], half, alternatives=(1.0,))
     if sqrt_setting:
-        decision = Decision(NOT_COMPARABLE, f"the paper's √ law is observed on {sqrt_setting}; here {decision.reason}",
-                            decision.power)
-    rows.append(claim("C2", "C2.exponent_sqrt", f"{spec.statement}; {used}", "rate", decision, paper=half,
-                      tolerance="two-sided: the interval holds ½ and excludes the linear law's 1 (bootstrap over models)",
-                      **interval))
+        decision = Decision(
+            NOT_COMPARABLE, f"the paper's √ law is observed on {sqrt_setting}; here {decision.reason}", decision.power
+        )
+    rows.append(
+        claim(
+            "C2",
+            "C2.exponent_sqrt",
+            f"{spec.statement}; {used}",
+            "rate",
+            decision,
+            paper=half,
+            tolerance="two-sided: the interval holds ½ and excludes the linear law's 1 (bootstrap over models)",
+            **interval,
+        )
+    )
     # the paper's exponent ½ is its reference; the Tsybakov rate is our own measurement, so not a paper value
     rate, low, high = tsybakov_rate
     for key, bound, (bound_low, bound_high), paper, shown in (
-            ("exponent_half", half, (half, half), half, f"{half:g}"),
-            ("exponent_tsybakov", rate, (low, high), None, f"{rate:.4g}" if low == high else f"{rate:.4g} (sharpest admissible: "
-                                                                                           f"between {low:.4g} and {high:.4g})")):
+        ("exponent_half", half, (half, half), half, f"{half:g}"),
+        (
+            "exponent_tsybakov",
+            rate,
+            (low, high),
+            None,
+            f"{rate:.4g}" if low == high else f"{rate:.4g} (sharpest admissible: between {low:.4g} and {high:.4g})",
+        ),
+    ):
         spec = spec_of(key)
-        decision = decide_rate(fit["exponent"], fit["low"], fit["high"], bound, side="at_least",
-                               predicted_low=bound_low, predicted_high=bound_high)
-        rows.append(claim("C2", f"C2.{key}", f"{spec.statement} = {shown}; {used}", "rate", decision,
-                          paper=paper, tolerance="one-sided: the interval at or above the exponent (bootstrap over models)",
-                          **interval))
-    for row in ([] if families is None else families.itertuples()):
+        decision = decide_rate(
+            fit["exponent"], fit["low"], fit["high"], bound, side="at_least", predicted_low=bound_low, predicted_high=bound_high
+        )
+        rows.append(
+            claim(
+                "C2",
+                f"C2.{key}",
+                f"{spec.statement} = {shown}; {used}",
+                "rate",
+                decision,
+                paper=paper,
+                tolerance="one-sided: the interval at or above the exponent (bootstrap over models)",
+                **interval,
+            )
+        )
+    for row in [] if families is None else families.itertuples():
         spec = spec_of("family_perturbed" if row.model.startswith("perturbed:") else "family")
-        decision = decide_rate(row.exponent, row.low, row.high, rate, side="at_least", predicted_low=low,
-                               predicted_high=high)
+        decision = decide_rate(row.exponent, row.low, row.high, rate, side="at_least", predicted_low=low, predicted_high=high)
         if row.model.startswith("perturbed:") and decision.verdict == REPRODUCED:
-            decision = Decision(decision.verdict, f"{decision.reason}; a smooth perturbation is no worst case (regret ∝ "
-                                                  "ε^{1+μ}, excess ∝ ε²: exponent near (1+μ)/2), so only a badly wrong "
-                                                  "inequality fails here", decision.power)
-        rows.append(claim("C2", f"C2.{spec.key}.{row.model}", f"{spec.statement} = {rate:.4g}: family {row.model}, its "
-                                                           f"{row.points_used} usable members nearest the Bayes score",
-                          "rate", decision, measured=row.exponent, low=row.low, high=row.high,
-                          tolerance="one-sided: every local slope between consecutive members at or above the exponent "
-                                    "(low/high: their range, not a confidence interval)"))
+            decision = Decision(
+                decision.verdict,
+                f"{decision.reason}; a smooth perturbation is no worst case (regret ∝ "
+                "ε^{1+μ}, excess ∝ ε²: exponent near (1+μ)/2), so only a badly wrong "
+                "inequality fails here",
+                decision.power,
+            )
+        rows.append(
+            claim(
+                "C2",
+                f"C2.{spec.key}.{row.model}",
+                f"{spec.statement} = {rate:.4g}: family {row.model}, its "
+                f"{row.points_used} usable members nearest the Bayes score",
+                "rate",
+                decision,
+                measured=row.exponent,
+                low=row.low,
+                high=row.high,
+                tolerance="one-sided: every local slope between consecutive members at or above the exponent "
+                "(low/high: their range, not a confidence interval)",
+            )
+        )
     return rows

@@ -15,8 +15,14 @@ from crlrepro.runtime.figures import FigureStyle, apply_style
 __all__ = ["plot_calibration"]
 
 
-def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: float | None = None, style: FigureStyle | None = None,
-                     families: pd.DataFrame | None = None):
+def plot_calibration(
+    table: pd.DataFrame,
+    fit: dict,
+    tau: float,
+    tsybakov_rate: float | None = None,
+    style: FigureStyle | None = None,
+    families: pd.DataFrame | None = None,
+):
     """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
     sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
     informative below it); the fitted power law over the points used (trained, informative checkpoints); each score
@@ -24,36 +30,81 @@ def plot_calibration(table: pd.DataFrame, fit: dict, tau: float, tsybakov_rate: 
     apply_style(style)
     fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
-    sns.scatterplot(data=shown, x="excess_loss", y="excess_auc", hue="model", size="checkpoint", sizes=(15, 70),
-                    ax=ax, palette="viridis", legend="brief")
+    sns.scatterplot(
+        data=shown,
+        x="excess_loss",
+        y="excess_auc",
+        hue="model",
+        size="checkpoint",
+        sizes=(15, 70),
+        ax=ax,
+        palette="viridis",
+        legend="brief",
+    )
     losses = table["excess_loss"] if families is None else pd.concat([table["excess_loss"], families["excess_loss"]])
     x = np.geomspace(losses[losses > 0].min() / 2, losses.max() * 2, 200)
     ax.plot(x, np.sqrt(2.0 / tau * x), color="C3", linewidth=2, label=r"bound $\sqrt{2(L-L^*)/\tau}$ (Thm 3.4)")
-    ax.plot(x, np.exp(fit["log_constant"]) * x ** fit["exponent"], color="k", linestyle="--",
-            label=rf"fit: exponent {fit['exponent']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
+    ax.plot(
+        x,
+        np.exp(fit["log_constant"]) * x ** fit["exponent"],
+        color="k",
+        linestyle="--",
+        label=rf"fit: exponent {fit['exponent']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]",
+    )
     if tsybakov_rate is not None:
         anchor = np.exp(fit["log_constant"]) * np.median(x) ** fit["exponent"]
-        ax.plot(x, anchor * (x / np.median(x)) ** tsybakov_rate, color="C1", linestyle=":",
-                label=rf"slope $(\mu+1)/(\mu+2)$ = {tsybakov_rate:.3f} (this mixture's small-t $\mu$)")
+        ax.plot(
+            x,
+            anchor * (x / np.median(x)) ** tsybakov_rate,
+            color="C1",
+            linestyle=":",
+            label=rf"slope $(\mu+1)/(\mu+2)$ = {tsybakov_rate:.3f} (this mixture's small-t $\mu$)",
+        )
     if families is not None:
         markers = ["X", "P", "D", "^", "v"]
         positive = (families["excess_auc"] > 0) & (families["excess_loss"] > 0)
         unique = families["unique"].astype(bool)
         for i, (name, members) in enumerate(families[positive & unique].groupby("model", sort=False)):
-            ax.plot(members["excess_loss"], members["excess_auc"], marker=markers[i % len(markers)], linestyle="-",
-                    linewidth=0.8, markersize=5, color=f"C{(i + 4) % 10}", alpha=0.8, label=f"family: {name}")
+            ax.plot(
+                members["excess_loss"],
+                members["excess_auc"],
+                marker=markers[i % len(markers)],
+                linestyle="-",
+                linewidth=0.8,
+                markersize=5,
+                color=f"C{(i + 4) % 10}",
+                alpha=0.8,
+                label=f"family: {name}",
+            )
         tied = families[positive & ~unique]
         if len(tied):  # not a well-defined score (calibration.score_family_table): shown apart, not on its family's line
-            ax.scatter(tied["excess_loss"], tied["excess_auc"], marker="o", facecolors="none", edgecolors="0.35", s=36,
-                       label="truncation inside a degenerate singular space (not unique; not fitted)")
+            ax.scatter(
+                tied["excess_loss"],
+                tied["excess_auc"],
+                marker="o",
+                facecolors="none",
+                edgecolors="0.35",
+                s=36,
+                label="truncation inside a degenerate singular space (not unique; not fitted)",
+            )
     ax.axhline(fit["floor"], color="0.6", linewidth=0.8, linestyle="-.", label="regret floor of the fit")
     if "informative" in table:
         largest = float(2.0 * table["E_star"].iloc[0] - 1.0)
         share = float(table["informative"].mean())
-        ax.axhline(largest, color="C3", linewidth=0.8, linestyle="--",
-                   label=f"largest possible regret 2E*−1 = {largest:.3f} (bound informative below it: {share:.0%})")
-    ax.set(xscale="log", yscale="log", xlabel=r"excess contrastive risk $L(s)-L^*$",
-           ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$", title="Calibration along training and along score families (C2)")
+        ax.axhline(
+            largest,
+            color="C3",
+            linewidth=0.8,
+            linestyle="--",
+            label=f"largest possible regret 2E*−1 = {largest:.3f} (bound informative below it: {share:.0%})",
+        )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel=r"excess contrastive risk $L(s)-L^*$",
+        ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$",
+        title="Calibration along training and along score families (C2)",
+    )
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1)
     return fig

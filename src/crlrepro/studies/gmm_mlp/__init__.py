@@ -28,29 +28,48 @@ def _towers_bytes(config: dict) -> float:
 
 
 COSTS = (
-    Cost(("approximation.quadrature_nodes", "approximation.dims"), "quadrature nodes per view",
-         memory=lambda c: quadrature_bytes(at(c, "approximation.quadrature_nodes")),
-         seconds=lambda c: 2 * 8 * 5000 * at(c, "approximation.quadrature_nodes") ** 2
-         * (max(at(c, "approximation.dims")) + 1) ** 2 / FLOPS),  # the L2 minima: ALS sweeps × starts × definitions,
-    Cost(("approximation.dims", "approximation.quadrature_nodes"), "dimensions D (ALS of the L2 minima)",
-         memory=lambda c: 24.0 * at(c, "approximation.quadrature_nodes") * (max(at(c, "approximation.dims")) + 1) ** 2
-         + two_tower_bytes(c, max(at(c, "approximation.dims")), c["training"]["batch_size"])),
-    Cost(("approximation.epochs", "approximation.train_samples", "approximation.seeds", "training.hidden", "training.layers"),
-         "epochs of approximation.train_samples pairs, for every seed",
-         memory=lambda c: 80.0 * at(c, "approximation.train_samples"),
-         seconds=lambda c: count(_a2_seeds(c)) * at(c, "approximation.epochs") * at(c, "approximation.train_samples")
-         / two_tower_rate(c)),
-    Cost(("approximation.convergence_samples", "approximation.epochs", "approximation.seeds"),
-         "pairs per epoch of A2's convergence study, for every seed",
-         memory=lambda c: 80.0 * max(at(c, "approximation.convergence_samples")),
-         seconds=lambda c: count(_a2_seeds(c)) * at(c, "approximation.epochs")
-         * max(at(c, "approximation.convergence_samples")) / two_tower_rate(c)),
-    Cost(("approximation.train_samples",), "training pairs",
-         memory=lambda c: 80.0 * at(c, "approximation.train_samples")),
-    Cost(("training.batch_size", "training.hidden", "training.layers"), "pairs per batch (in-batch scores and activations)",
-         memory=_towers_bytes),
-    Cost(("training.hidden", "training.layers"), "hidden width of the towers",
-         memory=_towers_bytes),
+    Cost(
+        ("approximation.quadrature_nodes", "approximation.dims"),
+        "quadrature nodes per view",
+        memory=lambda c: quadrature_bytes(at(c, "approximation.quadrature_nodes")),
+        seconds=lambda c: (
+            2 * 8 * 5000 * at(c, "approximation.quadrature_nodes") ** 2 * (max(at(c, "approximation.dims")) + 1) ** 2 / FLOPS
+        ),
+    ),  # the L2 minima: ALS sweeps × starts × definitions,
+    Cost(
+        ("approximation.dims", "approximation.quadrature_nodes"),
+        "dimensions D (ALS of the L2 minima)",
+        memory=lambda c: (
+            24.0 * at(c, "approximation.quadrature_nodes") * (max(at(c, "approximation.dims")) + 1) ** 2
+            + two_tower_bytes(c, max(at(c, "approximation.dims")), c["training"]["batch_size"])
+        ),
+    ),
+    Cost(
+        ("approximation.epochs", "approximation.train_samples", "approximation.seeds", "training.hidden", "training.layers"),
+        "epochs of approximation.train_samples pairs, for every seed",
+        memory=lambda c: 80.0 * at(c, "approximation.train_samples"),
+        seconds=lambda c: (
+            count(_a2_seeds(c)) * at(c, "approximation.epochs") * at(c, "approximation.train_samples") / two_tower_rate(c)
+        ),
+    ),
+    Cost(
+        ("approximation.convergence_samples", "approximation.epochs", "approximation.seeds"),
+        "pairs per epoch of A2's convergence study, for every seed",
+        memory=lambda c: 80.0 * max(at(c, "approximation.convergence_samples")),
+        seconds=lambda c: (
+            count(_a2_seeds(c))
+            * at(c, "approximation.epochs")
+            * max(at(c, "approximation.convergence_samples"))
+            / two_tower_rate(c)
+        ),
+    ),
+    Cost(("approximation.train_samples",), "training pairs", memory=lambda c: 80.0 * at(c, "approximation.train_samples")),
+    Cost(
+        ("training.batch_size", "training.hidden", "training.layers"),
+        "pairs per batch (in-batch scores and activations)",
+        memory=_towers_bytes,
+    ),
+    Cost(("training.hidden", "training.layers"), "hidden width of the towers", memory=_towers_bytes),
 )
 
 
@@ -65,14 +84,33 @@ TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden"
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
-    "gmm_mlp_train": {"gmm": "gmm", "tau": "tau", "seeds": "approximation.seeds", "samples": "approximation.train_samples",
-                      "fresh": "approximation.fresh_pairs", "epochs": "approximation.epochs", "training": TRAINING,
-                      "device": "device"},
+    "gmm_mlp_train": {
+        "gmm": "gmm",
+        "tau": "tau",
+        "seeds": "approximation.seeds",
+        "samples": "approximation.train_samples",
+        "fresh": "approximation.fresh_pairs",
+        "epochs": "approximation.epochs",
+        "training": TRAINING,
+        "device": "device",
+    },
     "gmm_mlp_table": {"gmm": "gmm", "tau": "tau", "nodes": "approximation.quadrature_nodes"},
-    "gmm_mlp_samples_train": {"gmm": "gmm", "tau": "tau", "seeds": "approximation.seeds", "fresh": "approximation.fresh_pairs",
-                              "epochs": "approximation.epochs", "training": TRAINING, "device": "device"},
-    "gmm_mlp_samples_table": {"gmm": "gmm", "tau": "tau", "nodes": "approximation.quadrature_nodes",
-                              "train_samples": "approximation.train_samples", "seeds": "approximation.seeds"},
+    "gmm_mlp_samples_train": {
+        "gmm": "gmm",
+        "tau": "tau",
+        "seeds": "approximation.seeds",
+        "fresh": "approximation.fresh_pairs",
+        "epochs": "approximation.epochs",
+        "training": TRAINING,
+        "device": "device",
+    },
+    "gmm_mlp_samples_table": {
+        "gmm": "gmm",
+        "tau": "tau",
+        "nodes": "approximation.quadrature_nodes",
+        "train_samples": "approximation.train_samples",
+        "seeds": "approximation.seeds",
+    },
     "l2_minima": {"gmm": "gmm", "tau": "tau", "dims": "approximation.dims", "nodes": "approximation.quadrature_nodes"},
     "approximation_bound": {"gmm": "gmm", "tau": "tau", "dims": "approximation.dims", "nodes": "approximation.quadrature_nodes"},
     "figure_gmm_mlp": {"gmm": "gmm", "tau": "tau"},
@@ -83,30 +121,81 @@ RULE_KEYS = {
 STUDY = Study(
     "gmm_mlp",
     (
-    Experiment(
-        "A2", 2, "Table 1, columns 3-4", "two-tower MLPs on the GMM",
-        ("gmm_mlp_train", "gmm_mlp_table", "gmm_mlp_samples_train", "gmm_mlp_samples_table", "l2_minima",
-         "approximation_bound"),
-        ("approximation/gmm_mlp.csv", "approximation/gmm_mlp_samples.csv", "approximation/l2_minima.csv",
-         "approximation/approximation_bound.csv", "approximation/spectrum_decay.csv"), "claims_a2",
-        (ClaimSpec("excess_risk", "MLP excess risk L(s_w) − L*", "value", "excess_risk",
-                   ("tau", "gmm", "approximation.epochs", *RECIPE), A2_UNREPORTED),
-         ClaimSpec("l2_distance", "MLP L2 distance to τ·PMI (x-only shift removed)", "value", "l2_distance",
-                   ("tau", "gmm", "approximation.epochs", *RECIPE), A2_UNREPORTED),
-         diagnostic(ClaimSpec("excess_risk_decreases", "MLP excess risk decreases with D", "direction"),
-                   "the summary states no ordering beyond Table 1's values, which the value rows test; over nested model classes the first steps (D = 1 → 2 → 4) cannot fail here, their decrease far above the smallest detectable difference (the power column), and the last step (D = 4 → 8) measures our training's noise more than the paper"),
-         ClaimSpec("l2_distance_decreases", "MLP L2 distance decreases with D", "direction"),
-         diagnostic(ClaimSpec("l2_floor", "the paper's L2 column is attainable under this definition of the distance: at every D "
-                   "the smallest distance any rank-D score reaches is at most the paper's value", "bound"),
-                   "our check of which definition of the L2 distance can reach the paper's column at all, not a statement of the paper"),
-         diagnostic(ClaimSpec("converged_in_samples", "the excess risk has settled in the training budget: the last doubling of "
-                   "the pairs per epoch (and so of the steps) moves it by less than its value row's interval half-width", "bound"),
-                   "a check of our setting, not of the paper: the paper reports no sample size, and this row says whether "
-                   "the value rows measure the recipe's limit or this scale's budget"),
-         ClaimSpec("approx_bound", "Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and the "
-                   "trained MLPs; B = ‖s_D‖∞)", "bound")),
-        figure="gmm_mlp", figure_rule="figure_gmm_mlp", style="gmm_mlp", caption="gmm_mlp",
-        seeds="approximation.seeds"),
+        Experiment(
+            "A2",
+            2,
+            "Table 1, columns 3-4",
+            "two-tower MLPs on the GMM",
+            (
+                "gmm_mlp_train",
+                "gmm_mlp_table",
+                "gmm_mlp_samples_train",
+                "gmm_mlp_samples_table",
+                "l2_minima",
+                "approximation_bound",
+            ),
+            (
+                "approximation/gmm_mlp.csv",
+                "approximation/gmm_mlp_samples.csv",
+                "approximation/l2_minima.csv",
+                "approximation/approximation_bound.csv",
+                "approximation/spectrum_decay.csv",
+            ),
+            "claims_a2",
+            (
+                ClaimSpec(
+                    "excess_risk",
+                    "MLP excess risk L(s_w) − L*",
+                    "value",
+                    "excess_risk",
+                    ("tau", "gmm", "approximation.epochs", *RECIPE),
+                    A2_UNREPORTED,
+                ),
+                ClaimSpec(
+                    "l2_distance",
+                    "MLP L2 distance to τ·PMI (x-only shift removed)",
+                    "value",
+                    "l2_distance",
+                    ("tau", "gmm", "approximation.epochs", *RECIPE),
+                    A2_UNREPORTED,
+                ),
+                diagnostic(
+                    ClaimSpec("excess_risk_decreases", "MLP excess risk decreases with D", "direction"),
+                    "the summary states no ordering beyond Table 1's values, which the value rows test; over nested model classes the first steps (D = 1 → 2 → 4) cannot fail here, their decrease far above the smallest detectable difference (the power column), and the last step (D = 4 → 8) measures our training's noise more than the paper",
+                ),
+                ClaimSpec("l2_distance_decreases", "MLP L2 distance decreases with D", "direction"),
+                diagnostic(
+                    ClaimSpec(
+                        "l2_floor",
+                        "the paper's L2 column is attainable under this definition of the distance: at every D "
+                        "the smallest distance any rank-D score reaches is at most the paper's value",
+                        "bound",
+                    ),
+                    "our check of which definition of the L2 distance can reach the paper's column at all, not a statement of the paper",
+                ),
+                diagnostic(
+                    ClaimSpec(
+                        "converged_in_samples",
+                        "the excess risk has settled in the training budget: the last doubling of "
+                        "the pairs per epoch (and so of the steps) moves it by less than its value row's interval half-width",
+                        "bound",
+                    ),
+                    "a check of our setting, not of the paper: the paper reports no sample size, and this row says whether "
+                    "the value rows measure the recipe's limit or this scale's budget",
+                ),
+                ClaimSpec(
+                    "approx_bound",
+                    "Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and the "
+                    "trained MLPs; B = ‖s_D‖∞)",
+                    "bound",
+                ),
+            ),
+            figure="gmm_mlp",
+            figure_rule="figure_gmm_mlp",
+            style="gmm_mlp",
+            caption="gmm_mlp",
+            seeds="approximation.seeds",
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

@@ -31,8 +31,14 @@ from crlrepro.studies.gmm_mlp import STUDY
 __all__ = ["a2_claims", "approximation_bound_claims", "l2_floor_claims", "sample_convergence_claim"]
 
 
-def a2_claims(table: pd.DataFrame, reference: dict, setting: dict, bound: pd.DataFrame | None = None,
-              minima: pd.DataFrame | None = None, samples: pd.DataFrame | None = None) -> list[Claim]:
+def a2_claims(
+    table: pd.DataFrame,
+    reference: dict,
+    setting: dict,
+    bound: pd.DataFrame | None = None,
+    minima: pd.DataFrame | None = None,
+    samples: pd.DataFrame | None = None,
+) -> list[Claim]:
     """A2: per D, the MLP's excess risk and L2 distance (seed mean, t-interval) against Table 1,
     comparable only on the paper's recipe, the intervals Bonferroni-widened over these value claims (a
     false "contradicted" in any of them at most 5 %); and, as a family, that each decreases from one D
@@ -50,19 +56,38 @@ def a2_claims(table: pd.DataFrame, reference: dict, setting: dict, bound: pd.Dat
         by_d = {int(d): group.set_index("seed")[key] for d, group in table.groupby("D")}
         for d, values in by_d.items():
             mean, low, high = seed_interval(values, level)
-            row = value_claim("A2", spec, f".D{d}", f"{spec.statement}, D={d}", mean, low, high, paper.get(d),
-                              mismatched=mismatched, tolerance=f"seed interval at {level:.4g} + the paper's rounding")
+            row = value_claim(
+                "A2",
+                spec,
+                f".D{d}",
+                f"{spec.statement}, D={d}",
+                mean,
+                low,
+                high,
+                paper.get(d),
+                mismatched=mismatched,
+                tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+            )
             floor = _l2_floor(minima, "x_shift_removed", d) if key == "l2_distance" else None
             if floor is not None and paper.get(d) is not None and paper[d] < floor:
                 also = f"; also {row.reason}" if row.verdict == NOT_COMPARABLE else ""
-                row = replace(row, verdict=NOT_COMPARABLE, reason=f"the paper's {paper[d]:.4g} lies below {floor:.4g}, the "
-                              f"smallest such distance any rank-{d} score attains: it cannot be this quantity{also}")
+                row = replace(
+                    row,
+                    verdict=NOT_COMPARABLE,
+                    reason=f"the paper's {paper[d]:.4g} lies below {floor:.4g}, the "
+                    f"smallest such distance any rank-{d} score attains: it cannot be this quantity{also}",
+                )
             rows.append(row)
         trend = spec_of(f"{key}_decreases")
         dims = sorted(by_d)
         for small, large in zip(dims, dims[1:]):
-            family.append((f"A2.{trend.key}.D{small}-D{large}", f"{trend.statement}: D={small} above D={large} "
-                           f"(difference, paired by seed)", paired_by_seed(by_d[small], by_d[large], f"D{small}-D{large}")))
+            family.append(
+                (
+                    f"A2.{trend.key}.D{small}-D{large}",
+                    f"{trend.statement}: D={small} above D={large} (difference, paired by seed)",
+                    paired_by_seed(by_d[small], by_d[large], f"D{small}-D{large}"),
+                )
+            )
     rows += direction_claims("A2", family)
     rows += l2_floor_claims(minima, reference) if minima is not None else []
     if samples is not None:
@@ -78,15 +103,23 @@ def _still_falling(row: Claim, convergence: Claim) -> Claim:
     contradict the paper, only this budget: inconclusive. Our value below the paper's stays contradicted (more
     budget widens the gap); every other row is returned as it is."""
     d = convergence.claim_id.rsplit(".D", 1)[1]
-    if (row.claim_id != f"A2.excess_risk.D{d}" or row.verdict != CONTRADICTED or convergence.verdict != CONTRADICTED
-            or not convergence.measured > 0 or not row.measured > row.paper_value):
+    if (
+        row.claim_id != f"A2.excess_risk.D{d}"
+        or row.verdict != CONTRADICTED
+        or convergence.verdict != CONTRADICTED
+        or not convergence.measured > 0
+        or not row.measured > row.paper_value
+    ):
         return row
-    return replace(row, verdict=INCONCLUSIVE,
-                   reason=f"still falling with the training budget ({convergence.claim_id}: Δ = {convergence.measured:.3g} "
-                          f"[{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] over the last doubling of the pairs per "
-                          f"epoch), and the paper's {row.paper_value:.4g} lies below our {row.measured:.4g}, where more "
-                          f"pairs (unreported by the paper) move it: this budget, not the paper's, is contradicted "
-                          f"({row.reason})")
+    return replace(
+        row,
+        verdict=INCONCLUSIVE,
+        reason=f"still falling with the training budget ({convergence.claim_id}: Δ = {convergence.measured:.3g} "
+        f"[{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] over the last doubling of the pairs per "
+        f"epoch), and the paper's {row.paper_value:.4g} lies below our {row.measured:.4g}, where more "
+        f"pairs (unreported by the paper) move it: this budget, not the paper's, is contradicted "
+        f"({row.reason})",
+    )
 
 
 def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim:
@@ -110,7 +143,12 @@ def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim
     sizes = sorted(int(n) for n in study["samples"].unique())
     at = {n: group.set_index("seed")["excess_risk"] for n, group in study[study["D"] == d].groupby("samples")}
     if len(sizes) < 2:
-        decision, change, low, high = Decision(INCONCLUSIVE, "one sample size: nothing to compare", "no study"), np.nan, np.nan, np.nan
+        decision, change, low, high = (
+            Decision(INCONCLUSIVE, "one sample size: nothing to compare", "no study"),
+            np.nan,
+            np.nan,
+            np.nan,
+        )
         small = large = sizes[0] if sizes else 0
     else:
         small, large = sizes[-2], sizes[-1]
@@ -119,25 +157,47 @@ def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim
         value, value_low, value_high = seed_interval(at[large].to_numpy(), level)
         margin = (value_high - value_low) / 2
         interval = f"Δ = E(N={small}) − E(N={large}) = {change:.3g} [{low:.3g}, {high:.3g}] over {delta.size} seeds"
-        power = (f"margin ±{margin:.3g} (half-width of E(N={large})'s interval, {margin / abs(value):.2g} of the value); "
-                 f"Δ's half-width {(high - low) / 2:.3g}")
+        power = (
+            f"margin ±{margin:.3g} (half-width of E(N={large})'s interval, {margin / abs(value):.2g} of the value); "
+            f"Δ's half-width {(high - low) / 2:.3g}"
+        )
         if not np.isfinite(low) or not np.isfinite(margin):
             decision = Decision(INCONCLUSIVE, f"fewer than two seeds: no interval ({interval})", "no interval")
         elif margin >= abs(value):
-            decision = Decision(INCONCLUSIVE, f"the value row's interval is as wide as the value itself (±{margin:.3g} "
-                                              f"around {value:.3g}): any change would pass ({interval})", power)
+            decision = Decision(
+                INCONCLUSIVE,
+                f"the value row's interval is as wide as the value itself (±{margin:.3g} "
+                f"around {value:.3g}): any change would pass ({interval})",
+                power,
+            )
         elif -margin < low and high < margin:
-            decision = Decision(REPRODUCED, f"the last doubling moved it by less than the value row's half-width: "
-                                            f"{interval}, inside ±{margin:.3g}", power)
+            decision = Decision(
+                REPRODUCED,
+                f"the last doubling moved it by less than the value row's half-width: {interval}, inside ±{margin:.3g}",
+                power,
+            )
         elif low > margin or high < -margin:
-            decision = Decision(CONTRADICTED, f"still moving with the training budget: {interval}, beyond ±{margin:.3g}; "
-                                              f"the value rows at D={d} measure this budget, not the recipe's limit", power)
+            decision = Decision(
+                CONTRADICTED,
+                f"still moving with the training budget: {interval}, beyond ±{margin:.3g}; "
+                f"the value rows at D={d} measure this budget, not the recipe's limit",
+                power,
+            )
         else:
-            decision = Decision(INCONCLUSIVE, f"{interval} overlaps the margin ±{margin:.3g}: neither settled nor "
-                                              f"moving at this power", power)
-    return claim("A2", f"A2.{spec.key}.D{d}", f"{spec.statement}: D={d}, N = {small} vs {large} pairs per epoch",
-                 spec.kind, decision, measured=float(change), low=float(low), high=float(high),
-                 tolerance=f"Δ's interval at {LEVEL:.4g}; the margin at the value rows' {level:.4g}")
+            decision = Decision(
+                INCONCLUSIVE, f"{interval} overlaps the margin ±{margin:.3g}: neither settled nor moving at this power", power
+            )
+    return claim(
+        "A2",
+        f"A2.{spec.key}.D{d}",
+        f"{spec.statement}: D={d}, N = {small} vs {large} pairs per epoch",
+        spec.kind,
+        decision,
+        measured=float(change),
+        low=float(low),
+        high=float(high),
+        tolerance=f"Δ's interval at {LEVEL:.4g}; the margin at the value rows' {level:.4g}",
+    )
 
 
 def _l2_floor(minima: pd.DataFrame | None, definition: str, d: int) -> float | None:
@@ -167,10 +227,17 @@ def l2_floor_claims(minima: pd.DataFrame, reference: dict) -> list[Claim]:
             zero = float(by_d.loc[0]) ** power if 0 in by_d.index else float("inf")
             decision = decide_bound(floors, values, zero)
             listing = ", ".join(f"D={d}: {f:.4g} vs {v:.4g}" for d, f, v in zip(dims, floors, values))
-            rows.append(claim("A2", f"A2.{spec.key}.{definition}{suffix}", f"{spec.statement}; definition: {named} "
-                              f"(rank-D minimum vs the paper's value: {listing})", spec.kind, decision,
-                              measured=float(max(f / v for f, v in zip(floors, values))),
-                              tolerance="exact minima (Eckart–Young; ALS best of several starts for the joint norms)"))
+            rows.append(
+                claim(
+                    "A2",
+                    f"A2.{spec.key}.{definition}{suffix}",
+                    f"{spec.statement}; definition: {named} (rank-D minimum vs the paper's value: {listing})",
+                    spec.kind,
+                    decision,
+                    measured=float(max(f / v for f, v in zip(floors, values))),
+                    tolerance="exact minima (Eckart–Young; ALS best of several starts for the joint norms)",
+                )
+            )
     return rows
 
 
@@ -182,15 +249,28 @@ def approximation_bound_claims(bound: pd.DataFrame) -> list[Claim]:
     spec = STUDY.experiment("A2").claim("approx_bound")
     dims = bound["D"].astype(int).tolist()
     ratios = ", ".join(f"D={d}: {r:.3g}" for d, r in zip(dims, bound["inf_estimate"] / bound["tail_sum"]))
-    statement = (f"{spec.statement}, D ∈ {{{', '.join(map(str, dims))}}}; α = {bound['alpha'].iloc[0]:.4g}; "
-                 f"(inf L − L*)/tail: {ratios}")
+    statement = (
+        f"{spec.statement}, D ∈ {{{', '.join(map(str, dims))}}}; α = {bound['alpha'].iloc[0]:.4g}; (inf L − L*)/tail: {ratios}"
+    )
     tightest = (bound["inf_estimate"] / bound["bound"]).to_numpy()
     unbounded = [d for d, ok in zip(dims, bound["bounded"]) if not bool(ok)]
     if unbounded:
-        decision = Decision(INCONCLUSIVE, f"the assumption ‖s_D‖∞ ≤ B fails: the sup of s_D grows with the box at D = "
-                                          f"{', '.join(map(str, unbounded))}, so the bound is not finite there",
-                            f"finite at {len(dims) - len(unbounded)} of {len(dims)} D")
+        decision = Decision(
+            INCONCLUSIVE,
+            f"the assumption ‖s_D‖∞ ≤ B fails: the sup of s_D grows with the box at D = "
+            f"{', '.join(map(str, unbounded))}, so the bound is not finite there",
+            f"finite at {len(dims) - len(unbounded)} of {len(dims)} D",
+        )
     else:
         decision = decide_bound(bound["inf_estimate"], bound["bound"], float(bound["trivial_excess"].iloc[0]))
-    return [claim("A2", f"A2.{spec.key}", statement, spec.kind, decision, measured=float(tightest.max()),
-                  tolerance="C·tail against τ·I (a constant score's excess); constant derived here, the summary gives none")]
+    return [
+        claim(
+            "A2",
+            f"A2.{spec.key}",
+            statement,
+            spec.kind,
+            decision,
+            measured=float(tightest.max()),
+            tolerance="C·tail against τ·I (a constant score's excess); constant derived here, the summary gives none",
+        )
+    ]

@@ -14,9 +14,15 @@ from crlrepro.runtime.figures import FigureStyle, apply_style, log2_dims_axis, o
 __all__ = ["plot_gmm_mlp"]
 
 
-def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None,
-                 minima: pd.DataFrame | None = None, bound: pd.DataFrame | None = None,
-                 decay: pd.DataFrame | None = None, groups: pd.DataFrame | None = None):
+def plot_gmm_mlp(
+    table: pd.DataFrame,
+    reference: dict | None = None,
+    style: FigureStyle | None = None,
+    minima: pd.DataFrame | None = None,
+    bound: pd.DataFrame | None = None,
+    decay: pd.DataFrame | None = None,
+    groups: pd.DataFrame | None = None,
+):
     """A2: (a) population excess risk and (b) shift-removed L2 distance to τ·PMI vs D, for the two-tower MLP (mean
     over seeds, bars: min–max) and for the spectral truncation s_D; paper 2 Table 1 columns 3–4 overlaid when
     comparable. With ``minima``: (c) the MLP's distance under every candidate definition (solid) beside the smallest
@@ -25,15 +31,25 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
     (e) the spectrum in pairs with its geometric, power and stretched-exponential fits, (f) the pair ratio."""
     apply_style(style)
     extra = minima is not None or bound is not None or groups is not None
-    fig, axes = plt.subplots(2 if extra else 1, 3 if extra else 2, figsize=(13.5, 7.2) if extra else (9.0, 3.6),
-                             constrained_layout=True, squeeze=False)
+    fig, axes = plt.subplots(
+        2 if extra else 1, 3 if extra else 2, figsize=(13.5, 7.2) if extra else (9.0, 3.6), constrained_layout=True, squeeze=False
+    )
     axes = axes.ravel()
-    panels = (("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$", "(a) excess contrastive risk"),
-              ("l2_distance", "spectral_l2_distance", r"$\min_c\|s+c(x)-\tau\,\mathrm{PMI}\|_{L_2}$", "(b) distance to the Bayes score"))
+    panels = (
+        ("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$", "(a) excess contrastive risk"),
+        (
+            "l2_distance",
+            "spectral_l2_distance",
+            r"$\min_c\|s+c(x)-\tau\,\mathrm{PMI}\|_{L_2}$",
+            "(b) distance to the Bayes score",
+        ),
+    )
     for ax, (mlp_col, spec_col, ylabel, title) in zip(axes, panels):
         sns.lineplot(data=table, x="D", y=mlp_col, errorbar=("pi", 100), marker="o", ax=ax, color="C0", label="two-tower MLP")
         spectral = table.groupby("D", as_index=False)[spec_col].first()
-        sns.lineplot(data=spectral, x="D", y=spec_col, marker="s", linestyle="--", ax=ax, color="C2", label=r"spectral truncation $s_D$")
+        sns.lineplot(
+            data=spectral, x="D", y=spec_col, marker="s", linestyle="--", ax=ax, color="C2", label=r"spectral truncation $s_D$"
+        )
         overlay_reference(ax, reference, mlp_col, "C0", "paper: MLP")
         ax.set(yscale="log", xlabel="representation dimension D", ylabel=ylabel, title=title)
         log2_dims_axis(ax, table["D"].unique())
@@ -52,13 +68,19 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
                 ax.plot(mean.index, mean.to_numpy(), "o-", color=color)
             ax.plot(group["D"], group["minimum"], "s--", color=color, alpha=0.8)
             handles.append(matplotlib.lines.Line2D([], [], color=color, linewidth=4, label=name))
-        handles += [matplotlib.lines.Line2D([], [], color="0.3", marker="o", linestyle="-", label="two-tower MLP"),
-                    matplotlib.lines.Line2D([], [], color="0.3", marker="s", linestyle="--", label="rank-D minimum")]
+        handles += [
+            matplotlib.lines.Line2D([], [], color="0.3", marker="o", linestyle="-", label="two-tower MLP"),
+            matplotlib.lines.Line2D([], [], color="0.3", marker="s", linestyle="--", label="rank-D minimum"),
+        ]
         if reference is not None:
             overlay_reference(ax, reference, "l2_distance", "k", "paper's column")
             handles += [h for h, label in zip(*ax.get_legend_handles_labels()) if label == "paper's column"]
-        ax.set(yscale="log", xlabel="representation dimension D", ylabel="L2 distance to τ·PMI",
-               title="(c) the L2 column under each definition")
+        ax.set(
+            yscale="log",
+            xlabel="representation dimension D",
+            ylabel="L2 distance to τ·PMI",
+            title="(c) the L2 column under each definition",
+        )
         log2_dims_axis(ax, ranked["D"].unique())
         ax.legend(handles=handles, fontsize=7, title="definition (colour), score (line)", title_fontsize=7)
     if bound is not None:
@@ -66,8 +88,12 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
         ax.plot(bound["D"], bound["spectral_ratio"], "s--", color="C2", label=r"$s_D$: $(L-L^*)/\sum_{i>D}\lambda_i$")
         ax.plot(bound["D"], bound["trained_ratio"], "o-", color="C0", label="best MLP: same ratio")
         ax.plot(bound["D"], bound["constant"], "^:", color="C3", label=r"bound's constant $C(\alpha, B_D)$")
-        ax.set(yscale="log", xlabel="representation dimension D", ylabel="ratio to the spectral tail",
-               title="(d) Sec. 3 bound: excess / tail vs its constant")
+        ax.set(
+            yscale="log",
+            xlabel="representation dimension D",
+            ylabel="ratio to the spectral tail",
+            title="(d) Sec. 3 bound: excess / tail vs its constant",
+        )
         log2_dims_axis(ax, bound["D"].unique())
         ax.legend(fontsize=7)
     if groups is not None and decay is not None:
@@ -75,13 +101,17 @@ def plot_gmm_mlp(table: pd.DataFrame, reference: dict | None = None, style: Figu
         j = groups["group"].to_numpy(dtype=float)
         ax.plot(j, groups["sum"], "o", color="C0", label=r"$\lambda_{2j-1}+\lambda_{2j}$")
         for _, fit in decay[decay["group_size"] == 2].iterrows():
-            ax.plot(j, groups[f"fit_{fit['model']}"], "-", label=f"{fit['model']} ({fit['parameter']} {fit['value']:.3g}), "
-                                                         f"rms log {fit['rms_log']:.2f}")
+            ax.plot(
+                j,
+                groups[f"fit_{fit['model']}"],
+                "-",
+                label=f"{fit['model']} ({fit['parameter']} {fit['value']:.3g}), rms log {fit['rms_log']:.2f}",
+            )
         ax.set(yscale="log", xlabel="pair j", ylabel="pair sum", title="(e) spectrum in pairs and its decay fits")
         ax.legend(fontsize=6.5)
         ax = axes[5]
         ax.plot(j, groups["ratio_next"], "o-", color="C1")
         ax.set(xlabel="pair j", ylabel=r"$P_{j+1}/P_j$", title="(f) pair ratio: constant if geometric")
-    for ax in axes[(4 if groups is None else 6):]:
+    for ax in axes[(4 if groups is None else 6) :]:
         ax.set_visible(False)
     return fig

@@ -14,9 +14,12 @@ __all__ = ["RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
 
 
 COSTS = (
-    Cost(("approximation.convergence_nodes",), "quadrature nodes per view",
-         memory=lambda c: quadrature_bytes(max(at(c, "approximation.convergence_nodes"))),
-         seconds=lambda c: sum(n ** 3 for n in at(c, "approximation.convergence_nodes")) / FLOPS),
+    Cost(
+        ("approximation.convergence_nodes",),
+        "quadrature nodes per view",
+        memory=lambda c: quadrature_bytes(max(at(c, "approximation.convergence_nodes"))),
+        seconds=lambda c: sum(n**3 for n in at(c, "approximation.convergence_nodes")) / FLOPS,
+    ),
 )
 
 
@@ -29,10 +32,20 @@ NOT_SIZES = {
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
-    "gmm_spectrum": {"gmm": "gmm", "tau": "tau", "dims": "approximation.dims", "nodes": "approximation.quadrature_nodes",
-                     "num_eigenvalues": "approximation.num_eigenvalues"},
-    "gmm_convergence": {"gmm": "gmm", "tau": "tau", "dims": "approximation.dims", "nodes_list": "approximation.convergence_nodes",
-                        "support_widths": "approximation.support_widths"},
+    "gmm_spectrum": {
+        "gmm": "gmm",
+        "tau": "tau",
+        "dims": "approximation.dims",
+        "nodes": "approximation.quadrature_nodes",
+        "num_eigenvalues": "approximation.num_eigenvalues",
+    },
+    "gmm_convergence": {
+        "gmm": "gmm",
+        "tau": "tau",
+        "dims": "approximation.dims",
+        "nodes_list": "approximation.convergence_nodes",
+        "support_widths": "approximation.support_widths",
+    },
     "figure_gmm_spectrum": {"gmm": "gmm", "tau": "tau"},
     "claims_a1": {},
 }
@@ -41,15 +54,29 @@ RULE_KEYS = {
 STUDY = Study(
     "gmm_spectrum",
     (
-    Experiment(
-        "A1", 2, "Table 1, columns 1-2", "spectrum of the PMI operator of the GMM and its truncations",
-        ("gmm_spectrum", "gmm_convergence"),
-        ("approximation/gmm_spectrum.csv", "approximation/gmm_truncation.csv", "approximation/gmm_convergence.csv"),
-        "claims_a1",
-        (ClaimSpec("tail_sum", "tail sum Σ_{i>D} λ_i", "value", "tail_sum", ("gmm",)),
-         ClaimSpec("trunc_excess_risk", "excess risk L(s_D) − L* of the rank-D truncation", "value", "trunc_excess_risk",
-                   ("tau", "gmm"))),
-        figure="gmm_spectrum", figure_rule="figure_gmm_spectrum", style="gmm_spectrum", caption="gmm_spectrum"),
+        Experiment(
+            "A1",
+            2,
+            "Table 1, columns 1-2",
+            "spectrum of the PMI operator of the GMM and its truncations",
+            ("gmm_spectrum", "gmm_convergence"),
+            ("approximation/gmm_spectrum.csv", "approximation/gmm_truncation.csv", "approximation/gmm_convergence.csv"),
+            "claims_a1",
+            (
+                ClaimSpec("tail_sum", "tail sum Σ_{i>D} λ_i", "value", "tail_sum", ("gmm",)),
+                ClaimSpec(
+                    "trunc_excess_risk",
+                    "excess risk L(s_D) − L* of the rank-D truncation",
+                    "value",
+                    "trunc_excess_risk",
+                    ("tau", "gmm"),
+                ),
+            ),
+            figure="gmm_spectrum",
+            figure_rule="figure_gmm_spectrum",
+            style="gmm_spectrum",
+            caption="gmm_spectrum",
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

@@ -32,7 +32,18 @@ def a1_claims(truncation: pd.DataFrame, convergence: pd.DataFrame, reference: di
         mismatched = setting_mismatches(reference, setting, spec.depends_on)
         for d, measured in zip(truncation["D"], truncation[key]):
             error = abs(measured - finest.loc[d, key])
-            rows.append(value_claim("A1", spec, f".D{d}", f"{spec.statement}, D={d}", measured, measured - error,
-                                    measured + error, paper.get(int(d)), mismatched=mismatched,
-                                    tolerance="quadrature error + the paper's rounding"))
+            rows.append(
+                value_claim(
+                    "A1",
+                    spec,
+                    f".D{d}",
+                    f"{spec.statement}, D={d}",
+                    measured,
+                    measured - error,
+                    measured + error,
+                    paper.get(int(d)),
+                    mismatched=mismatched,
+                    tolerance="quadrature error + the paper's rounding",
+                )
+            )
     return rows

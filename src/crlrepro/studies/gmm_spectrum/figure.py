@@ -13,7 +13,9 @@ from crlrepro.runtime.figures import FigureStyle, apply_style, log2_dims_axis, o
 __all__ = ["plot_gmm_spectrum"]
 
 
-def plot_gmm_spectrum(spectrum: pd.DataFrame, truncation: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None):
+def plot_gmm_spectrum(
+    spectrum: pd.DataFrame, truncation: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None
+):
     """A1: (a) eigenvalue decay λ_i of the PMI operator; (b) tail sum Σ_{i>D} λ_i and excess risk
     L(s_D) − L* of the truncation vs D, with the paper's Table 1 values overlaid when given."""
     apply_style(style)

@@ -10,7 +10,17 @@ from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Experiment, Study
 from crlrepro.runtime.costs import FLOPS, Cost, count, largest, two_tower_bytes, two_tower_rate
 from crlrepro.runtime.costs import config_value as at
 
-__all__ = ["MODEL", "TRAINING", "RULE_KEYS", "COSTS", "lcgm_sensitivity_dims", "lcgm_sensitivity_points", "lcgm_sensitivity_reused", "NOT_SIZES", "STUDY"]
+__all__ = [
+    "MODEL",
+    "TRAINING",
+    "RULE_KEYS",
+    "COSTS",
+    "lcgm_sensitivity_dims",
+    "lcgm_sensitivity_points",
+    "lcgm_sensitivity_reused",
+    "NOT_SIZES",
+    "STUDY",
+]
 
 
 def lcgm_sensitivity_dims(lcgm: dict, i: int, j: int) -> list[int]:
@@ -34,9 +44,12 @@ def lcgm_sensitivity_reused(lcgm: dict, i: int, j: int) -> list[int]:
 def lcgm_sensitivity_points(lcgm: dict) -> list[list]:
     """Every model of ``lcgm.sensitivity`` as [noise_y, separation, D], sorted: the exact set its table must hold."""
     grid = lcgm["sensitivity"]
-    return sorted([float(grid["noise_y"][i]), float(grid["separation"][j]), d]
-                  for i in range(len(grid["noise_y"])) for j in range(len(grid["separation"]))
-                  for d in lcgm_sensitivity_dims(lcgm, i, j))
+    return sorted(
+        [float(grid["noise_y"][i]), float(grid["separation"][j]), d]
+        for i in range(len(grid["noise_y"]))
+        for j in range(len(grid["separation"]))
+        for d in lcgm_sensitivity_dims(lcgm, i, j)
+    )
 
 
 def _lcgm_pairs_bytes(config: dict) -> float:
@@ -52,32 +65,53 @@ def _spectrum_seconds(config: dict) -> float:
 
 
 COSTS = (
-    Cost(("lcgm.dim_x", "lcgm.dim_y", "lcgm.train_samples"), "dimensions of x",
-         memory=_lcgm_pairs_bytes),
-    Cost(("lcgm.dim_y", "lcgm.dim_x", "lcgm.train_samples"), "dimensions of y",
-         memory=_lcgm_pairs_bytes),
-    Cost(("lcgm.epochs", "lcgm.train_samples", "lcgm.dims", "lcgm.sensitivity.elbow_dims", "training.hidden",
-          "training.layers"), "epochs of lcgm.train_samples pairs, for every D of a job",
-         seconds=lambda c: max(count(c["lcgm"]["dims"]), len(c["lcgm"]["sensitivity"]["separation"])
-                               * (1 + count(c["lcgm"]["sensitivity"].get("elbow_dims", []))))
-         * at(c, "lcgm.epochs") * at(c, "lcgm.train_samples") / two_tower_rate(c)),
-    Cost(("lcgm.dims", "lcgm.sensitivity.elbow_dims"), "dimensions D of the LCGM towers",
-         memory=lambda c: two_tower_bytes(c, max(largest(c["lcgm"]["dims"]),
-                                                  largest(c["lcgm"]["sensitivity"].get("elbow_dims", []))),
-                                           c["training"]["batch_size"])),
-    Cost(("lcgm.test_samples",), "held-out pairs (a t × t score matrix)",
-         memory=lambda c: 50.0 * at(c, "lcgm.test_samples") ** 2,
-         seconds=lambda c: 50.0 * at(c, "lcgm.test_samples") ** 2 * at(c, "lcgm.classes")
-         * (count(c["lcgm"]["dims"]) + 1) / FLOPS),
-    Cost(("lcgm.spectrum.samples", "lcgm.classes"), "Nyström samples (an n × n kernel)",
-         memory=lambda c: 18.0 * at(c, "lcgm.spectrum.samples") ** 2 + 24.0 * at(c, "lcgm.spectrum.samples")
-         * (4 * at(c, "lcgm.classes") + 16),
-         seconds=_spectrum_seconds),
-    Cost(("lcgm.spectrum.repeats", "lcgm.spectrum.samples"), "repeated Nyström draws",
-         seconds=_spectrum_seconds),
-    Cost(("lcgm.classes", "lcgm.spectrum.samples"), "latent classes",
-         memory=lambda c: 24.0 * at(c, "lcgm.spectrum.samples") * (4 * at(c, "lcgm.classes") + 16)
-         + 8.0 * at(c, "lcgm.classes") * (at(c, "lcgm.dim_x") + at(c, "lcgm.dim_y") + at(c, "lcgm.test_samples"))),
+    Cost(("lcgm.dim_x", "lcgm.dim_y", "lcgm.train_samples"), "dimensions of x", memory=_lcgm_pairs_bytes),
+    Cost(("lcgm.dim_y", "lcgm.dim_x", "lcgm.train_samples"), "dimensions of y", memory=_lcgm_pairs_bytes),
+    Cost(
+        ("lcgm.epochs", "lcgm.train_samples", "lcgm.dims", "lcgm.sensitivity.elbow_dims", "training.hidden", "training.layers"),
+        "epochs of lcgm.train_samples pairs, for every D of a job",
+        seconds=lambda c: (
+            max(
+                count(c["lcgm"]["dims"]),
+                len(c["lcgm"]["sensitivity"]["separation"]) * (1 + count(c["lcgm"]["sensitivity"].get("elbow_dims", []))),
+            )
+            * at(c, "lcgm.epochs")
+            * at(c, "lcgm.train_samples")
+            / two_tower_rate(c)
+        ),
+    ),
+    Cost(
+        ("lcgm.dims", "lcgm.sensitivity.elbow_dims"),
+        "dimensions D of the LCGM towers",
+        memory=lambda c: two_tower_bytes(
+            c,
+            max(largest(c["lcgm"]["dims"]), largest(c["lcgm"]["sensitivity"].get("elbow_dims", []))),
+            c["training"]["batch_size"],
+        ),
+    ),
+    Cost(
+        ("lcgm.test_samples",),
+        "held-out pairs (a t × t score matrix)",
+        memory=lambda c: 50.0 * at(c, "lcgm.test_samples") ** 2,
+        seconds=lambda c: 50.0 * at(c, "lcgm.test_samples") ** 2 * at(c, "lcgm.classes") * (count(c["lcgm"]["dims"]) + 1) / FLOPS,
+    ),
+    Cost(
+        ("lcgm.spectrum.samples", "lcgm.classes"),
+        "Nyström samples (an n × n kernel)",
+        memory=lambda c: (
+            18.0 * at(c, "lcgm.spectrum.samples") ** 2 + 24.0 * at(c, "lcgm.spectrum.samples") * (4 * at(c, "lcgm.classes") + 16)
+        ),
+        seconds=_spectrum_seconds,
+    ),
+    Cost(("lcgm.spectrum.repeats", "lcgm.spectrum.samples"), "repeated Nyström draws", seconds=_spectrum_seconds),
+    Cost(
+        ("lcgm.classes", "lcgm.spectrum.samples"),
+        "latent classes",
+        memory=lambda c: (
+            24.0 * at(c, "lcgm.spectrum.samples") * (4 * at(c, "lcgm.classes") + 16)
+            + 8.0 * at(c, "lcgm.classes") * (at(c, "lcgm.dim_x") + at(c, "lcgm.dim_y") + at(c, "lcgm.test_samples"))
+        ),
+    ),
 )
 
 
@@ -94,14 +128,25 @@ TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden"
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
-    "lcgm_train": {"lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")), "dims": "lcgm.dims", "tau": "tau",
-                   "training": TRAINING, "device": "device"},
-    "lcgm_sensitivity_train": {"lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
-                               "sensitivity": ("lcgm.sensitivity", ("noise_y", "separation")), "tau": "tau",
-                               "training": TRAINING, "device": "device"},
+    "lcgm_train": {
+        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
+        "dims": "lcgm.dims",
+        "tau": "tau",
+        "training": TRAINING,
+        "device": "device",
+    },
+    "lcgm_sensitivity_train": {
+        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
+        "sensitivity": ("lcgm.sensitivity", ("noise_y", "separation")),
+        "tau": "tau",
+        "training": TRAINING,
+        "device": "device",
+    },
     "lcgm_table": {"lcgm": ("lcgm", (*MODEL, "test_samples", "elbow_tolerance")), "tau": "tau"},
-    "lcgm_spectrum": {"lcgm": ("lcgm", MODEL),
-                      "spectrum": ("lcgm.spectrum", ("samples", "repeats", "rtol", "z", "noise_factors", "seed"))},
+    "lcgm_spectrum": {
+        "lcgm": ("lcgm", MODEL),
+        "spectrum": ("lcgm.spectrum", ("samples", "repeats", "rtol", "z", "noise_factors", "seed")),
+    },
     "lcgm_sensitivity_table": {"lcgm": ("lcgm", (*MODEL, "test_samples", "elbow_tolerance")), "tau": "tau"},
     "figure_lcgm": {},
     "claims_a3": {},
@@ -111,26 +156,58 @@ RULE_KEYS = {
 STUDY = Study(
     "lcgm",
     (
-    Experiment(
-        "A3", 2, "Sec. 6, LCGM findings (Prop. 5.6)", "probes of the LCGM two-tower model and the elbow at D = K",
-        ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_table"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
-        ("approximation/lcgm_probe.csv", "approximation/lcgm_elbow.json", "approximation/lcgm_spectrum.csv",
-         "approximation/lcgm_rank.json", "approximation/lcgm_sensitivity.csv", "approximation/lcgm_sensitivity_elbow.csv"),
-        "claims_a3",
-        (ClaimSpec("r2_f", "probe R² of f(x) → p(z|x) at D = K", "value", "r2_f",
-                   ("tau", "lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
-                   ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples", *OPTIMISER)),
-         ClaimSpec("r2_g", "probe R² of g(y) → log p(z|y)/π_k at D = K", "value", "r2_g",
-                   ("tau", "lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
-                   ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples", *OPTIMISER)),
-         ClaimSpec("r2_order", "R² of f above R² of g at D = K (the paper's ordering)", "direction"),
-         ClaimSpec("elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value", "elbow",
-                   ("lcgm.classes",)),
-         diagnostic(ClaimSpec("rank_k", "Prop. 5.6: the PMI operator has rank K, seen in its own spectrum (held-out Monte-Carlo "
-                   "Nyström: eigenvalues of T*T above a floor)", "value"),
-                   "checks our LCGM simulator's operator (its rank is K by construction), not a measurement of the paper's")),
-        figure="lcgm", figure_rule="figure_lcgm", style="lcgm", caption="lcgm",
-        seeds="seeds"),
+        Experiment(
+            "A3",
+            2,
+            "Sec. 6, LCGM findings (Prop. 5.6)",
+            "probes of the LCGM two-tower model and the elbow at D = K",
+            ("lcgm_train", "lcgm_table", "lcgm_spectrum", "lcgm_sensitivity_table"),  # (+ lcgm_sensitivity_train_ny<i>, per row)
+            (
+                "approximation/lcgm_probe.csv",
+                "approximation/lcgm_elbow.json",
+                "approximation/lcgm_spectrum.csv",
+                "approximation/lcgm_rank.json",
+                "approximation/lcgm_sensitivity.csv",
+                "approximation/lcgm_sensitivity_elbow.csv",
+            ),
+            "claims_a3",
+            (
+                ClaimSpec(
+                    "r2_f",
+                    "probe R² of f(x) → p(z|x) at D = K",
+                    "value",
+                    "r2_f",
+                    ("tau", "lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
+                    ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples", *OPTIMISER),
+                ),
+                ClaimSpec(
+                    "r2_g",
+                    "probe R² of g(y) → log p(z|y)/π_k at D = K",
+                    "value",
+                    "r2_g",
+                    ("tau", "lcgm.classes", "lcgm.dim_x", "lcgm.dim_y", "lcgm.epochs", *RECIPE),
+                    ("lcgm.noise_x", "lcgm.noise_y", "lcgm.separation", "lcgm.train_samples", *OPTIMISER),
+                ),
+                ClaimSpec("r2_order", "R² of f above R² of g at D = K (the paper's ordering)", "direction"),
+                ClaimSpec(
+                    "elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value", "elbow", ("lcgm.classes",)
+                ),
+                diagnostic(
+                    ClaimSpec(
+                        "rank_k",
+                        "Prop. 5.6: the PMI operator has rank K, seen in its own spectrum (held-out Monte-Carlo "
+                        "Nyström: eigenvalues of T*T above a floor)",
+                        "value",
+                    ),
+                    "checks our LCGM simulator's operator (its rank is K by construction), not a measurement of the paper's",
+                ),
+            ),
+            figure="lcgm",
+            figure_rule="figure_lcgm",
+            style="lcgm",
+            caption="lcgm",
+            seeds="seeds",
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

@@ -33,22 +33,37 @@ def rank_k_claim(evidence: dict) -> Claim:
     spec = STUDY.experiment("A3").claim("rank_k")
     floor, k = evidence["floor"], int(evidence["classes"])
     detected = int(floor["detected_rank"])
-    facts = (f"λ_{{K+1}}/λ_K = {evidence['ratio']:.3g}, tail share Σ_{{i>K}}λ_i/Σλ_i = {evidence['tail_share']:.3g}, "
-             f"anchor error E[1 − max p(z|x)] = {evidence['anchor_error']:.3g}; the exact-rank-K reference's largest "
-             f"λ_{{i>K}}/λ_1 = {evidence['deterministic']['max_relative_tail']:.2g}")
-    power = (f"margins λ_K/floor = {floor['margin_above']:.3g}×, floor/λ_{{K+1}} = {floor['margin_below']:.3g}×; "
-             f"{evidence['repeats']} draws of {evidence['samples']} held-out x and y")
+    facts = (
+        f"λ_{{K+1}}/λ_K = {evidence['ratio']:.3g}, tail share Σ_{{i>K}}λ_i/Σλ_i = {evidence['tail_share']:.3g}, "
+        f"anchor error E[1 − max p(z|x)] = {evidence['anchor_error']:.3g}; the exact-rank-K reference's largest "
+        f"λ_{{i>K}}/λ_1 = {evidence['deterministic']['max_relative_tail']:.2g}"
+    )
+    power = (
+        f"margins λ_K/floor = {floor['margin_above']:.3g}×, floor/λ_{{K+1}} = {floor['margin_below']:.3g}×; "
+        f"{evidence['repeats']} draws of {evidence['samples']} held-out x and y"
+    )
     if floor["saturated"]:
-        decision = Decision(INCONCLUSIVE, f"all 2K = {2 * k} eigenvalues computed lie above the floor: the rule cannot "
-                                          f"count them; {facts}", power)
+        decision = Decision(
+            INCONCLUSIVE, f"all 2K = {2 * k} eigenvalues computed lie above the floor: the rule cannot count them; {facts}", power
+        )
     elif detected == k:
         decision = Decision(REPRODUCED, f"exactly K = {k} eigenvalues above the floor ({floor['rule']}); {facts}", power)
     else:
-        decision = Decision(CONTRADICTED, f"{detected} eigenvalues above the floor ({floor['rule']}), not K = {k}; {facts}",
-                            power)
-    return claim("A3", f"A3.{spec.key}", f"{spec.statement} (K = {k})", spec.kind, decision, measured=detected,
-                 low=detected, high=detected, paper=k,
-                 tolerance=f"an eigen-direction counts above {floor['rtol']:g} of ‖PMI‖² by {floor['z']:g} standard errors")
+        decision = Decision(
+            CONTRADICTED, f"{detected} eigenvalues above the floor ({floor['rule']}), not K = {k}; {facts}", power
+        )
+    return claim(
+        "A3",
+        f"A3.{spec.key}",
+        f"{spec.statement} (K = {k})",
+        spec.kind,
+        decision,
+        measured=detected,
+        low=detected,
+        high=detected,
+        paper=k,
+        tolerance=f"an eigen-direction counts above {floor['rtol']:g} of ‖PMI‖² by {floor['z']:g} standard errors",
+    )
 
 
 def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, spectrum: dict | None = None) -> list[Claim]:
@@ -63,17 +78,47 @@ def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, 
     for key in ("r2_f", "r2_g"):
         spec = spec_of(key)
         mean, low, high = seed_interval(at_k[key], level)
-        rows.append(value_claim("A3", spec, "", spec.statement, mean, low, high, reference[key],
-                                mismatched=setting_mismatches(reference, setting, spec.depends_on),
-                                tolerance=f"seed interval at {level:.4g} + the paper's rounding"))
+        rows.append(
+            value_claim(
+                "A3",
+                spec,
+                "",
+                spec.statement,
+                mean,
+                low,
+                high,
+                reference[key],
+                mismatched=setting_mismatches(reference, setting, spec.depends_on),
+                tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+            )
+        )
     order = spec_of("r2_order")
-    rows += direction_claims("A3", [("A3.r2_order", f"{order.statement} (difference R²_f − R²_g, paired by seed)",
-                                     paired_by_seed(at_k["r2_f"], at_k["r2_g"], "r2_f-r2_g"))])
+    rows += direction_claims(
+        "A3",
+        [
+            (
+                "A3.r2_order",
+                f"{order.statement} (difference R²_f − R²_g, paired by seed)",
+                paired_by_seed(at_k["r2_f"], at_k["r2_g"], "r2_f-r2_g"),
+            )
+        ],
+    )
     spec = spec_of("elbow")
     elbows = [float(e) for e in elbow.get("per_seed", {}).values()]
     mean, low, high = seed_interval(elbows, level)
-    rows.append(value_claim("A3", spec, "", f"{spec.statement} (K = {k}; elbow of the seed-mean curve "
-                            f"{elbow['elbow']}, per seed {sorted(int(e) for e in elbows)})", mean, low, high, reference["elbow"],
-                            mismatched=setting_mismatches(reference, setting, spec.depends_on),
-                            tolerance=f"seed interval at {level:.4g} of the per-seed elbows; rule: {elbow['rule']}"))
+    rows.append(
+        value_claim(
+            "A3",
+            spec,
+            "",
+            f"{spec.statement} (K = {k}; elbow of the seed-mean curve "
+            f"{elbow['elbow']}, per seed {sorted(int(e) for e in elbows)})",
+            mean,
+            low,
+            high,
+            reference["elbow"],
+            mismatched=setting_mismatches(reference, setting, spec.depends_on),
+            tolerance=f"seed interval at {level:.4g} of the per-seed elbows; rule: {elbow['rule']}",
+        )
+    )
     return rows + ([rank_k_claim(spectrum)] if spectrum is not None else [])

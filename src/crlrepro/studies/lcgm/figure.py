@@ -14,9 +14,16 @@ from crlrepro.runtime.figures import FigureStyle, apply_style
 __all__ = ["plot_lcgm"]
 
 
-def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None, spectrum: pd.DataFrame | None = None,
-              noise: pd.DataFrame | None = None, rank: dict | None = None, sensitivity: pd.DataFrame | None = None,
-              sensitivity_elbows: pd.DataFrame | None = None):
+def plot_lcgm(
+    table: pd.DataFrame,
+    elbow: dict,
+    style: FigureStyle | None = None,
+    spectrum: pd.DataFrame | None = None,
+    noise: pd.DataFrame | None = None,
+    rank: dict | None = None,
+    sensitivity: pd.DataFrame | None = None,
+    sensitivity_elbows: pd.DataFrame | None = None,
+):
     """A3: linear-probe R² of f(x) → p(z|x) and g(y) → log p(z|y)/π_k, and the held-out excess risk,
     vs D (mean over seeds, bars: min–max), with D = K and the detected elbow marked. With ``spectrum``, ``noise``
     and ``rank`` (crlrepro.theory.lcgm.rank_k_evidence): (c) the operator's own spectrum with its floor and the
@@ -45,21 +52,42 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
     if not extra:
         return fig
     ax, k = axes[2], int(rank["classes"])
-    ax.errorbar(spectrum["i"], spectrum["mean"], yerr=spectrum["sd"], fmt="o", color="C0", capsize=2,
-                label=f"LCGM, {rank['samples']} held-out x, y × {rank['repeats']}")
+    ax.errorbar(
+        spectrum["i"],
+        spectrum["mean"],
+        yerr=spectrum["sd"],
+        fmt="o",
+        color="C0",
+        capsize=2,
+        label=f"LCGM, {rank['samples']} held-out x, y × {rank['repeats']}",
+    )
     ax.plot(spectrum["i"], spectrum["floor"], "--", color="C3", label=f"floor ({rank['floor']['rtol']:g}·Σλ + z·se)")
     positive = spectrum[spectrum["deterministic"] > 0]
-    ax.plot(positive["i"], positive["deterministic"], "x", color="0.4",
-            label="deterministic anchors (rank K exactly; beyond K ~1e-31·λ₁, off the axis)")
+    ax.plot(
+        positive["i"],
+        positive["deterministic"],
+        "x",
+        color="0.4",
+        label="deterministic anchors (rank K exactly; beyond K ~1e-31·λ₁, off the axis)",
+    )
     ax.axvline(k + 0.5, color="0.3", linestyle=":", linewidth=1)
-    ax.set(yscale="log", xlabel="index i", ylabel=r"eigenvalue $\lambda_i$ of $T^*T$",
-           title=f"(c) the operator's own spectrum: rank {rank['floor']['detected_rank']} detected, K = {k}")
+    ax.set(
+        yscale="log",
+        xlabel="index i",
+        ylabel=r"eigenvalue $\lambda_i$ of $T^*T$",
+        title=f"(c) the operator's own spectrum: rank {rank['floor']['detected_rank']} detected, K = {k}",
+    )
     ax.set_ylim(bottom=max(1e-12, float(spectrum["mean"].min()) / 10))
     ax.legend(fontsize=7)
     ax = axes[3]
     ax.plot(noise["noise_x"], noise["ratio"], "o-", color="C0", label=r"$\lambda_{K+1}/\lambda_K$")
-    ax.set(xscale="log", yscale="log", xlabel="anchor noise σx", ylabel=r"$\lambda_{K+1}/\lambda_K$",
-           title="(d) rank K needs deterministic anchors")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="anchor noise σx",
+        ylabel=r"$\lambda_{K+1}/\lambda_K$",
+        title="(d) rank K needs deterministic anchors",
+    )
     ax.set_xticks(noise["noise_x"].to_numpy(), [f"{v:g}" for v in noise["noise_x"]])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     config_noise = float((noise["noise_x"] / noise["factor"]).iloc[0])  # the sweep's multiples of the config's σx
@@ -72,24 +100,44 @@ def plot_lcgm(table: pd.DataFrame, elbow: dict, style: FigureStyle | None = None
         ax = axes[-1 - sweeps]
         at_k = sensitivity[sensitivity["D"] == elbow["classes"]] if "D" in sensitivity else sensitivity
         grid = at_k.pivot_table(index="noise_y", columns="separation", values="r2_f_minus_r2_g")
-        sns.heatmap(grid, annot=at_k.pivot_table(index="noise_y", columns="separation", values="r2_f").round(3)
-                    .astype(str) + "\n" + at_k.pivot_table(index="noise_y", columns="separation", values="r2_g")
-                    .round(3).astype(str), fmt="", cmap="RdBu", center=0.0, ax=ax, annot_kws={"fontsize": 7},
-                    cbar_kws={"label": r"$R^2_f - R^2_g$"})
-        ax.set(xlabel="class separation", ylabel="target noise σy",
-               title="(e) R²_f (top) and R²_g at D = K: the setting decides the order")
+        sns.heatmap(
+            grid,
+            annot=at_k.pivot_table(index="noise_y", columns="separation", values="r2_f").round(3).astype(str)
+            + "\n"
+            + at_k.pivot_table(index="noise_y", columns="separation", values="r2_g").round(3).astype(str),
+            fmt="",
+            cmap="RdBu",
+            center=0.0,
+            ax=ax,
+            annot_kws={"fontsize": 7},
+            cbar_kws={"label": r"$R^2_f - R^2_g$"},
+        )
+        ax.set(
+            xlabel="class separation",
+            ylabel="target noise σy",
+            title="(e) R²_f (top) and R²_g at D = K: the setting decides the order",
+        )
     if sweeps:
         ax = axes[-1]
         for i, row in enumerate(sensitivity_elbows.itertuples()):
             curve = sensitivity[(sensitivity["noise_y"] == row.noise_y) & (sensitivity["separation"] == row.separation)]
             curve = curve.assign(alignment=(curve["r2_f"] + curve["r2_g"]) / 2).sort_values("D")
-            line, = ax.plot(curve["D"], curve["alignment"], marker="o", markersize=3, color=f"C{i}",
-                            label=f"σy = {row.noise_y:g}, sep. {row.separation:g}: elbow {row.elbow}")
+            (line,) = ax.plot(
+                curve["D"],
+                curve["alignment"],
+                marker="o",
+                markersize=3,
+                color=f"C{i}",
+                label=f"σy = {row.noise_y:g}, sep. {row.separation:g}: elbow {row.elbow}",
+            )
             at = curve[curve["D"] == row.elbow]
             ax.plot(at["D"], at["alignment"], marker="*", markersize=12, color=line.get_color(), linestyle="none")
         ax.axvline(elbow["classes"], color="0.3", linestyle="--", linewidth=1)
-        ax.set(xlabel="representation dimension D", ylabel=r"alignment $(R^2_f+R^2_g)/2$",
-               title="(f) the elbow (★) across the setting")
+        ax.set(
+            xlabel="representation dimension D",
+            ylabel=r"alignment $(R^2_f+R^2_g)/2$",
+            title="(f) the elbow (★) across the setting",
+        )
         ax.set_xticks(sorted(sensitivity["D"].unique()))
         ax.legend(fontsize=7)
     return fig

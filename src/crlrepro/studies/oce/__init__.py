@@ -14,10 +14,18 @@ __all__ = ["RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
 
 
 COSTS = (
-    Cost(("consistency.oce.ms",), "negatives m of the OCE identity",
-         memory=lambda c: 40.0 * max(at(c, "consistency.oce.ms")),
-         seconds=lambda c: len(c["consistency"]["oce"]["taus"]) * sum(at(c, "consistency.oce.ms")) * 500
-         * max(at(c, "consistency.oce.ms")) * 1e-8),
+    Cost(
+        ("consistency.oce.ms",),
+        "negatives m of the OCE identity",
+        memory=lambda c: 40.0 * max(at(c, "consistency.oce.ms")),
+        seconds=lambda c: (
+            len(c["consistency"]["oce"]["taus"])
+            * sum(at(c, "consistency.oce.ms"))
+            * 500
+            * max(at(c, "consistency.oce.ms"))
+            * 1e-8
+        ),
+    ),
 )
 
 
@@ -38,12 +46,23 @@ RULE_KEYS = {
 STUDY = Study(
     "oce",
     (
-    Experiment(
-        "C5", 1, "Lemma 4.2", "the OCE rewrite of the log-mean-exp",
-        ("oce_identity",), ("consistency/oce_identity.csv",), "claims_c5",
-        (ClaimSpec("oce", "OCE identity (Lemma 4.2), minimised over |μ| ≤ 2B for scores |s| ≤ B", "identity"),
-         ClaimSpec("constraint", "the minimiser over |μ| ≤ 2B is the closed form μ* = τ log mean e^{Δ/τ} (inside the "
-                   "constraint when |s| ≤ B)", "identity"))),
+        Experiment(
+            "C5",
+            1,
+            "Lemma 4.2",
+            "the OCE rewrite of the log-mean-exp",
+            ("oce_identity",),
+            ("consistency/oce_identity.csv",),
+            "claims_c5",
+            (
+                ClaimSpec("oce", "OCE identity (Lemma 4.2), minimised over |μ| ≤ 2B for scores |s| ≤ B", "identity"),
+                ClaimSpec(
+                    "constraint",
+                    "the minimiser over |μ| ≤ 2B is the closed form μ* = τ log mean e^{Δ/τ} (inside the constraint when |s| ≤ B)",
+                    "identity",
+                ),
+            ),
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

@@ -26,15 +26,32 @@ def c5_claims(table: pd.DataFrame, *, tolerance: float) -> list[Claim]:
     spec_of = STUDY.experiment("C5").claim
     relative = float((table["abs_diff"] / np.maximum(1.0, table["lhs"].abs())).max())
     spec = spec_of("oce")
-    rows = [claim("C5", "C5.oce", f"{spec.statement}: worst relative gap over {len(table)} (m, τ) settings", "identity",
-                  decide_identity(relative, tolerance), measured=relative, tolerance=f"at most {tolerance:g}")]
+    rows = [
+        claim(
+            "C5",
+            "C5.oce",
+            f"{spec.statement}: worst relative gap over {len(table)} (m, τ) settings",
+            "identity",
+            decide_identity(relative, tolerance),
+            measured=relative,
+            tolerance=f"at most {tolerance:g}",
+        )
+    ]
     spec = spec_of("constraint")
     closed = table["mu_closed_form"]
     mismatch = float(((table["mu_star"] - closed).abs() / np.maximum(1.0, closed.abs())).max())
     reach = float((closed.abs() / (2.0 * table["score_bound"])).max())
-    rows.append(claim("C5", "C5.constraint", f"{spec.statement}: worst relative gap between the numerical minimiser over "
-                      f"|μ| ≤ 2B and the closed form, over {len(table)} (m, τ) settings (largest |μ*| / 2B = {reach:.3g}, "
-                      f"largest |Δ| = {float(table['max_abs_delta'].max()):.4g}, 2B = {2 * float(table['score_bound'].max()):g})",
-                      "identity", decide_identity(mismatch, np.sqrt(tolerance)), measured=mismatch,
-                      tolerance=f"at most √{tolerance:g} = {np.sqrt(tolerance):.3g}"))
+    rows.append(
+        claim(
+            "C5",
+            "C5.constraint",
+            f"{spec.statement}: worst relative gap between the numerical minimiser over "
+            f"|μ| ≤ 2B and the closed form, over {len(table)} (m, τ) settings (largest |μ*| / 2B = {reach:.3g}, "
+            f"largest |Δ| = {float(table['max_abs_delta'].max()):.4g}, 2B = {2 * float(table['score_bound'].max()):g})",
+            "identity",
+            decide_identity(mismatch, np.sqrt(tolerance)),
+            measured=mismatch,
+            tolerance=f"at most √{tolerance:g} = {np.sqrt(tolerance):.3g}",
+        )
+    )
     return rows

@@ -14,17 +14,34 @@ __all__ = ["RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
 
 
 COSTS = (
-    Cost(("consistency.oracle.nodes",), "quadrature nodes per view",
-         memory=lambda c: 48.0 * at(c, "consistency.oracle.nodes") ** 2),
-    Cost(("consistency.oracle.convergence_nodes",), "quadrature nodes per view",
-         memory=lambda c: 48.0 * max(at(c, "consistency.oracle.convergence_nodes")) ** 2),
-    Cost(("consistency.oracle.auc_nodes", "consistency.oracle.auc_convergence_nodes"), "nodes of the exact AUC rule",
-         memory=lambda c: 8.0 * 64 * max(at(c, "consistency.oracle.auc_nodes"),
-                                        *at(c, "consistency.oracle.auc_convergence_nodes")) ** 2,
-         seconds=lambda c: 5 + sum(q * q / 100 for q in [at(c, "consistency.oracle.auc_nodes"),
-                                                          *at(c, "consistency.oracle.auc_convergence_nodes")])),
-    Cost(("consistency.oracle.monte_carlo_samples",), "Monte-Carlo pairs",
-         memory=lambda c: max(320.0, 24 + 38 * len(c["consistency"]["gmm"]["weights"])) * at(c, "consistency.oracle.monte_carlo_samples")),
+    Cost(
+        ("consistency.oracle.nodes",), "quadrature nodes per view", memory=lambda c: 48.0 * at(c, "consistency.oracle.nodes") ** 2
+    ),
+    Cost(
+        ("consistency.oracle.convergence_nodes",),
+        "quadrature nodes per view",
+        memory=lambda c: 48.0 * max(at(c, "consistency.oracle.convergence_nodes")) ** 2,
+    ),
+    Cost(
+        ("consistency.oracle.auc_nodes", "consistency.oracle.auc_convergence_nodes"),
+        "nodes of the exact AUC rule",
+        memory=lambda c: (
+            8.0 * 64 * max(at(c, "consistency.oracle.auc_nodes"), *at(c, "consistency.oracle.auc_convergence_nodes")) ** 2
+        ),
+        seconds=lambda c: (
+            5
+            + sum(
+                q * q / 100 for q in [at(c, "consistency.oracle.auc_nodes"), *at(c, "consistency.oracle.auc_convergence_nodes")]
+            )
+        ),
+    ),
+    Cost(
+        ("consistency.oracle.monte_carlo_samples",),
+        "Monte-Carlo pairs",
+        memory=lambda c: (
+            max(320.0, 24 + 38 * len(c["consistency"]["gmm"]["weights"])) * at(c, "consistency.oracle.monte_carlo_samples")
+        ),
+    ),
 )
 
 
@@ -37,9 +54,15 @@ NOT_SIZES = {
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
-    "oracle_table": {"gmm": "consistency.gmm", "paper2_gmm": "gmm", "tau": "tau",
-                     "oracle": ("consistency.oracle", ("nodes", "convergence_nodes", "auc_nodes", "auc_convergence_nodes",
-                                                       "monte_carlo_samples", "seed"))},
+    "oracle_table": {
+        "gmm": "consistency.gmm",
+        "paper2_gmm": "gmm",
+        "tau": "tau",
+        "oracle": (
+            "consistency.oracle",
+            ("nodes", "convergence_nodes", "auc_nodes", "auc_convergence_nodes", "monte_carlo_samples", "seed"),
+        ),
+    },
     "claims_c1": {"standard_errors": "consistency.oracle.standard_errors", "digits": "consistency.oracle.digits"},
 }
 
@@ -47,13 +70,25 @@ RULE_KEYS = {
 STUDY = Study(
     "oracles",
     (
-    Experiment(
-        "C1", 1, "Sec. 3 (Lemmas 3.2-3.3)", "population oracles: I(X;Y), L* = −τ I, the Bayes AUC E*",
-        ("oracle_table",), ("consistency/oracle.json", "consistency/oracle_convergence.csv"), "claims_c1",
-        (diagnostic(ClaimSpec("monte_carlo", "quadrature oracle agrees with an independent Monte-Carlo estimate", "identity"),
-                   "checks our oracles' numerics against our own Monte Carlo (the L* rows repeat the I(X;Y) rows: L* = −τ I)"),
-         diagnostic(ClaimSpec("converged", "quadrature oracle converged to the configured significant digits", "identity"),
-                   "checks the convergence of our own quadrature"))),
+        Experiment(
+            "C1",
+            1,
+            "Sec. 3 (Lemmas 3.2-3.3)",
+            "population oracles: I(X;Y), L* = −τ I, the Bayes AUC E*",
+            ("oracle_table",),
+            ("consistency/oracle.json", "consistency/oracle_convergence.csv"),
+            "claims_c1",
+            (
+                diagnostic(
+                    ClaimSpec("monte_carlo", "quadrature oracle agrees with an independent Monte-Carlo estimate", "identity"),
+                    "checks our oracles' numerics against our own Monte Carlo (the L* rows repeat the I(X;Y) rows: L* = −τ I)",
+                ),
+                diagnostic(
+                    ClaimSpec("converged", "quadrature oracle converged to the configured significant digits", "identity"),
+                    "checks the convergence of our own quadrature",
+                ),
+            ),
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

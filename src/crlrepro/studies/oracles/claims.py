@@ -31,23 +31,45 @@ def c1_claims(oracle: dict, convergence: pd.DataFrame, *, standard_errors: float
 
     def converged_row(key: str, label: str, value: float, finest: pd.Series, against: str) -> Claim:
         relative = abs(value - finest["value"]) / abs(finest["value"])
-        return claim("C1", f"C1.{converged.key}.{key}", f"{label}: {converged.statement} (significant digits {against} "
-                     f"the {finest['rule']} rule with {int(finest['nodes'])} nodes)", "identity",
-                     decide_identity(relative, 10.0 ** -digits), measured=min(16.0, float(-np.log10(relative + 1e-300))),
-                     tolerance=f"at least {digits:g} digits (relative error ≤ 1e-{digits:g})")
+        return claim(
+            "C1",
+            f"C1.{converged.key}.{key}",
+            f"{label}: {converged.statement} (significant digits {against} "
+            f"the {finest['rule']} rule with {int(finest['nodes'])} nodes)",
+            "identity",
+            decide_identity(relative, 10.0**-digits),
+            measured=min(16.0, float(-np.log10(relative + 1e-300))),
+            tolerance=f"at least {digits:g} digits (relative error ≤ 1e-{digits:g})",
+        )
 
     rows = []
     for key, label in ORACLES:
         se = mc[f"{key}_se"]
         spec = spec_of("monte_carlo")
-        rows.append(claim("C1", f"C1.{spec.key}.{key}", f"{label}: {spec.statement} (n = {mc['samples']})", "identity",
-                          decide_identity(abs(oracle[key] - mc[key]) / se, standard_errors), measured=oracle[key],
-                          low=mc[key] - standard_errors * se, high=mc[key] + standard_errors * se,
-                          tolerance=f"{standard_errors:g} Monte-Carlo standard errors (interval: Monte Carlo ± that)"))
+        rows.append(
+            claim(
+                "C1",
+                f"C1.{spec.key}.{key}",
+                f"{label}: {spec.statement} (n = {mc['samples']})",
+                "identity",
+                decide_identity(abs(oracle[key] - mc[key]) / se, standard_errors),
+                measured=oracle[key],
+                low=mc[key] - standard_errors * se,
+                high=mc[key] + standard_errors * se,
+                tolerance=f"{standard_errors:g} Monte-Carlo standard errors (interval: Monte Carlo ± that)",
+            )
+        )
         finest = convergence[convergence["quantity"] == key].sort_values("nodes").iloc[-1]
         rows.append(converged_row(key, label, oracle[key], finest, "against"))
     for quantity, study in convergence[convergence["quantity"].str.startswith("E_star_")].groupby("quantity", sort=True):
         study = study.sort_values("nodes")  # another mixture's E*: the next-finest size against the finest
-        rows.append(converged_row(quantity, f"Bayes AUC E* of {quantity.removeprefix('E_star_')} = {study['value'].iloc[-1]:.12g}",
-                                  float(study["value"].iloc[-2]), study.iloc[-1], f"at {int(study['nodes'].iloc[-2])} nodes against"))
+        rows.append(
+            converged_row(
+                quantity,
+                f"Bayes AUC E* of {quantity.removeprefix('E_star_')} = {study['value'].iloc[-1]:.12g}",
+                float(study["value"].iloc[-2]),
+                study.iloc[-1],
+                f"at {int(study['nodes'].iloc[-2])} nodes against",
+            )
+        )
     return rows

@@ -32,17 +32,35 @@ def _in_batch_claims(fit, reference: dict) -> list[Claim]:
     bound = float(reference["slope_m"]["sscrl"])
     law, within = spec_of("inbatch_rate"), spec_of("inbatch_within_sscrl")
     return [
-        claim("C3", f"C3.{law.key}", f"{law.statement}: slope in m = {fit.predicted:g} ({where})", "rate",
-              decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(bound,)), measured=fit.slope,
-              low=fit.low, high=fit.high, tolerance=f"two-sided against SSCRL's {bound:g} (bootstrap over batches)"),
-        claim("C3", f"C3.{within.key}", f"{within.statement}: slope in m ≤ {bound:g} ({where})", "rate",
-              decide_rate(fit.slope, fit.low, fit.high, bound, side="at_most"), measured=fit.slope, low=fit.low,
-              high=fit.high, paper=bound, tolerance="one-sided: the interval at or below the exponent (bootstrap over batches)"),
+        claim(
+            "C3",
+            f"C3.{law.key}",
+            f"{law.statement}: slope in m = {fit.predicted:g} ({where})",
+            "rate",
+            decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(bound,)),
+            measured=fit.slope,
+            low=fit.low,
+            high=fit.high,
+            tolerance=f"two-sided against SSCRL's {bound:g} (bootstrap over batches)",
+        ),
+        claim(
+            "C3",
+            f"C3.{within.key}",
+            f"{within.statement}: slope in m ≤ {bound:g} ({where})",
+            "rate",
+            decide_rate(fit.slope, fit.low, fit.high, bound, side="at_most"),
+            measured=fit.slope,
+            low=fit.low,
+            high=fit.high,
+            paper=bound,
+            tolerance="one-sided: the interval at or below the exponent (bootstrap over batches)",
+        ),
     ]
 
 
-def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict,
-              e_star: float | None = None) -> list[Claim]:
+def c3_claims(
+    deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict, e_star: float | None = None
+) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
     * the mechanism at fixed scores (``deviation_slopes``, :func:`crlrepro.experiments.generalization.deviation_rates`):
@@ -64,26 +82,47 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
         key = "inner_rate" if fit.axis == "m" else "outer_rate"
         spec = spec_of(key)
         other = -1.0 if fit.predicted == -0.5 else -0.5  # each rate told apart from the other regime's
-        where = (f"n = ∞ (anchors integrated), m = {fit.fit_from}..{fit.fit_to}" if fit.axis == "m"
-                 else f"m = ∞ (negatives integrated), n = {fit.fit_from}..{fit.fit_to}")
+        where = (
+            f"n = ∞ (anchors integrated), m = {fit.fit_from}..{fit.fit_to}"
+            if fit.axis == "m"
+            else f"m = ∞ (negatives integrated), n = {fit.fit_from}..{fit.fit_to}"
+        )
         name = fit.regime.upper() if fit.regime != "both" else "SCRL and SSCRL"
-        rows.append(claim("C3", f"C3.{key}.{fit.regime}", f"{name}: {spec.statement}, slope in {fit.axis} = "
-                          f"{fit.predicted:g} ({where}; log-log slope of the family's sup)", "rate",
-                          decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(other,)),
-                          measured=fit.slope, low=fit.low, high=fit.high, paper=fit.predicted,
-                          tolerance=f"two-sided against {other:g} (bootstrap over draws)"))
+        rows.append(
+            claim(
+                "C3",
+                f"C3.{key}.{fit.regime}",
+                f"{name}: {spec.statement}, slope in {fit.axis} = {fit.predicted:g} ({where}; log-log slope of the family's sup)",
+                "rate",
+                decide_rate(fit.slope, fit.low, fit.high, fit.predicted, alternatives=(other,)),
+                measured=fit.slope,
+                low=fit.low,
+                high=fit.high,
+                paper=fit.predicted,
+                tolerance=f"two-sided against {other:g} (bootstrap over draws)",
+            )
+        )
     rate = spec_of("gap_rate")
     for fit in slopes[slopes["quantity"] == "gap"].itertuples():
         predicted = float(reference[f"slope_{fit.axis}"][fit.regime])
         sweep = table[(table["regime"] == fit.regime) & (table["sweep"] == fit.axis)]
         fixed = "n" if fit.axis == "m" else "m"
-        rows.append(claim("C3", f"C3.{rate.key}.{fit.regime}.{fit.axis}",
-                          f"{fit.regime.upper()}: {rate.statement}, slope in {fit.axis} ≤ {predicted:g} "
-                          f"({fit.axis} = {int(sweep[fit.axis].min())}..{int(sweep[fit.axis].max())}, {fixed} = "
-                          f"{int(sweep[fixed].iloc[0])}; log-log slope of the seed mean)", "rate",
-                          decide_rate(fit.slope, fit.low, fit.high, predicted, side="at_most"),
-                          measured=fit.slope, low=fit.low, high=fit.high, paper=predicted,
-                          tolerance="one-sided: the interval at or below the exponent (seed bootstrap)"))
+        rows.append(
+            claim(
+                "C3",
+                f"C3.{rate.key}.{fit.regime}.{fit.axis}",
+                f"{fit.regime.upper()}: {rate.statement}, slope in {fit.axis} ≤ {predicted:g} "
+                f"({fit.axis} = {int(sweep[fit.axis].min())}..{int(sweep[fit.axis].max())}, {fixed} = "
+                f"{int(sweep[fixed].iloc[0])}; log-log slope of the seed mean)",
+                "rate",
+                decide_rate(fit.slope, fit.low, fit.high, predicted, side="at_most"),
+                measured=fit.slope,
+                low=fit.low,
+                high=fit.high,
+                paper=predicted,
+                tolerance="one-sided: the interval at or below the exponent (seed bootstrap)",
+            )
+        )
     family, rates = [], {}
     for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
         lo, hi = runs[sweep].min(), runs[sweep].max()
@@ -91,17 +130,28 @@ def c3_claims(deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.Da
             by_seed = {v: g.set_index("seed")[metric] for v, g in runs.groupby(sweep)}
             spec = spec_of(f"{'auc' if metric == 'auc' else 'recall'}_grows_with_{sweep}")
             paired = paired_by_seed(by_seed[hi], by_seed[lo], f"{sweep}{hi}-{sweep}{lo}")
-            family.append((f"C3.{spec.key}.{regime}", f"{regime.upper()}: {spec.statement}: {name} at {sweep}={hi} minus "
-                           f"{sweep}={lo} (paired by seed)", paired))
+            family.append(
+                (
+                    f"C3.{spec.key}.{regime}",
+                    f"{regime.upper()}: {spec.statement}: {name} at {sweep}={hi} minus {sweep}={lo} (paired by seed)",
+                    paired,
+                )
+            )
         if sweep == "m" and e_star is not None:
-            rates[regime] = pd.Series({seed: plateau_approach_rate(g["m"], g["auc"], e_star)
-                                       for seed, g in runs.groupby("seed")}, dtype=float)
+            rates[regime] = pd.Series(
+                {seed: plateau_approach_rate(g["m"], g["auc"], e_star) for seed, g in runs.groupby("seed")}, dtype=float
+            )
     if {"scrl", "sscrl"} <= set(rates):
         spec = spec_of("scrl_steeper_in_m")
         ms = sorted(table.loc[table["sweep"] == "m", "m"].unique())
-        family.append((f"C3.{spec.key}", f"{spec.statement}: r of E* − AUC(m) ≈ b·m^(−r) (E* = {e_star:.4g}, m = "
-                       f"{ms[0]}..{ms[-1]}), SCRL minus SSCRL (paired by seed; a seed whose AUC reaches E* has no r)",
-                       paired_by_seed(rates["scrl"], rates["sscrl"], "r_scrl-r_sscrl")))
+        family.append(
+            (
+                f"C3.{spec.key}",
+                f"{spec.statement}: r of E* − AUC(m) ≈ b·m^(−r) (E* = {e_star:.4g}, m = "
+                f"{ms[0]}..{ms[-1]}), SCRL minus SSCRL (paired by seed; a seed whose AUC reaches E* has no r)",
+                paired_by_seed(rates["scrl"], rates["sscrl"], "r_scrl-r_sscrl"),
+            )
+        )
     return rows + direction_claims("C3", family)
 
 
@@ -124,8 +174,14 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
         for end, name in ((ms[0], "fewest"), (ms[-1], "most")):
             comparisons = [paired_by_seed(by_seed[m], by_seed[end], f"m={m} − m={end}") for m in ms[1:-1]]
             if comparisons:
-                groups.append((f"C4.{spec.key}.{regime}.m{end}", f"{regime.upper()}, N = {int(runs['n'].iloc[0] * runs['m'].iloc[0])}: "
-                               f"the split with the {name} negatives (m = {end}) is beaten by an interior one (AUC)", comparisons))
+                groups.append(
+                    (
+                        f"C4.{spec.key}.{regime}.m{end}",
+                        f"{regime.upper()}, N = {int(runs['n'].iloc[0] * runs['m'].iloc[0])}: "
+                        f"the split with the {name} negatives (m = {end}) is beaten by an interior one (AUC)",
+                        comparisons,
+                    )
+                )
     rows = any_of_claims("C4", groups)
     if fit is None:
         return rows
@@ -138,23 +194,48 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
         by_seed = {int(m): g.set_index("seed")["auc"] for m, g in runs.groupby("m")}
         ms = sorted(by_seed)
         if int(row.nearest_m) not in by_seed:  # the fit recommends no split (m* is NaN)
-            unfit.append((f"C4.{spec.key}.{row.regime}", f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} "
-                          "recommends no split", None, "the fit has no minimum (b, c ≤ 0): there is no split to test"))
+            unfit.append(
+                (
+                    f"C4.{spec.key}.{row.regime}",
+                    f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends no split",
+                    None,
+                    "the fit has no minimum (b, c ≤ 0): there is no split to test",
+                )
+            )
             continue
         k = ms.index(int(row.nearest_m))
         for other in [ms[i] for i in (k - 1, k + 1) if 0 <= i < len(ms)]:
-            statement = (f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends m* = {row.recommended_m:.3g}, "
-                         f"nearest grid split m = {row.nearest_m}, against m = {other} (AUC, paired by seed)")
+            statement = (
+                f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends m* = {row.recommended_m:.3g}, "
+                f"nearest grid split m = {row.nearest_m}, against m = {other} (AUC, paired by seed)"
+            )
             paired = paired_by_seed(by_seed[int(row.nearest_m)], by_seed[other], f"m={row.nearest_m} − m={other}")
             if row.relative_rms > fit_tolerance:  # a shape that does not describe the data recommends nothing
-                unfit.append((f"C4.{spec.key}.{row.regime}.m{other}", statement, paired,
-                              f"the fit misses the excess risks by {row.relative_rms:.2f} (rms relative) > {fit_tolerance:g}: "
-                              "the bound's shape does not describe these data, so its m* is no prediction to test"))
+                unfit.append(
+                    (
+                        f"C4.{spec.key}.{row.regime}.m{other}",
+                        statement,
+                        paired,
+                        f"the fit misses the excess risks by {row.relative_rms:.2f} (rms relative) > {fit_tolerance:g}: "
+                        "the bound's shape does not describe these data, so its m* is no prediction to test",
+                    )
+                )
             else:
                 family.append((f"C4.{spec.key}.{row.regime}.m{other}", statement, paired))
     rows += direction_claims("C4", family)
     for claim_id, statement, paired, reason in unfit:
         mean, low, high = paired.interval() if paired is not None else (np.nan, np.nan, np.nan)
-        rows.append(claim("C4", claim_id, statement, "direction", Decision(INCONCLUSIVE, reason, f"fit rms {fit_tolerance:g} allowed"),
-                          measured=mean, low=low, high=high, tolerance=f"tested only where the fit's relative rms ≤ {fit_tolerance:g}"))
+        rows.append(
+            claim(
+                "C4",
+                claim_id,
+                statement,
+                "direction",
+                Decision(INCONCLUSIVE, reason, f"fit rms {fit_tolerance:g} allowed"),
+                measured=mean,
+                low=low,
+                high=high,
+                tolerance=f"tested only where the fit's relative rms ≤ {fit_tolerance:g}",
+            )
+        )
     return rows

@@ -22,24 +22,42 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
         for score, line in rows[rows["score"] != "sup"].groupby("score"):
             ax.plot(line["at"], line["deviation"], color=color, linewidth=0.7, alpha=0.35)
         sup = rows[rows["score"] == "sup"].sort_values("at")
-        fit = deviation_slopes[(deviation_slopes["regime"] == regime) & (deviation_slopes["axis"] == axis)
-                               & (deviation_slopes["score"] == "sup")].iloc[0]
+        fit = deviation_slopes[
+            (deviation_slopes["regime"] == regime) & (deviation_slopes["axis"] == axis) & (deviation_slopes["score"] == "sup")
+        ].iloc[0]
         name = {"both": "both regimes", "inbatch": "in-batch"}.get(regime, regime.upper())
-        ax.plot(sup["at"], sup["deviation"], "o-", color=color, linewidth=2,
-                label=f"{name} sup: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
+        ax.plot(
+            sup["at"],
+            sup["deviation"],
+            "o-",
+            color=color,
+            linewidth=2,
+            label=f"{name} sup: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]",
+        )
         ax.fill_between(sup["at"], sup["low"], sup["high"], color=color, alpha=0.2)
         xs = sup["at"][sup["at"] >= fit["fit_from"]].to_numpy(dtype=float)
-        slope_guide(ax, xs, 2.0 * float(sup["high"].max()), fit["predicted"], color,
-                     f"{'SCRL law' if regime == 'inbatch' else 'Thm 4.5'}: slope {fit['predicted']:g} (guide)")
+        slope_guide(
+            ax,
+            xs,
+            2.0 * float(sup["high"].max()),
+            fit["predicted"],
+            color,
+            f"{'SCRL law' if regime == 'inbatch' else 'Thm 4.5'}: slope {fit['predicted']:g} (guide)",
+        )
         ax.axvspan(fit["fit_from"], fit["fit_to"], color="0.95", zorder=0)
     ax.set(xscale="log", yscale="log")
     log_ticks_at(ax, deviations[deviations["axis"] == axis]["at"].unique())
     ax.legend(fontsize=6.5)
 
 
-def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataFrame | None = None,
-                 deviation_slopes: pd.DataFrame | None = None, style: FigureStyle | None = None,
-                 e_star: float | None = None):
+def plot_scaling(
+    table: pd.DataFrame,
+    slopes: pd.DataFrame,
+    deviations: pd.DataFrame | None = None,
+    deviation_slopes: pd.DataFrame | None = None,
+    style: FigureStyle | None = None,
+    e_star: float | None = None,
+):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
     the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the outer term's against n at m = ∞, every
     score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
@@ -59,20 +77,42 @@ def plot_scaling(table: pd.DataFrame, slopes: pd.DataFrame, deviations: pd.DataF
             gap = runs.assign(abs_gap=runs["gap"].abs()).groupby(axis)["abs_gap"]
             mean, lo, hi = gap.mean(), gap.min(), gap.max()
             fit = slopes[(slopes["regime"] == regime) & (slopes["axis"] == axis) & (slopes["quantity"] == "gap")].iloc[0]
-            ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3,
-                        label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]")
-            slope_guide(ax, mean.index, 2.0 * float(hi.max()), fit["predicted"], colors[regime],
-                         f"bound's slope {fit['predicted']:g} (guide)")
+            ax.errorbar(
+                mean.index,
+                mean,
+                yerr=[mean - lo, hi - mean],
+                fmt="o-",
+                color=colors[regime],
+                capsize=3,
+                label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]",
+            )
+            slope_guide(
+                ax,
+                mean.index,
+                2.0 * float(hi.max()),
+                fit["predicted"],
+                colors[regime],
+                f"bound's slope {fit['predicted']:g} (guide)",
+            )
         fixed = "n" if axis == "m" else "m"
         value = int(table[table["sweep"] == axis][fixed].iloc[0])
-        ax.set(xscale="log", yscale="log", xlabel=axis, ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
-               title=f"({letter}) trained model's gap vs {axis} ({fixed} = {value})")
+        ax.set(
+            xscale="log",
+            yscale="log",
+            xlabel=axis,
+            ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
+            title=f"({letter}) trained model's gap vs {axis} ({fixed} = {value})",
+        )
         log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
         ax.legend(fontsize=6.5)
-    for col, (axis, metric, label) in enumerate((("m", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
-                                                 ("m", "recall_at_1", "recall@1"),
-                                                 ("n", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
-                                                 ("n", "recall_at_1", "recall@1"))):
+    for col, (axis, metric, label) in enumerate(
+        (
+            ("m", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
+            ("m", "recall_at_1", "recall@1"),
+            ("n", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
+            ("n", "recall_at_1", "recall@1"),
+        )
+    ):
         ax = axes[1, col]
         runs = table[table["sweep"] == axis]
         sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
@@ -97,18 +137,34 @@ def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle |
         s = summary[summary["regime"] == regime].iloc[0]
         risk = runs.groupby("m")["excess_risk"]
         mean = risk.mean()
-        ax_risk.errorbar(mean.index, mean, yerr=[mean - risk.min(), risk.max() - mean], fmt="o", color=colors[regime],
-                         capsize=3, label=f"{regime.upper()} measured")
+        ax_risk.errorbar(
+            mean.index,
+            mean,
+            yerr=[mean - risk.min(), risk.max() - mean],
+            fmt="o",
+            color=colors[regime],
+            capsize=3,
+            label=f"{regime.upper()} measured",
+        )
         m = np.geomspace(mean.index.min(), mean.index.max(), 200)
         inner = 1.0 / m if regime == "scrl" else 1.0 / np.sqrt(m)
-        ax_risk.plot(m, s["a"] + s["b"] * inner + s["c"] / np.sqrt(s["total"] / m), color=colors[regime], linestyle="--",
-                     label=f"fit {s['shape']}, m* = {s['recommended_m']:.3g}")
+        ax_risk.plot(
+            m,
+            s["a"] + s["b"] * inner + s["c"] / np.sqrt(s["total"] / m),
+            color=colors[regime],
+            linestyle="--",
+            label=f"fit {s['shape']}, m* = {s['recommended_m']:.3g}",
+        )
         if np.isfinite(s["recommended_m"]):
             ax_risk.axvline(s["recommended_m"], color=colors[regime], linestyle=":", linewidth=1)
     sns.lineplot(data=table, x="m", y="auc", hue="regime", marker="o", errorbar=("pi", 100), ax=ax_auc, palette=colors)
     total = int(summary["total"].iloc[0])
-    ax_risk.set(yscale="log", xlabel=f"negatives per anchor m (n = {total}/m)", ylabel=r"excess risk $L(\hat w)-L^*$",
-                title=f"(a) fixed budget N = n·m = {total}")
+    ax_risk.set(
+        yscale="log",
+        xlabel=f"negatives per anchor m (n = {total}/m)",
+        ylabel=r"excess risk $L(\hat w)-L^*$",
+        title=f"(a) fixed budget N = n·m = {total}",
+    )
     ax_risk.legend(fontsize=7)
     ax_auc.set(xlabel="m", ylabel=r"retrieval AUC $\mathcal{E}(\hat w)$", title="(b) downstream AUC per split")
     for ax in (ax_risk, ax_auc):

@@ -11,14 +11,42 @@ from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
 from crlrepro.runtime.costs import Cost, count
 from crlrepro.runtime.costs import config_value as at
 
-__all__ = ["DATA", "EVALUATION", "TRAINING", "RULE_KEYS", "COSTS", "DATA_SHAPES", "NOT_SIZES", "ssl_experiment_specs", "SSL_EXPERIMENTS", "SSL_IMAGES_PER_SECOND", "STUDY"]
+__all__ = [
+    "DATA",
+    "EVALUATION",
+    "TRAINING",
+    "RULE_KEYS",
+    "COSTS",
+    "DATA_SHAPES",
+    "NOT_SIZES",
+    "ssl_experiment_specs",
+    "SSL_EXPERIMENTS",
+    "SSL_IMAGES_PER_SECOND",
+    "STUDY",
+]
 
 
-def _ssl(experiment: str, title: str, claims: tuple[ClaimSpec, ...],
-         rules=("image_views", "ssl_train", "ssl_eval", "ssl_baselines", "ssl_table")) -> Experiment:
-    return Experiment(experiment, 3, "Sec. 5 (experiments)", title, rules, (f"supervised_view/{experiment}.csv",),
-                      "claims_ssl", claims, figure=experiment, figure_rule="figure_ssl", style="ssl", caption="supervised_view",
-                      seeds="supervised_view.seeds")
+def _ssl(
+    experiment: str,
+    title: str,
+    claims: tuple[ClaimSpec, ...],
+    rules=("image_views", "ssl_train", "ssl_eval", "ssl_baselines", "ssl_table"),
+) -> Experiment:
+    return Experiment(
+        experiment,
+        3,
+        "Sec. 5 (experiments)",
+        title,
+        rules,
+        (f"supervised_view/{experiment}.csv",),
+        "claims_ssl",
+        claims,
+        figure=experiment,
+        figure_rule="figure_ssl",
+        style="ssl",
+        caption="supervised_view",
+        seeds="supervised_view.seeds",
+    )
 
 
 _SSL_DATA = ("supervised_view.data.name",)
@@ -35,8 +63,9 @@ def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, st
     objective (with labels, λ = 1) when listed there."""
     ratio = lambda r: f"{float(r):g}"  # noqa: E731
     if experiment == "S1":
-        return ([("full", "base", "cosine", "balanced", ratio(r)) for r in sorted(view["ratios"])]
-                + [("full", "base", "cosine", loss, "1") for loss in view.get("loss_variants", [])])
+        return [("full", "base", "cosine", "balanced", ratio(r)) for r in sorted(view["ratios"])] + [
+            ("full", "base", "cosine", loss, "1") for loss in view.get("loss_variants", [])
+        ]
     if experiment == "S2":
         return [("full", "base", s, "balanced", "1") for s in view["similarities"]]
     if experiment == "S3":
@@ -46,7 +75,7 @@ def ssl_experiment_specs(experiment: str, view: dict) -> list[tuple[str, str, st
     raise ValueError(f"unknown paper-3 experiment {experiment!r}; expected one of {', '.join(SSL_EXPERIMENTS)}")
 
 
-SSL_IMAGES_PER_SECOND = 18_000       # paper 3's small CNN (ResNet-18 is slower: its estimate is a lower bound)
+SSL_IMAGES_PER_SECOND = 18_000  # paper 3's small CNN (ResNet-18 is slower: its estimate is a lower bound)
 
 
 # Images of the largest split each data set has, and its channels × side (before supervised_view.data.image_size).
@@ -71,38 +100,99 @@ def _ssl_views(config: dict) -> float:
 
 
 COSTS = (
-    Cost(("supervised_view.epochs", "supervised_view.seeds"), "epochs of the training split, for every seed",
-         seconds=lambda c: at(c, "supervised_view.epochs") * count(c["supervised_view"]["seeds"]) * _images(c)[0]
-         / SSL_IMAGES_PER_SECOND),
-    Cost(("supervised_view.batch_size",), "images per batch (two views each)",
-         memory=lambda c: 2.0 * at(c, "supervised_view.batch_size") * 672 * _images(c)[1]
-         + 64.0 * at(c, "supervised_view.batch_size") ** 2),
-    Cost(("supervised_view.data.image_size",), "pixels per side after the resize",
-         memory=lambda c: 5.0 * _images(c)[0] * _images(c)[1] + _ssl_views(c)),
-    Cost(("supervised_view.data.test_size", "supervised_view.data.train_size"), "test images (a test × train k-NN matrix)",
-         memory=lambda c: 8.0 * (c["supervised_view"]["data"].get("test_size") or 0)
-         * (c["supervised_view"]["data"].get("train_size") or _images(c)[0])),
-    Cost(("supervised_view.data.train_size",), "training images",
-         memory=lambda c: 5.0 * (c["supervised_view"]["data"].get("train_size") or 0) * _images(c)[1]),
-    Cost(("supervised_view.bias_views", "supervised_view.bias_images"), "augmentation draws per bias image (a uint8 bank)",
-         memory=_ssl_views,
-         seconds=lambda c: 1e-9 * at(c, "supervised_view.bias_images") ** 2 * at(c, "supervised_view.bias_views")
-         * at(c, "supervised_view.projection_dim")),
-    Cost(("supervised_view.bias_images", "supervised_view.bias_views"), "bias images (a uint8 bank of their views)",
-         memory=_ssl_views),
-    Cost(("supervised_view.views",), "cached views per training image (augment: bank)",
-         memory=lambda c: 13.0 * _images(c)[0] * at(c, "supervised_view.views") * _images(c)[1]
-         if c["supervised_view"].get("augment") == "bank" else 0.0),
-    Cost(("supervised_view.projection_dim", "supervised_view.projector_hidden", "supervised_view.bias_images",
-          "supervised_view.bias_views"), "projection dimensions",
-         memory=lambda c: 16.0 * at(c, "supervised_view.bias_images") * at(c, "supervised_view.bias_views")
-         * at(c, "supervised_view.projection_dim") + 16.0 * (c["supervised_view"].get("projector_hidden") or 512)
-         * (at(c, "supervised_view.projection_dim") + (c["supervised_view"].get("projector_hidden") or 512) + 512)),
-    Cost(("supervised_view.projector_hidden",), "hidden width of the projector",
-         memory=lambda c: 16.0 * (c["supervised_view"].get("projector_hidden") or 0) ** 2),
-    Cost(("supervised_view.few_label_draws", "supervised_view.few_labels"), "draws of the few-label probes",
-         seconds=lambda c: 1e-6 * at(c, "supervised_view.few_label_draws") * sum(10 * k for k in at(c, "supervised_view.few_labels"))
-         * at(c, "supervised_view.projection_dim") * 100 * count(c["supervised_view"]["seeds"])),
+    Cost(
+        ("supervised_view.epochs", "supervised_view.seeds"),
+        "epochs of the training split, for every seed",
+        seconds=lambda c: (
+            at(c, "supervised_view.epochs") * count(c["supervised_view"]["seeds"]) * _images(c)[0] / SSL_IMAGES_PER_SECOND
+        ),
+    ),
+    Cost(
+        ("supervised_view.batch_size",),
+        "images per batch (two views each)",
+        memory=lambda c: (
+            2.0 * at(c, "supervised_view.batch_size") * 672 * _images(c)[1] + 64.0 * at(c, "supervised_view.batch_size") ** 2
+        ),
+    ),
+    Cost(
+        ("supervised_view.data.image_size",),
+        "pixels per side after the resize",
+        memory=lambda c: 5.0 * _images(c)[0] * _images(c)[1] + _ssl_views(c),
+    ),
+    Cost(
+        ("supervised_view.data.test_size", "supervised_view.data.train_size"),
+        "test images (a test × train k-NN matrix)",
+        memory=lambda c: (
+            8.0
+            * (c["supervised_view"]["data"].get("test_size") or 0)
+            * (c["supervised_view"]["data"].get("train_size") or _images(c)[0])
+        ),
+    ),
+    Cost(
+        ("supervised_view.data.train_size",),
+        "training images",
+        memory=lambda c: 5.0 * (c["supervised_view"]["data"].get("train_size") or 0) * _images(c)[1],
+    ),
+    Cost(
+        ("supervised_view.bias_views", "supervised_view.bias_images"),
+        "augmentation draws per bias image (a uint8 bank)",
+        memory=_ssl_views,
+        seconds=lambda c: (
+            1e-9
+            * at(c, "supervised_view.bias_images") ** 2
+            * at(c, "supervised_view.bias_views")
+            * at(c, "supervised_view.projection_dim")
+        ),
+    ),
+    Cost(
+        ("supervised_view.bias_images", "supervised_view.bias_views"),
+        "bias images (a uint8 bank of their views)",
+        memory=_ssl_views,
+    ),
+    Cost(
+        ("supervised_view.views",),
+        "cached views per training image (augment: bank)",
+        memory=lambda c: (
+            13.0 * _images(c)[0] * at(c, "supervised_view.views") * _images(c)[1]
+            if c["supervised_view"].get("augment") == "bank"
+            else 0.0
+        ),
+    ),
+    Cost(
+        (
+            "supervised_view.projection_dim",
+            "supervised_view.projector_hidden",
+            "supervised_view.bias_images",
+            "supervised_view.bias_views",
+        ),
+        "projection dimensions",
+        memory=lambda c: (
+            16.0
+            * at(c, "supervised_view.bias_images")
+            * at(c, "supervised_view.bias_views")
+            * at(c, "supervised_view.projection_dim")
+            + 16.0
+            * (c["supervised_view"].get("projector_hidden") or 512)
+            * (at(c, "supervised_view.projection_dim") + (c["supervised_view"].get("projector_hidden") or 512) + 512)
+        ),
+    ),
+    Cost(
+        ("supervised_view.projector_hidden",),
+        "hidden width of the projector",
+        memory=lambda c: 16.0 * (c["supervised_view"].get("projector_hidden") or 0) ** 2,
+    ),
+    Cost(
+        ("supervised_view.few_label_draws", "supervised_view.few_labels"),
+        "draws of the few-label probes",
+        seconds=lambda c: (
+            1e-6
+            * at(c, "supervised_view.few_label_draws")
+            * sum(10 * k for k in at(c, "supervised_view.few_labels"))
+            * at(c, "supervised_view.projection_dim")
+            * 100
+            * count(c["supervised_view"]["seeds"])
+        ),
+    ),
 )
 
 
@@ -118,17 +208,41 @@ NOT_SIZES = {
 
 
 # A training's keys (not the sweeps or the evaluation), and the frozen-feature evaluation's (probes, bias, bounds).
-TRAINING = ("supervised_view", ("encoder", "projection_dim", "projector_hidden", "augment", "optimizer", "epochs", "batch_size",
-                                "learning_rate", "weight_decay", "temperature", "seeds"))
+TRAINING = (
+    "supervised_view",
+    (
+        "encoder",
+        "projection_dim",
+        "projector_hidden",
+        "augment",
+        "optimizer",
+        "epochs",
+        "batch_size",
+        "learning_rate",
+        "weight_decay",
+        "temperature",
+        "seeds",
+    ),
+)
 EVALUATION = ("supervised_view", ("knn_k", "few_labels", "few_label_draws", "bound_nu", "temperature", "balance"))
-DATA = ("supervised_view.data", ("name", "test_fraction", "split_seed", "root", "download", "train_size", "test_size", "image_size"))
+DATA = (
+    "supervised_view.data",
+    ("name", "test_fraction", "split_seed", "root", "download", "train_size", "test_size", "image_size"),
+)
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
-    "image_views": {"data": DATA, "bias_views": "supervised_view.bias_views", "bias_images": "supervised_view.bias_images",
-                    "seed": "supervised_view.view_seed"},
-    "ssl_train": {"training": TRAINING, "balance": ("supervised_view.balance", ("per_class", "imbalance_ratio")),
-                  "device": "device"},
+    "image_views": {
+        "data": DATA,
+        "bias_views": "supervised_view.bias_views",
+        "bias_images": "supervised_view.bias_images",
+        "seed": "supervised_view.view_seed",
+    },
+    "ssl_train": {
+        "training": TRAINING,
+        "balance": ("supervised_view.balance", ("per_class", "imbalance_ratio")),
+        "device": "device",
+    },
     "ssl_eval": {"evaluation": EVALUATION, "device": "device"},
     "ssl_baselines": {"evaluation": EVALUATION, "training": TRAINING, "device": "device"},
     "ssl_table": {},
@@ -140,34 +254,87 @@ RULE_KEYS = {
 STUDY = Study(
     "supervised_view",
     (
-    _ssl("S1", "balanced contrastive loss: λ/ν against InfoNCE; the loss variants; the bounds of Sec. 4",
-         (ClaimSpec("balanced_beats_infonce", "some λ/ν ≠ 1 fixed in advance beats InfoNCE (λ/ν = 1)", "direction"),
-          diagnostic(ClaimSpec("variant", "the paper's loss variants against InfoNCE (the summary states no ordering)", "value"),
-                   "the summary states no ordering of the variants: a verdict word means nothing here"),
-          diagnostic(ClaimSpec("supervised_reference", "the supervised prototype objective the paper derives from (with labels) against "
-                    "InfoNCE: a reference, not a claim of the paper", "value"),
-                   "a reference with labels, not a claim of the paper"),
-          ClaimSpec("attraction_bound", "Thm 4.4 (attraction, Jensen): −s(f(t(x)), E_T f(T(x))) ≤ −E_T s(f(t(x)), f(T(x))), "
-                    "on trained features, at every view of every test image", "bound"),
-          ClaimSpec("repulsion_bound", "Thm 4.6 (repulsion): max_{y'≠y} s(f(t(x)), μ̂_{y'}) ≤ E_{T'}[(1/να) log E_{X'} "
+        _ssl(
+            "S1",
+            "balanced contrastive loss: λ/ν against InfoNCE; the loss variants; the bounds of Sec. 4",
+            (
+                ClaimSpec("balanced_beats_infonce", "some λ/ν ≠ 1 fixed in advance beats InfoNCE (λ/ν = 1)", "direction"),
+                diagnostic(
+                    ClaimSpec("variant", "the paper's loss variants against InfoNCE (the summary states no ordering)", "value"),
+                    "the summary states no ordering of the variants: a verdict word means nothing here",
+                ),
+                diagnostic(
+                    ClaimSpec(
+                        "supervised_reference",
+                        "the supervised prototype objective the paper derives from (with labels) against "
+                        "InfoNCE: a reference, not a claim of the paper",
+                        "value",
+                    ),
+                    "a reference with labels, not a claim of the paper",
+                ),
+                ClaimSpec(
+                    "attraction_bound",
+                    "Thm 4.4 (attraction, Jensen): −s(f(t(x)), E_T f(T(x))) ≤ −E_T s(f(t(x)), f(T(x))), "
+                    "on trained features, at every view of every test image",
+                    "bound",
+                ),
+                ClaimSpec(
+                    "repulsion_bound",
+                    "Thm 4.6 (repulsion): max_{y'≠y} s(f(t(x)), μ̂_{y'}) ≤ E_{T'}[(1/να) log E_{X'} "
                     "exp(α s)] + (1/να) log n, on trained features, at every anchor (n = the number of classes and ν = "
-                    "supervised_view.bound_nu: the summary defines neither)", "bound"))),
-    _ssl("S2", "similarity: cosine vs dot vs negative Euclidean",
-         (ClaimSpec("accuracy", "top-1 accuracy per similarity", "value", "linear_top1", _SSL_DATA),
-          ClaimSpec("cosine_beats", "cosine with normalisation beats the other similarity", "direction"))),
-    _ssl("S3", "data balance: uniform vs Pareto long-tailed of equal size",
-         (ClaimSpec("accuracy", "top-1 accuracy per training set", "value", "linear_top1", _SSL_DATA),
-          ClaimSpec("uniform_beats_long_tailed", "balanced training data beat long-tailed data of the same size, overall "
-                    "and on the tail classes", "direction"))),
-    _ssl("S4", "prototype representation bias: base / no blur / + rotation",
-         (ClaimSpec("accuracy", "top-1 accuracy per augmentation", "value", "linear_top1", _SSL_DATA),
-          ClaimSpec("bias", "prototype representation bias per augmentation (unit-normalised features, ≤ 2)", "value",
-                    "prototype_bias", _SSL_DATA),
-          ClaimSpec("bias_raw", "prototype representation bias per augmentation, un-normalised features", "value",
-                    "prototype_bias", _SSL_DATA),
-          ClaimSpec("accuracy_order", "accuracy ordering base > no_blur > plus_rotation, pair by pair", "direction"),
-          ClaimSpec("bias_order", "bias ordering base < no_blur < plus_rotation, pair by pair (the bias relative to "
-                    "the prototypes' spread, scale-invariant)", "direction"))),
+                    "supervised_view.bound_nu: the summary defines neither)",
+                    "bound",
+                ),
+            ),
+        ),
+        _ssl(
+            "S2",
+            "similarity: cosine vs dot vs negative Euclidean",
+            (
+                ClaimSpec("accuracy", "top-1 accuracy per similarity", "value", "linear_top1", _SSL_DATA),
+                ClaimSpec("cosine_beats", "cosine with normalisation beats the other similarity", "direction"),
+            ),
+        ),
+        _ssl(
+            "S3",
+            "data balance: uniform vs Pareto long-tailed of equal size",
+            (
+                ClaimSpec("accuracy", "top-1 accuracy per training set", "value", "linear_top1", _SSL_DATA),
+                ClaimSpec(
+                    "uniform_beats_long_tailed",
+                    "balanced training data beat long-tailed data of the same size, overall and on the tail classes",
+                    "direction",
+                ),
+            ),
+        ),
+        _ssl(
+            "S4",
+            "prototype representation bias: base / no blur / + rotation",
+            (
+                ClaimSpec("accuracy", "top-1 accuracy per augmentation", "value", "linear_top1", _SSL_DATA),
+                ClaimSpec(
+                    "bias",
+                    "prototype representation bias per augmentation (unit-normalised features, ≤ 2)",
+                    "value",
+                    "prototype_bias",
+                    _SSL_DATA,
+                ),
+                ClaimSpec(
+                    "bias_raw",
+                    "prototype representation bias per augmentation, un-normalised features",
+                    "value",
+                    "prototype_bias",
+                    _SSL_DATA,
+                ),
+                ClaimSpec("accuracy_order", "accuracy ordering base > no_blur > plus_rotation, pair by pair", "direction"),
+                ClaimSpec(
+                    "bias_order",
+                    "bias ordering base < no_blur < plus_rotation, pair by pair (the bias relative to "
+                    "the prototypes' spread, scale-invariant)",
+                    "direction",
+                ),
+            ),
+        ),
     ),
     costs=COSTS,
     not_sizes=NOT_SIZES,

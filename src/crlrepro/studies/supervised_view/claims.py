@@ -25,11 +25,27 @@ from crlrepro.claims.verdicts import (
 )
 from crlrepro.studies.supervised_view import STUDY
 
-__all__ = ["ARM", "COLLAPSE_COSINE", "METRICS", "PAPER_METRIC", "s1_claims", "s2_claims", "s3_claims", "S4_BIAS", "s4_claims", "S4_ORDER", "ssl_claims"]
+__all__ = [
+    "ARM",
+    "COLLAPSE_COSINE",
+    "METRICS",
+    "PAPER_METRIC",
+    "s1_claims",
+    "s2_claims",
+    "s3_claims",
+    "S4_BIAS",
+    "s4_claims",
+    "S4_ORDER",
+    "ssl_claims",
+]
 
 
-METRICS = {"linear_top1": "linear top-1", "linear_top1_tail": "linear top-1 on the tail classes", "knn_top1": "k-NN top-1",
-           "prototype_bias_relative": "prototype bias relative to the prototypes' spread"}
+METRICS = {
+    "linear_top1": "linear top-1",
+    "linear_top1_tail": "linear top-1 on the tail classes",
+    "knn_top1": "k-NN top-1",
+    "prototype_bias_relative": "prototype bias relative to the prototypes' spread",
+}
 
 
 # S4's ordering is tested on the scale-invariant bias (fixed by argument, not by a run): an absolute distance on the
@@ -68,8 +84,9 @@ def _by_seed(table: pd.DataFrame, arm: str, value, metric: str) -> pd.Series:
     return runs[metric].where(~runs["diverged"], filler).set_axis(runs["seed"])
 
 
-def _value_rows(experiment_id: str, table: pd.DataFrame, reference: dict, setting: dict, key: str,
-                column: str | None = None) -> list[Claim]:
+def _value_rows(
+    experiment_id: str, table: pd.DataFrame, reference: dict, setting: dict, key: str, column: str | None = None
+) -> list[Claim]:
     spec = STUDY.experiment(experiment_id).claim(key)
     arm, metric = ARM[experiment_id], spec.paper_value
     column = column or metric
@@ -80,9 +97,20 @@ def _value_rows(experiment_id: str, table: pd.DataFrame, reference: dict, settin
         mean, low, high = seed_interval(done, level)
         diverged = int(group["diverged"].sum())
         note = f" ({diverged} of {len(group)} seeds diverged, left out)" if diverged else ""
-        rows.append(value_claim(experiment_id, spec, f".{value}", f"{spec.statement}: {column}, {arm} = {value}{note}", mean, low,
-                                high, reference.get(metric, {}).get(value), mismatched=setting_mismatches(reference, setting, spec.depends_on),
-                                tolerance=f"seed interval at {level:.4g} + the paper's rounding"))
+        rows.append(
+            value_claim(
+                experiment_id,
+                spec,
+                f".{value}",
+                f"{spec.statement}: {column}, {arm} = {value}{note}",
+                mean,
+                low,
+                high,
+                reference.get(metric, {}).get(value),
+                mismatched=setting_mismatches(reference, setting, spec.depends_on),
+                tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+            )
+        )
     return rows
 
 
@@ -91,10 +119,16 @@ def _pairs(experiment_id: str, key: str, table: pd.DataFrame, pairs, metrics, da
     spec = STUDY.experiment(experiment_id).claim(key)
     arm = ARM[experiment_id]
     present = set(table[arm])
-    return [(f"{experiment_id}.{key}.{better}-{worse}.{metric}",
-             f"{spec.statement}, on {data}: {_metric_name(metric)} of {better} minus {worse} (paired by seed)",
-             paired_by_seed(_by_seed(table, arm, better, metric), _by_seed(table, arm, worse, metric), f"{better}−{worse}"))
-            for better, worse in pairs if better in present and worse in present for metric in metrics]
+    return [
+        (
+            f"{experiment_id}.{key}.{better}-{worse}.{metric}",
+            f"{spec.statement}, on {data}: {_metric_name(metric)} of {better} minus {worse} (paired by seed)",
+            paired_by_seed(_by_seed(table, arm, better, metric), _by_seed(table, arm, worse, metric), f"{better}−{worse}"),
+        )
+        for better, worse in pairs
+        if better in present and worse in present
+        for metric in metrics
+    ]
 
 
 def _data(setting: dict) -> str:
@@ -111,9 +145,20 @@ def _variants(table: pd.DataFrame, metric: str, setting: dict) -> list[Claim]:
         spec = STUDY.experiment("S1").claim("supervised_reference" if loss == "supervised_prototype" else "variant")
         paired = paired_by_seed(_by_seed(table, "loss", loss, metric), base, f"{loss} − InfoNCE")
         mean, low, high = paired.interval(family_level(1))
-        rows.append(value_claim("S1", spec, f".{loss}.{metric}", f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)} "
-                                f"of {loss} minus InfoNCE (paired by seed)", mean, low, high, None, mismatched=(),
-                                tolerance="seed-paired interval at 0.95"))
+        rows.append(
+            value_claim(
+                "S1",
+                spec,
+                f".{loss}.{metric}",
+                f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)} of {loss} minus InfoNCE (paired by seed)",
+                mean,
+                low,
+                high,
+                None,
+                mismatched=(),
+                tolerance="seed-paired interval at 0.95",
+            )
+        )
     return rows
 
 
@@ -132,10 +177,12 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
     runs = table[~table["diverged"]]
     runs = runs if "loss" in runs else runs.assign(loss="balanced")
     rows = []
-    condition = {"attraction": "it holds exactly where the view's dot product with the mean of the views is ≥ 0, a condition "
-                               "the summary does not state",
-                 "repulsion": "under our reading of the summary's undefined ν and n (ν = supervised_view.bound_nu, n = the "
-                              "number of classes): a violation may be that reading's"}
+    condition = {
+        "attraction": "it holds exactly where the view's dot product with the mean of the views is ≥ 0, a condition "
+        "the summary does not state",
+        "repulsion": "under our reading of the summary's undefined ν and n (ν = supervised_view.bound_nu, n = the "
+        "number of classes): a violation may be that reading's",
+    }
     for key, name in (("attraction_bound", "attraction"), ("repulsion_bound", "repulsion")):
         spec = STUDY.experiment("S1").claim(key)
         if f"{name}_worst_lhs" not in runs or runs.empty:
@@ -143,20 +190,34 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
         decision = decide_bound(1.0 + runs[f"{name}_worst_lhs"], 1.0 + runs[f"{name}_worst_rhs"], 2.0)
         violations, points = int(runs[f"{name}_violations"].sum()), int(runs[f"{name}_points"].sum())
         arms = runs.groupby(["loss", "ratio"]).size()
-        where = ", ".join(f"{_arm_name(loss, ratio)}: {len(group)} of {arms[(loss, ratio)]} runs"
-                          for (loss, ratio), group in runs[runs[f"{name}_violations"] > 0].groupby(["loss", "ratio"]))
-        reason = (f"each run's worst point (sides shifted by 1): {decision.reason}; of all {points} points of the {len(runs)} runs, "
-                  f"{violations} violated ({violations / points:.2%}){f', in {where}' if where else ''}; {condition[name]}")
+        where = ", ".join(
+            f"{_arm_name(loss, ratio)}: {len(group)} of {arms[(loss, ratio)]} runs"
+            for (loss, ratio), group in runs[runs[f"{name}_violations"] > 0].groupby(["loss", "ratio"])
+        )
+        reason = (
+            f"each run's worst point (sides shifted by 1): {decision.reason}; of all {points} points of the {len(runs)} runs, "
+            f"{violations} violated ({violations / points:.2%}){f', in {where}' if where else ''}; {condition[name]}"
+        )
         verdict = decision.verdict
         if name == "repulsion":  # ν and n are ours: the bound tested is our reading, so the paper's is not compared
-            reason = (f"not comparable: the summary defines neither ν nor n, so the bound tested is our reading of it; "
-                      f"under that reading it would be {verdict}: {reason}")
+            reason = (
+                f"not comparable: the summary defines neither ν nor n, so the bound tested is our reading of it; "
+                f"under that reading it would be {verdict}: {reason}"
+            )
             verdict = NOT_COMPARABLE
         slack = runs[f"{name}_rhs"] - runs[f"{name}_lhs"]
-        rows.append(claim("S1", f"S1.{key}", f"{spec.statement}, on {_data(setting)}", "bound",
-                          Decision(verdict, reason, decision.power), measured=violations / points,
-                          tolerance=f"per point; mean slack per run {slack.min():.3g} to {slack.max():.3g}; "
-                                    f"measured: the share of points violated"))
+        rows.append(
+            claim(
+                "S1",
+                f"S1.{key}",
+                f"{spec.statement}, on {_data(setting)}",
+                "bound",
+                Decision(verdict, reason, decision.power),
+                measured=violations / points,
+                tolerance=f"per point; mean slack per run {slack.min():.3g} to {slack.max():.3g}; "
+                f"measured: the share of points violated",
+            )
+        )
     return rows
 
 
@@ -187,12 +248,18 @@ def s1_claims(table: pd.DataFrame, setting: dict, metric: str = PAPER_METRIC) ->
     ratios = sorted(r for r in balanced["ratio"].unique() if r != 1.0)
     base = _by_seed(balanced, "ratio", 1.0, metric)
     comparisons = [paired_by_seed(_by_seed(balanced, "ratio", r, metric), base, f"λ/ν={r:g} − 1") for r in ratios]
-    rows = any_of_claims("S1", [(f"S1.{spec.key}.{metric}", f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)}",
-                                 comparisons)]) if comparisons else []
+    rows = (
+        any_of_claims(
+            "S1", [(f"S1.{spec.key}.{metric}", f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)}", comparisons)]
+        )
+        if comparisons
+        else []
+    )
     collapsed = _collapsed(balanced)
     if collapsed:
         note = "; collapsed runs (mean cosine between images' features > 0.99): " + ", ".join(
-            f"λ/ν={r:g}: {v}" for r, v in collapsed.items())
+            f"λ/ν={r:g}: {v}" for r, v in collapsed.items()
+        )
         rows = [replace(row, reason=row.reason + note) for row in rows]
     variants = _variants(table, metric, setting) if "loss" in table else []
     return rows + variants + _bounds(table, setting)
@@ -226,7 +293,9 @@ def s4_claims(table: pd.DataFrame, reference: dict, setting: dict, metric: str =
     return rows + direction_claims("S4", family)
 
 
-def ssl_claims(experiment_id: str, table: pd.DataFrame, reference: dict, setting: dict, metric: str = PAPER_METRIC) -> list[Claim]:
+def ssl_claims(
+    experiment_id: str, table: pd.DataFrame, reference: dict, setting: dict, metric: str = PAPER_METRIC
+) -> list[Claim]:
     """The claims of one paper-3 experiment (S1 … S4) on its trained runs; the direction claims test
     ``metric`` (the config's claim_metric)."""
     table = _trained(table)

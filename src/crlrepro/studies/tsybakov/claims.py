@@ -32,8 +32,10 @@ def _windows_giving(windows: pd.DataFrame, target: float, tolerance: float) -> s
     for width, rows in windows.groupby("width"):
         hit = rows[(rows["slope"] - target).abs() <= tolerance]
         if len(hit):
-            parts.append(f"{width:g}-decade windows with t_min ∈ [{hit['t_min'].min():.2g}, {hit['t_min'].max():.2g}]"
-                         f" ({len(hit)} of {len(rows)})")
+            parts.append(
+                f"{width:g}-decade windows with t_min ∈ [{hit['t_min'].min():.2g}, {hit['t_min'].max():.2g}]"
+                f" ({len(hit)} of {len(rows)})"
+            )
     return "; ".join(parts) if parts else "none"
 
 
@@ -43,17 +45,26 @@ def _decide_window_value(windows: pd.DataFrame, configured: float, paper: float,
     Monte-Carlo sample supports) does, inconclusive when only other windows do: a window-conditional verdict."""
     scan = windows[~windows["configured"]] if "configured" in windows else windows
     hits = int(((scan["slope"] - paper).abs() <= tolerance).sum())
-    power = (f"{hits} of {len(scan)} scanned windows give {paper:g} ± {tolerance:g}; their slopes span "
-             f"[{scan['slope'].min():.4g}, {scan['slope'].max():.4g}]")
+    power = (
+        f"{hits} of {len(scan)} scanned windows give {paper:g} ± {tolerance:g}; their slopes span "
+        f"[{scan['slope'].min():.4g}, {scan['slope'].max():.4g}]"
+    )
     giving = _windows_giving(scan, paper, tolerance)
     if hits == 0 and abs(configured - paper) > tolerance:
         return Decision(CONTRADICTED, f"no scanned window gives {paper:g} ± {tolerance:g} (exact F)", power)
     if abs(configured - paper) <= tolerance:
-        return Decision(REPRODUCED, f"window-conditional: our configured window gives {configured:.4g} (exact F, "
-                                    f"|Δ| = {abs(configured - paper):.2g}); the paper does not report its window, and the "
-                                    f"slope is a property of the window: windows giving it: {giving}", power)
-    return Decision(INCONCLUSIVE, f"our configured window gives {configured:.4g}, outside {paper:g} ± {tolerance:g}; "
-                                  f"only other windows give it: {giving}", power)
+        return Decision(
+            REPRODUCED,
+            f"window-conditional: our configured window gives {configured:.4g} (exact F, "
+            f"|Δ| = {abs(configured - paper):.2g}); the paper does not report its window, and the "
+            f"slope is a property of the window: windows giving it: {giving}",
+            power,
+        )
+    return Decision(
+        INCONCLUSIVE,
+        f"our configured window gives {configured:.4g}, outside {paper:g} ± {tolerance:g}; only other windows give it: {giving}",
+        power,
+    )
 
 
 def _decide_admissible(curve: pd.DataFrame, limit: dict, paper_mu: float) -> tuple[Decision, dict]:
@@ -65,24 +76,48 @@ def _decide_admissible(curve: pd.DataFrame, limit: dict, paper_mu: float) -> tup
     curve = curve.sort_values("t")
     t0, low_end = float(curve["t"].iloc[0]), float(curve["local_slope"].iloc[0])
     band = f"[{limit['low']:.4g}, {limit['high']:.4g}]"
-    found = (f"small-t limit of the local slope μ₀ = {limit['limit']:.4g} {band} (extrapolated in 1/log(1/t) from "
-             f"t ≤ {limit['t_max']:.2g}; local slope {low_end:.4g} at t = {t0:.2g})")
-    power = (f"fails only for a μ̂ above μ₀: margin μ₀ − μ̂ = {limit['limit'] - paper_mu:+.3g}; band from "
-             f"{limit['fits']} extrapolations (linear and quadratic, one and two decades)")
+    found = (
+        f"small-t limit of the local slope μ₀ = {limit['limit']:.4g} {band} (extrapolated in 1/log(1/t) from "
+        f"t ≤ {limit['t_max']:.2g}; local slope {low_end:.4g} at t = {t0:.2g})"
+    )
+    power = (
+        f"fails only for a μ̂ above μ₀: margin μ₀ − μ̂ = {limit['limit'] - paper_mu:+.3g}; band from "
+        f"{limit['fits']} extrapolations (linear and quadratic, one and two decades)"
+    )
     if not np.isfinite(limit["limit"]):
-        return Decision(INCONCLUSIVE, f"the curve has too few points below t = 1 to extrapolate its local slope "
-                                      f"(local slope {low_end:.4g} at t = {t0:.2g})", power), limit
+        return Decision(
+            INCONCLUSIVE,
+            f"the curve has too few points below t = 1 to extrapolate its local slope "
+            f"(local slope {low_end:.4g} at t = {t0:.2g})",
+            power,
+        ), limit
     if paper_mu < limit["low"]:
-        return Decision(REPRODUCED, f"{found}: μ̂ = {paper_mu:g} lies below it, so F(t)/t^μ̂ stays bounded and the "
-                                    "condition holds with the paper's μ̂ (as with any smaller exponent)", power), limit
+        return Decision(
+            REPRODUCED,
+            f"{found}: μ̂ = {paper_mu:g} lies below it, so F(t)/t^μ̂ stays bounded and the "
+            "condition holds with the paper's μ̂ (as with any smaller exponent)",
+            power,
+        ), limit
     if paper_mu > limit["high"]:
-        return Decision(CONTRADICTED, f"{found}: μ̂ = {paper_mu:g} lies above it, so F(t)/t^μ̂ grows without bound "
-                                      "as t → 0", power), limit
+        return Decision(
+            CONTRADICTED, f"{found}: μ̂ = {paper_mu:g} lies above it, so F(t)/t^μ̂ grows without bound as t → 0", power
+        ), limit
     return Decision(INCONCLUSIVE, f"{found}: μ̂ = {paper_mu:g} lies inside the extrapolations' band", power), limit
 
 
-def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.DataFrame, limit: dict,
-              windows: pd.DataFrame, check: pd.DataFrame, tolerance: float, alpha: float, samples: int) -> list[Claim]:
+def a4_claims(
+    table: pd.DataFrame,
+    reference: dict,
+    setting: dict,
+    *,
+    curve: pd.DataFrame,
+    limit: dict,
+    windows: pd.DataFrame,
+    check: pd.DataFrame,
+    tolerance: float,
+    alpha: float,
+    samples: int,
+) -> list[Claim]:
     """A4 on the exact F (crlrepro.theory.gap_cdf.gap_cdf) with the Monte Carlo beside it.
 
     - mu_hat (value): the paper's μ̂ against the exact log-log slope over fit windows: which windows give it
@@ -99,32 +134,63 @@ def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.
     spec = spec_of("mu_hat")
     configured = windows[windows["configured"]].iloc[0]
     window = f"window [{configured['t_min']:g}, {configured['t_max']:g}]"
-    decision = (Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), "")
-                if mismatched else _decide_window_value(windows, float(configured["slope"]), paper_mu, tolerance))
+    decision = (
+        Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), "")
+        if mismatched
+        else _decide_window_value(windows, float(configured["slope"]), paper_mu, tolerance)
+    )
     fit = table.iloc[0]
     admissible, limit = _decide_admissible(curve, limit, paper_mu)
-    rows = [claim("A4", "A4.mu_hat", f"{spec.statement}: exact slope on our {window} (Monte Carlo: {fit['mu_hat']:.4g} "
-                                     f"[{fit['ci_low']:.4g}, {fit['ci_high']:.4g}]); the paper's window is not reported. "
-                                     f"Beside it, the admissible exponent (the small-t limit of the local slope, which "
-                                     f"no window fixes): μ₀ = {limit['limit']:.4g} [{limit['low']:.4g}, {limit['high']:.4g}]",
-                  "value", decision, measured=float(configured["slope"]), paper=paper_mu,
-                  tolerance=f"± {tolerance:g} in μ̂ (the slope is exact: quadrature error ≲ 1e-8)")]
+    rows = [
+        claim(
+            "A4",
+            "A4.mu_hat",
+            f"{spec.statement}: exact slope on our {window} (Monte Carlo: {fit['mu_hat']:.4g} "
+            f"[{fit['ci_low']:.4g}, {fit['ci_high']:.4g}]); the paper's window is not reported. "
+            f"Beside it, the admissible exponent (the small-t limit of the local slope, which "
+            f"no window fixes): μ₀ = {limit['limit']:.4g} [{limit['low']:.4g}, {limit['high']:.4g}]",
+            "value",
+            decision,
+            measured=float(configured["slope"]),
+            paper=paper_mu,
+            tolerance=f"± {tolerance:g} in μ̂ (the slope is exact: quadrature error ≲ 1e-8)",
+        )
+    ]
     spec = spec_of("rate")
     if mismatched:
         admissible = Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), admissible.power)
-    rows.append(claim("A4", "A4.rate", f"{spec.statement} (measured: the rate the small-t slope supports; the rate itself "
-                                       "is not measured on this GMM, where every sign-correct score has near-zero regret: "
-                                       "see C2 on paper 1's mixture)", "bound",
-                      admissible, measured=float(calibration_exponent(limit["limit"])),
-                      low=float(calibration_exponent(limit["low"])), high=float(calibration_exponent(limit["high"])),
-                      paper=paper_rate, tolerance="one-sided: the paper's μ̂ below the small-t limit μ₀ of the local slope"))
+    rows.append(
+        claim(
+            "A4",
+            "A4.rate",
+            f"{spec.statement} (measured: the rate the small-t slope supports; the rate itself "
+            "is not measured on this GMM, where every sign-correct score has near-zero regret: "
+            "see C2 on paper 1's mixture)",
+            "bound",
+            admissible,
+            measured=float(calibration_exponent(limit["limit"])),
+            low=float(calibration_exponent(limit["low"])),
+            high=float(calibration_exponent(limit["high"])),
+            paper=paper_rate,
+            tolerance="one-sided: the paper's μ̂ below the small-t limit μ₀ of the local slope",
+        )
+    )
     spec = spec_of("rate_arithmetic")
     implied = float(calibration_exponent(paper_mu))
     rounding = reported_rounding(paper_rate)
     arithmetic = decide_identity(abs(implied - paper_rate), rounding)
-    rows.append(claim("A4", "A4.rate_arithmetic", f"{spec.statement}: ({paper_mu:g}+1)/({paper_mu:g}+2) = {implied:.6f} "
-                                                  f"against the printed {paper_rate:g}", "identity", arithmetic,
-                      measured=implied, paper=paper_rate, tolerance=f"the printed rate's rounding, ± {rounding:g}"))
+    rows.append(
+        claim(
+            "A4",
+            "A4.rate_arithmetic",
+            f"{spec.statement}: ({paper_mu:g}+1)/({paper_mu:g}+2) = {implied:.6f} against the printed {paper_rate:g}",
+            "identity",
+            arithmetic,
+            measured=implied,
+            paper=paper_rate,
+            tolerance=f"the printed rate's rounding, ± {rounding:g}",
+        )
+    )
     z = check["z"].to_numpy(dtype=float)
     used = np.isfinite(z)
     threshold = float(norm.ppf(1.0 - alpha / (2.0 * max(int(used.sum()), 1))))
@@ -134,11 +200,21 @@ def a4_claims(table: pd.DataFrame, reference: dict, setting: dict, *, curve: pd.
     spec = spec_of("monte_carlo")
     decision = decide_identity(worst, threshold)
     if used.any():
-        decision = Decision(decision.verdict, decision.reason,
-                            f"{decision.power}; detects a relative error in F of {detectable.max():.2g} at "
-                            f"t = {check['t'].to_numpy()[used][np.argmax(detectable)]:.2g} down to {detectable.min():.2g}")
-    rows.append(claim("A4", "A4.monte_carlo", f"{spec.statement} ({int(used.sum())} thresholds from "
-                                              f"{check['t'].min():.2g} to {check['t'].max():.2g}, max |z|)", "identity",
-                      decision, measured=worst,
-                      tolerance=f"max |z| ≤ {threshold:.3g} (Bonferroni at {alpha:g} over the thresholds)"))
+        decision = Decision(
+            decision.verdict,
+            decision.reason,
+            f"{decision.power}; detects a relative error in F of {detectable.max():.2g} at "
+            f"t = {check['t'].to_numpy()[used][np.argmax(detectable)]:.2g} down to {detectable.min():.2g}",
+        )
+    rows.append(
+        claim(
+            "A4",
+            "A4.monte_carlo",
+            f"{spec.statement} ({int(used.sum())} thresholds from {check['t'].min():.2g} to {check['t'].max():.2g}, max |z|)",
+            "identity",
+            decision,
+            measured=worst,
+            tolerance=f"max |z| ≤ {threshold:.3g} (Bonferroni at {alpha:g} over the thresholds)",
+        )
+    )
     return rows

@@ -13,9 +13,17 @@ from crlrepro.runtime.figures import FigureStyle, apply_style
 __all__ = ["plot_tsybakov"]
 
 
-def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None = None, style: FigureStyle | None = None, *,
-                  curve: pd.DataFrame | None = None, windows: pd.DataFrame | None = None, limit: dict | None = None,
-                  tolerance: float = 0.05):
+def plot_tsybakov(
+    cdf: pd.DataFrame,
+    table: pd.DataFrame,
+    reference: dict | None = None,
+    style: FigureStyle | None = None,
+    *,
+    curve: pd.DataFrame | None = None,
+    windows: pd.DataFrame | None = None,
+    limit: dict | None = None,
+    tolerance: float = 0.05,
+):
     """A4: (a) P(|r(x,y) − r(x,y')| ≤ t) on log-log axes: the exact F (``curve``, quadrature) with the Monte-Carlo
     F̂ beside it and the fit c·t^μ̂ over the configured window; (b) the local slope d log F / d log t of the exact F
     over t, with the paper's μ̂ ± ``tolerance`` and the slope's small-t limit μ₀ (``limit``, as rule tsybakov_exact wrote
@@ -32,16 +40,30 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
     ax_cdf.plot(cdf["t"], cdf["cdf"], "o", color="C0", markersize=3, label=r"Monte Carlo $\hat F(t)$")
     fit = table.iloc[0]
     t = cdf["t"][(cdf["t"] >= fit["t_min"]) & (cdf["t"] <= fit["t_max"])]
-    ax_cdf.plot(t, np.exp(fit["log_c"]) * t ** fit["mu_hat"], color="C1", linewidth=3, alpha=0.7,
-                label=rf"fit on [{fit['t_min']:.0e}, {fit['t_max']:.0e}]: $\hat\mu$ = {fit['mu_hat']:.3f}")
-    ax_cdf.set(xscale="log", yscale="log", xlabel="t", ylabel=r"$P(|r(x,y)-r(x,y')|\leq t)$", title="(a) margin of the density ratio")
+    ax_cdf.plot(
+        t,
+        np.exp(fit["log_c"]) * t ** fit["mu_hat"],
+        color="C1",
+        linewidth=3,
+        alpha=0.7,
+        label=rf"fit on [{fit['t_min']:.0e}, {fit['t_max']:.0e}]: $\hat\mu$ = {fit['mu_hat']:.3f}",
+    )
+    ax_cdf.set(
+        xscale="log", yscale="log", xlabel="t", ylabel=r"$P(|r(x,y)-r(x,y')|\leq t)$", title="(a) margin of the density ratio"
+    )
     ax_cdf.legend(fontsize=8)
     if not exact:
         ax_mu = axes[1]
         labels = [f"[{a:.0e}, {b:.0e}]" for a, b in zip(table["t_min"], table["t_max"])]
         y = np.arange(len(table))
-        ax_mu.errorbar(table["mu_hat"], y, xerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
-                       fmt="o", color="C0", capsize=3)
+        ax_mu.errorbar(
+            table["mu_hat"],
+            y,
+            xerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
+            fmt="o",
+            color="C0",
+            capsize=3,
+        )
         if reference is not None:
             ax_mu.axvline(reference["mu_hat"], color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {reference['mu_hat']:.4f}")
             ax_mu.legend(fontsize=8)
@@ -57,16 +79,33 @@ def plot_tsybakov(cdf: pd.DataFrame, table: pd.DataFrame, reference: dict | None
             ax.axhspan(mu - tolerance, mu + tolerance, color="C3", alpha=0.12)
             ax.axhline(mu, color="C3", linestyle="--", label=rf"paper: $\hat\mu$ = {mu:.4f} ± {tolerance:g}")
     if limit is not None and np.isfinite(limit["limit"]):
-        ax_local.axhline(limit["limit"], color="0.4", linewidth=1.0, linestyle=":",
-                         label=rf"small-t limit $\mu_0$ = {limit['limit']:.3f} (extrapolated: admissible exponent)")
+        ax_local.axhline(
+            limit["limit"],
+            color="0.4",
+            linewidth=1.0,
+            linestyle=":",
+            label=rf"small-t limit $\mu_0$ = {limit['limit']:.3f} (extrapolated: admissible exponent)",
+        )
     ax_local.set(xscale="log", xlabel="t", ylabel="local slope", title="(b) the exponent depends on t")
     ax_local.legend(fontsize=8)
     scan = windows[~windows["configured"]] if "configured" in windows else windows
     for i, (width, rows) in enumerate(scan.groupby("width")):
         ax_win.plot(rows["t_min"], rows["slope"], color=f"C{i}", marker=".", label=f"exact, {width:g}-decade windows")
-    ax_win.errorbar(table["t_min"], table["mu_hat"], yerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
-                    fmt="s", color="C4", markersize=4, capsize=3, label="Monte Carlo, configured windows")
-    ax_win.set(xscale="log", xlabel=r"window start $t_{min}$", ylabel="log-log slope over the window",
-               title=r"(c) which windows give the paper's $\hat\mu$")
+    ax_win.errorbar(
+        table["t_min"],
+        table["mu_hat"],
+        yerr=[table["mu_hat"] - table["ci_low"], table["ci_high"] - table["mu_hat"]],
+        fmt="s",
+        color="C4",
+        markersize=4,
+        capsize=3,
+        label="Monte Carlo, configured windows",
+    )
+    ax_win.set(
+        xscale="log",
+        xlabel=r"window start $t_{min}$",
+        ylabel="log-log slope over the window",
+        title=r"(c) which windows give the paper's $\hat\mu$",
+    )
     ax_win.legend(fontsize=8)
     return fig
