@@ -8,7 +8,8 @@ For batches of 1×28×28, 3×32×32 and 1×8×8 images (the grey ones not flippe
 milliseconds per batch of each (the median over ``--rounds`` paired rounds, one batch of each per round,
 after a warm-up round) and the ratio (the median of the rounds' ratios: the speed-up, > 1 means the
 batched one is faster). Every batch draws fresh views. Both use SimCLR's recipe at strength 1 (crop scale
-0.08-1, jitter 0.8/0.8/0.8/0.2): the work per image is the same. No target is set; the point is a view per image per step at a fraction of a training step's time.
+0.08-1, jitter 0.8/0.8/0.8/0.2): the work per image is the same. No target is set; the point is a view per image per
+step at a fraction of a training step's time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import sys
 import time
 
 import torch
-
 from common import markdown, row, table
 
 from crlrepro.learning.augment import augment_batch, simclr_spec
@@ -64,7 +64,7 @@ def measure(batch: int = 512, rounds: int = 7, name: str = "base", threads: int 
                 if round_:  # the first round warms up
                     ours.append(a)
                     theirs.append(b)
-            ratio = statistics.median(b / a for a, b in zip(ours, theirs))
+            ratio = statistics.median(b / a for a, b in zip(ours, theirs, strict=True))
             rows.append(
                 row(
                     "augment",

@@ -23,17 +23,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import ensemble
 import numpy as np
 import torch
-
-import ensemble
 from common import markdown, row, table
 
 from crlrepro.experiments.approximation import in_batch_info_nce
-from crlrepro.runtime.device import configure_threads
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.learning.networks import TwoTower
 from crlrepro.learning.train import TrainSettings, train
+from crlrepro.runtime.device import configure_threads
+from crlrepro.theory.gmm import LatentClassGMM
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
@@ -152,9 +151,8 @@ def paper_trainings(config: dict, fraction: float) -> list[tuple[str, int, int, 
     from crlrepro.experiments.supervised_view import train_contrastive
     from crlrepro.learning.augment import simclr_spec
     from crlrepro.learning.datasets import training_class_counts
+    from crlrepro.studies.supervised_view import DATA_SHAPES, SSL_EXPERIMENTS, ssl_experiment_specs
     from crlrepro.theory.lcgm import LatentClassModel
-    from crlrepro.studies.supervised_view import DATA_SHAPES
-    from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 
     t, approx, lcgm = config["training"], config["approximation"], config["lcgm"]
     calibration, view = config["consistency"]["calibration"], config["supervised_view"]

@@ -36,7 +36,8 @@ def machine_peak(threads: int = 1, size: int = 2048, repeats: int = 5) -> float:
     """FLOP/s of the best of ``repeats`` float32 (size × size) @ (size × size) products on ``threads`` threads,
     in a fresh interpreter (so that this process's thread settings do not leak into it)."""
     probe = (
-        f"import time, torch; torch.set_num_threads({threads}); a = torch.randn({size}, {size}); b = torch.randn({size}, {size})\n"
+        f"import time, torch; torch.set_num_threads({threads}); a = torch.randn({size}, {size}); b = "
+        f"torch.randn({size}, {size})\n"
         f"a @ b\nbest = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range({repeats}))\n"
         f"print(2 * {size} ** 3 / best)"
     )

@@ -34,10 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import limit
 import numpy as np
 import pandas as pd
-
-import limit
 from common import failed, markdown, row, rule_times, table
 
 REPO = Path(__file__).resolve().parents[1]

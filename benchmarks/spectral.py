@@ -19,14 +19,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import failed, markdown, row, table
 
-from crlrepro.workflow.config import load_config
 from crlrepro.runtime.device import configure_threads
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.quadrature import PopulationGrid, QuadratureRule
 from crlrepro.theory.spectral import significant_digits, truncation_on_grid, truncation_table
+from crlrepro.workflow.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 

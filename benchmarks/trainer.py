@@ -28,16 +28,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from common import failed, markdown, row, table
 from torch.utils.data import DataLoader, TensorDataset
 
-from common import failed, markdown, row, table
-
 from crlrepro.experiments.approximation import in_batch_info_nce
-from crlrepro.runtime.device import configure_threads, retain_freed_memory
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower
 from crlrepro.learning.train import TrainSettings, train
+from crlrepro.runtime.device import configure_threads, retain_freed_memory
+from crlrepro.theory.gmm import LatentClassGMM
 
 TAU, BATCH, DIM = 0.5, 512, 8
 

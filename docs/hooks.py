@@ -17,8 +17,8 @@ import os
 import re
 from pathlib import Path
 
-from crlrepro.workflow.publish import measured_markers, published_scales, readme_blocks
 from crlrepro.studies.registry import experiments_of
+from crlrepro.workflow.publish import measured_markers, published_scales, readme_blocks
 
 DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"

@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import require_browser
 
 from crlrepro.studies.registry import EXPERIMENTS

@@ -4,7 +4,6 @@ a Python requirement Snakemake 9 can meet."""
 import tomllib
 
 import yaml
-
 from conftest import REPO
 
 

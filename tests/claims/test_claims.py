@@ -7,19 +7,19 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from crlrepro.studies.oracles.claims import c1_claims
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
 from crlrepro.studies.calibration.claims import c2_claims
-from crlrepro.studies.scaling.claims import c3_claims, c4_claims
-from crlrepro.studies.oce.claims import c5_claims
-from crlrepro.studies.gmm_spectrum.claims import a1_claims
 from crlrepro.studies.gmm_mlp.claims import a2_claims
+from crlrepro.studies.gmm_spectrum.claims import a1_claims
 from crlrepro.studies.lcgm.claims import a3_claims
+from crlrepro.studies.oce.claims import c5_claims
+from crlrepro.studies.oracles.claims import c1_claims
+from crlrepro.studies.registry import EXPERIMENTS
+from crlrepro.studies.scaling.claims import c3_claims, c4_claims
+from crlrepro.studies.supervised_view.claims import ssl_claims
 from crlrepro.studies.tsybakov.claims import a4_claims
 from crlrepro.theory.tsybakov import admissible_exponent
-from crlrepro.studies.supervised_view.claims import ssl_claims
-from crlrepro.claims.reference import paper_values
-from crlrepro.studies.registry import EXPERIMENTS
-from crlrepro.claims.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
 
 SEEDS = range(5)
 PASS, FAIL = {REPRODUCED, VERIFIED}, {CONTRADICTED, FAILED}
@@ -1522,7 +1522,7 @@ def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
     rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
     assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == REPRODUCED  # relative: base lowest
     table["prototype_bias_relative"] = np.where(concentrated, 0.5, 1.0) + [
-        jitter(s, 0.01, int(c)) for s, c in zip(table["seed"], concentrated)
+        jitter(s, 0.01, int(c)) for s, c in zip(table["seed"], concentrated, strict=True)
     ]  # reversed
     rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
     assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == CONTRADICTED

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from crlrepro.studies import registry
-from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
 from crlrepro.claims.reference import paper_values
 from crlrepro.claims.verdicts import KINDS
+from crlrepro.studies import registry
+from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

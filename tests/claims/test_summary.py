@@ -4,9 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.studies.summary import claims_caption, collect_summary, rst_text, summary_html, summary_markdown, verdict_counts
 from crlrepro.claims.verdicts import CLAIM_COLUMNS
-
+from crlrepro.studies.summary import claims_caption, collect_summary, rst_text, summary_html, summary_markdown, verdict_counts
 
 # A registered claim key of each experiment the tests use (a row's role comes from its key in the registry).
 KEYS = {

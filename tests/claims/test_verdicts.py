@@ -37,7 +37,6 @@ from crlrepro.claims.verdicts import (
     value_claim,
 )
 
-
 # seed_interval -------------------------------------------------------------------------------------
 
 

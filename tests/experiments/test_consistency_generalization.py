@@ -8,9 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from crlrepro.theory.bounds import calibration_bound
 from crlrepro.experiments.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
-from crlrepro.studies.scaling import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.experiments.generalization import (
     budget_summary,
     draw_negative_sample,
@@ -27,10 +25,12 @@ from crlrepro.experiments.generalization import (
     train_on_samples,
 )
 from crlrepro.learning.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
-from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
-from crlrepro.studies.calibration.claims import c2_claims
-from crlrepro.studies.scaling.claims import c3_claims, c4_claims
 from crlrepro.learning.train import TrainSettings, train
+from crlrepro.studies.calibration.claims import c2_claims
+from crlrepro.studies.scaling import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.studies.scaling.claims import c3_claims, c4_claims
+from crlrepro.theory.bounds import calibration_bound
+from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 
 
 def loop_objective(score, x, y, negatives, regime, tau):
@@ -93,8 +93,8 @@ def test_bounded_scores_stay_within_the_bound_and_survive_saving(tmp_path):
 
 
 def test_a_trained_fixed_score_is_the_models_score_from_one_float64_copy(monkeypatch):
-    from crlrepro.learning import networks
     from crlrepro.experiments.generalization import two_tower_score
+    from crlrepro.learning import networks
 
     torch.manual_seed(0)
     model = TwoTower(1, 1, 4, hidden=16, layers=3, score_bound=2.0)
@@ -130,7 +130,7 @@ def test_seeds_trained_as_one_ensemble_match_each_seed_trained_alone(skewed_gmm,
     settings = TrainSettings(epochs=1, batch_size=64, learning_rate=3e-3, weight_decay=0.0, seed=0)
     kwargs = dict(dim=2, hidden=16, layers=2, score_bound=2.0, steps=40)
     together = train_on_samples(samples, seeds, 0.5, settings, **kwargs)
-    for seed, sample, (model, history) in zip(seeds, samples, together):
+    for seed, sample, (model, history) in zip(seeds, samples, together, strict=True):
         alone, alone_history = train_on_sample(sample, 0.5, replace(settings, seed=seed), **kwargs)
         assert [h["loss"] for h in history] == pytest.approx([h["loss"] for h in alone_history], rel=1e-4)
         assert empirical_contrastive_loss(model, sample, 0.5) == pytest.approx(
@@ -224,7 +224,7 @@ def test_scaling_slopes_table_and_claims():
     rng = np.random.default_rng(1)
     table = pd.concat([_power_law_runs(rng, -1.0), _power_law_runs(rng, -0.2, axis="n")], ignore_index=True)
     slopes = scaling_slopes(table.assign(auc=0.6), {"m": {"scrl": -1.0}, "n": {"scrl": -0.5}}, 300, seed=0)
-    assert set(zip(slopes["axis"], slopes["quantity"])) == {
+    assert set(zip(slopes["axis"], slopes["quantity"], strict=True)) == {
         ("m", "gap"),
         ("m", "excess_risk"),
         ("n", "gap"),
@@ -365,7 +365,7 @@ def test_sweep_rows_assemble_each_sweep_from_the_tables_that_trained_its_points(
     for sweep in ("m", "n", "budget"):
         rows = sweep_rows(runs, sweep, sweep_points(sweep, SHARED), seeds, regimes)
         assert (rows["sweep"] == sweep).all() and len(rows) == len(sweep_points(sweep, SHARED)) * 2 * 2
-        assert set(zip(rows["n"], rows["m"])) == set(sweep_points(sweep, SHARED))
+        assert set(zip(rows["n"], rows["m"], strict=True)) == set(sweep_points(sweep, SHARED))
         # the same values as a job that trained the whole sweep itself
         expected = 0.5 + rows["n"] * 1e-4 + rows["m"] * 1e-3 + rows["seed"] * 1e-5 + (rows["regime"] == "scrl") * 1e-6
         np.testing.assert_array_equal(rows["auc"], expected)
@@ -400,10 +400,12 @@ def test_calibration_bound_holds_for_perturbed_scores_on_unseen_settings(skewed_
     for tau in (0.1, 0.5, 2.0):
         for eps in (0.02, 0.3, 2.0):
             c = rng.standard_normal(4)
-            score = lambda x, y, c=c, eps=eps, tau=tau: (
-                tau * skewed_gmm.pmi(x, y)  # noqa: E731
-                + eps * np.sin(c[0] * x[:, None] + c[1] * y[None, :]) * np.cos(c[2] * y[None, :] + c[3])
-            )
+
+            def score(x, y, c=c, eps=eps, tau=tau):
+                return tau * skewed_gmm.pmi(x, y) + eps * np.sin(c[0] * x[:, None] + c[1] * y[None, :]) * np.cos(
+                    c[2] * y[None, :] + c[3]
+                )
+
             regret = e_star - retrieval_auc(score, skewed_gmm, 120, 600)
             excess = excess_contrastive_risk(score, grid, tau)
             assert regret <= float(calibration_bound(excess, tau)) + 1e-4
@@ -468,7 +470,6 @@ def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
 
 # -- C3 at the theorem's mechanism: fixed scores ------------------------------------------------------------
 
-from crlrepro.theory.quadrature import trapezoid_mixture  # noqa: E402
 from crlrepro.experiments.generalization import (  # noqa: E402
     FixedScore,
     deviation_rates,
@@ -478,6 +479,7 @@ from crlrepro.experiments.generalization import (  # noqa: E402
     log_partition,
     outer_term_draws,
 )
+from crlrepro.theory.quadrature import trapezoid_mixture  # noqa: E402
 
 
 def test_inner_term_matches_a_literal_transcription(skewed_gmm):
@@ -492,9 +494,9 @@ def test_inner_term_matches_a_literal_transcription(skewed_gmm):
     y_rule = trapezoid_mixture(skewed_gmm.weights, skewed_gmm.mean_y, skewed_gmm.std_y, nodes)
     for p in range(pools):
         literal = 0.0
-        for x, w in zip(xs, ws):
+        for x, w in zip(xs, ws, strict=True):
             z_hat = np.mean([np.exp(np.sin(x * y) / tau) for y in negatives[p]])
-            z = sum(wy * np.exp(np.sin(x * y) / tau) for y, wy in zip(y_rule.nodes, y_rule.weights))
+            z = sum(wy * np.exp(np.sin(x * y) / tau) for y, wy in zip(y_rule.nodes, y_rule.weights, strict=True))
             literal += w * tau * np.log(z_hat / z)
         assert draws["inner"].iloc[p] == pytest.approx(literal, rel=1e-10)
 
@@ -512,7 +514,7 @@ def test_in_batch_inner_term_matches_a_literal_transcription(skewed_gmm):
         literal = literal_cv = 0.0
         for i in range(m + 1):
             z_hat = np.mean([np.exp(np.sin(x[b, i] * y[b, j]) / tau) for j in range(m + 1) if j != i])
-            z = sum(wy * np.exp(np.sin(x[b, i] * v) / tau) for v, wy in zip(y_rule.nodes, y_rule.weights))
+            z = sum(wy * np.exp(np.sin(x[b, i] * v) / tau) for v, wy in zip(y_rule.nodes, y_rule.weights, strict=True))
             literal += tau * np.log(z_hat / z) / (m + 1)
             literal_cv += tau * (np.log(z_hat / z) - (z_hat / z - 1)) / (m + 1)
         # log Z at the anchors is interpolated from a table: agreement to the table's resolution
@@ -617,7 +619,7 @@ def test_deviation_rates_recover_planted_power_laws():
     assert fit.loc[("inbatch", "sup"), "slope"] == fit.loc[("scrl", "sup"), "slope"]  # same draws, same statistic
     assert (fit["fit_from"] == [64] * 9 + [100] * 3).all() and set(fit["predicted"]) == {-1.0, -0.5}
     # the supremum dominates every member, at every point
-    for (regime, at), group in points.groupby(["regime", "at"]):
+    for _, group in points.groupby(["regime", "at"]):
         sup = group.loc[group["score"] == "sup", "deviation"].iloc[0]
         assert sup >= group["deviation"].max() - 1e-15
     with pytest.raises(ValueError, match="fit_from"):

@@ -4,9 +4,9 @@ import pytest
 import torch
 from scipy.stats import multivariate_normal
 
-from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.metrics import elbow_by_relative_gain, in_batch_contrastive_loss, linear_probe_r2
+from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.theory.tsybakov import calibration_exponent, fit_noise_exponent
 
 LCGM = dict(classes=5, dim_x=4, dim_y=3, noise_x=0.4, noise_y=1.5, separation=2.5, mean_seed=1)

@@ -8,6 +8,9 @@ import pandas as pd
 import pytest
 import torch
 
+from crlrepro.claims.verdicts import claims_frame
+from crlrepro.experiments.supervised_view import knn_top1, linear_probe_top1, prototype_bias, two_view_batch
+from crlrepro.learning.datasets import pareto_class_sizes
 from crlrepro.learning.images import (
     augmentation,
     class_subset,
@@ -16,12 +19,9 @@ from crlrepro.learning.images import (
     training_subset,
     view_bank,
 )
-from crlrepro.studies.supervised_view.claims import ssl_claims
-from crlrepro.learning.datasets import pareto_class_sizes
-from crlrepro.claims.verdicts import claims_frame
 from crlrepro.learning.losses import balanced_contrastive_loss, similarity_matrix
 from crlrepro.learning.networks import ContrastiveModel
-from crlrepro.experiments.supervised_view import knn_top1, linear_probe_top1, prototype_bias, two_view_batch
+from crlrepro.studies.supervised_view.claims import ssl_claims
 
 
 def loop_balanced_loss(z1, z2, alpha, ratio, sim):
@@ -110,7 +110,7 @@ def test_digits_split_is_real_stratified_and_fixed():
     train, test = load_digits_split(0.25, 0)
     again, _ = load_digits_split(0.25, 0)
     assert train.images.shape[1:] == (1, 8, 8) and len(train.labels) + len(test.labels) == 1797
-    assert 0.0 <= float(train.images.min()) and float(train.images.max()) <= 1.0
+    assert float(train.images.min()) >= 0.0 and float(train.images.max()) <= 1.0
     assert torch.equal(train.images, again.images)
     assert (test.labels.bincount() >= 40).all()
 
@@ -275,7 +275,7 @@ def test_global_average_pool_is_autograds_pool_with_the_inputs_layout(layout):
 
 def _ssl_table(column, values, accuracy, diverged=None):
     rows = []
-    for value, acc in zip(values, accuracy):
+    for value, acc in zip(values, accuracy, strict=True):
         for seed in range(3):
             rows.append(
                 {

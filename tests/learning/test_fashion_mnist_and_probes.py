@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import torch
 
+from crlrepro.experiments.supervised_view import baseline_table, few_label_probe_top1, prototype_bias, tail_classes
 from crlrepro.learning.datasets import FASHION_MNIST_DEBIAN, FASHION_MNIST_FILES, missing_data_message
 from crlrepro.learning.images import load_dataset, load_fashion_mnist
 from crlrepro.learning.losses import contrastive_loss
 from crlrepro.learning.networks import ContrastiveModel
-from crlrepro.experiments.supervised_view import baseline_table, few_label_probe_top1, prototype_bias, tail_classes
 from crlrepro.learning.train import TrainSettings, train
 
 
@@ -107,7 +107,7 @@ def test_subsets_are_stratified_seeded_and_resizing_keeps_the_range(tmp_path):
     c, _ = load_dataset({**data, "split_seed": 4})
     assert torch.bincount(a.labels).tolist() == [5] * 10 and a.images.shape == (50, 1, 10, 10)
     assert torch.equal(a.images, b.images) and not torch.equal(a.images, c.images)
-    assert 0.0 <= float(a.images.min()) and float(a.images.max()) <= 1.0
+    assert float(a.images.min()) >= 0.0 and float(a.images.max()) <= 1.0
     with pytest.raises(ValueError, match="multiple of the 10 classes"):
         load_dataset({**data, "train_size": 55})
 
@@ -152,8 +152,7 @@ def test_unnormalised_bias_scales_with_the_features():
 
 
 def test_contrastive_loss_dispatches_to_each_variant_and_refuses_mismatches():
-    from crlrepro.learning.losses import decoupled_contrastive_loss, generalized_nt_xent_loss
-    from crlrepro.learning.losses import balanced_contrastive_loss
+    from crlrepro.learning.losses import balanced_contrastive_loss, decoupled_contrastive_loss, generalized_nt_xent_loss
 
     z1, z2 = (
         torch.randn(6, 4, generator=torch.Generator().manual_seed(0)),
@@ -284,8 +283,8 @@ def test_supervised_prototype_objective_matches_the_formula(lam):
 
 
 def test_the_supervised_reference_trains_on_labels_only_when_given_them():
-    from crlrepro.learning.augment import simclr_spec
     from crlrepro.experiments.supervised_view import train_contrastive
+    from crlrepro.learning.augment import simclr_spec
 
     images, labels = torch.rand(40, 1, 8, 8, generator=torch.Generator().manual_seed(0)), torch.arange(40) % 4
     settings = TrainSettings(epochs=1, batch_size=20, learning_rate=1e-3, weight_decay=0.0, seed=0)

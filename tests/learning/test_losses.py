@@ -12,7 +12,7 @@ from crlrepro.learning.losses import info_nce_in_batch, info_nce_independent, in
 def literal(positive, negatives, tau):
     """(1/n) Σ_i τ log (1/m_i) Σ_j exp((s_ij − s_i⁺)/τ), negatives given as a list of lists."""
     total = 0.0
-    for s_pos, row in zip(positive, negatives):
+    for s_pos, row in zip(positive, negatives, strict=True):
         inner = 0.0
         for s_neg in row:
             inner += math.exp((s_neg - s_pos) / tau)
@@ -86,7 +86,7 @@ def test_in_batch_gradient_is_exact(tau):
     generic = log_mean_exp_loss(scores.diagonal(), scores, tau, mask=~torch.eye(6, dtype=torch.bool))
     grads_generic = torch.autograd.grad(generic, (fx, gy))
     grads_fast = torch.autograd.grad(info_nce_in_batch(fx, gy, tau), (fx, gy))
-    for a, b in zip(grads_fast, grads_generic):
+    for a, b in zip(grads_fast, grads_generic, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
 
 

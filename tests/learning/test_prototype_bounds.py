@@ -15,7 +15,7 @@ def _norm(v):
 
 
 def _cos(a, b):
-    return sum(x * y for x, y in zip(a, b)) / (_norm(a) * _norm(b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / (_norm(a) * _norm(b))
 
 
 def loop_attraction(views):
@@ -37,10 +37,10 @@ def loop_repulsion(anchors, anchor_labels, pool, pool_labels, alpha, nu, n):
     d, views = len(pool_l[0][0]), len(pool_l[0])
     protos = {}
     for c in sorted(set(labels)):
-        units = [[x / _norm(v) for x in v] for img, y in zip(pool_l, labels) if y == c for v in img]
+        units = [[x / _norm(v) for x in v] for img, y in zip(pool_l, labels, strict=True) if y == c for v in img]
         protos[c] = [sum(u[j] for u in units) / len(units) for j in range(d)]
     lhs, rhs = [], []
-    for z, y in zip(anchors.tolist(), anchor_labels):
+    for z, y in zip(anchors.tolist(), anchor_labels, strict=True):
         lhs.append(max(_cos(z, mu) for c, mu in protos.items() if c != y))
         terms = []
         for r in range(views):

@@ -27,7 +27,7 @@ def literal(z1, z2, alpha, weight, drop_positive):
     n = two_n // 2
 
     def s(i, k):
-        return sum(a * b for a, b in zip(views[i], views[k]))
+        return sum(a * b for a, b in zip(views[i], views[k], strict=True))
 
     total = 0.0
     for i in range(two_n):
@@ -90,7 +90,7 @@ def test_dcl_strictly_below_nt_xent_by_the_positive_term(n, d, alpha):
     gap = 0.0
     for i in range(two_n):
         p = (i + n) % two_n
-        sims = [sum(a * b for a, b in zip(views[i], views[k])) for k in range(two_n)]
+        sims = [sum(a * b for a, b in zip(views[i], views[k], strict=True)) for k in range(two_n)]
         negatives = sum(math.exp(alpha * sims[k]) for k in range(two_n) if k not in (i, p))
         gap += math.log1p(math.exp(alpha * sims[p]) / negatives)
     assert math.isclose((nt_xent - dcl).item(), gap / two_n, rel_tol=1e-10)
@@ -100,7 +100,9 @@ def _mean_log_sum_exp(z1, z2, alpha):
     views = _normalised_views(z1, z2)
     total = 0.0
     for i, v in enumerate(views):
-        total += math.log(sum(math.exp(alpha * sum(a * b for a, b in zip(v, w))) for k, w in enumerate(views) if k != i))
+        total += math.log(
+            sum(math.exp(alpha * sum(a * b for a, b in zip(v, w, strict=True))) for k, w in enumerate(views) if k != i)
+        )
     return total / len(views)
 
 
@@ -111,7 +113,7 @@ def test_nt_xent_increases_with_weight_when_log_sum_exp_positive(n, d, alpha):
     assert lse > 0
     weights = [0.1, 0.5, 1.0, 2.0, 4.0]
     values = [generalized_nt_xent_loss(z1, z2, alpha, w).item() for w in weights]
-    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(a < b for a, b in zip(values, values[1:], strict=True))
     # linear in the weight, with slope the mean log-sum-exp
     assert math.isclose(values[-1] - values[0], (weights[-1] - weights[0]) * lse, rel_tol=1e-10)
 

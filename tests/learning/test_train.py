@@ -12,11 +12,11 @@ import pytest
 import torch
 
 from crlrepro.experiments.approximation import train_gmm_two_tower
-from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
 from crlrepro.learning.train import NonFiniteLossError, TrainSettings, train
+from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
+from crlrepro.theory.gmm import LatentClassGMM
 
 GMM = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
 SETTINGS = TrainSettings(epochs=3, batch_size=128, learning_rate=1e-3, weight_decay=0.01, seed=0, name="test")
@@ -28,7 +28,7 @@ def run(seed=0, **kwargs):
 
 
 def same_weights(a, b):
-    return all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
+    return all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
 
 
 def test_deterministic_on_cpu_and_seed_sensitive():
@@ -256,7 +256,7 @@ def _together(checkpoint=None, on_epoch=None, batch_loss=None, seeds=ENSEMBLE_SE
         torch.manual_seed(seed)
         members.append(TwoTower(1, 1, 2, hidden=16, layers=2))
     model = TwoTowerEnsemble(members)
-    data = [torch.stack(tensors) for tensors in zip(*(_member_data(seed) for seed in seeds))]
+    data = [torch.stack(tensors) for tensors in zip(*(_member_data(seed) for seed in seeds), strict=True)]
     loss = batch_loss or (lambda model, batch, rng: info_nce_in_batch(*model(*batch), 0.5))
     history = train(
         model, loss, data, ENSEMBLE_SETTINGS, checkpoint=checkpoint, fingerprint="e", on_epoch=on_epoch, members=seeds
@@ -277,7 +277,7 @@ def test_each_ensemble_member_sees_the_batches_it_would_see_alone():
     for k, seed in enumerate(ENSEMBLE_SEEDS):
         alone = []
         _alone(seed, recorder(alone))
-        assert len(alone) == len(together) and all(torch.equal(a, t[k]) for a, t in zip(alone, together))
+        assert len(alone) == len(together) and all(torch.equal(a, t[k]) for a, t in zip(alone, together, strict=True))
 
 
 def test_an_ensemble_trains_each_member_as_alone_deterministically():
@@ -288,7 +288,7 @@ def test_an_ensemble_trains_each_member_as_alone_deterministically():
         # the same training up to the last bits of a batched vs a plain matmul kernel
         assert [h["loss"] for h in histories[k]] == pytest.approx([h["loss"] for h in history], rel=1e-4, abs=1e-6)
         # (Adam turns last-bit gradient differences of near-zero coordinates into steps of up to the learning rate)
-        for p, q in zip(model.member(k).state_dict().values(), alone.state_dict().values()):
+        for p, q in zip(model.member(k).state_dict().values(), alone.state_dict().values(), strict=True):
             assert torch.allclose(p, q, atol=1e-2)
     assert not torch.allclose(model.member(0).weights[0], model.member(1).weights[0])  # the members differ
 
@@ -372,7 +372,7 @@ def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_th
     assert same_weights(a, b) and ha == hb  # deterministic
     # 32 AdamW steps amplify rounding where a gradient is near 0 (Adam divides by its root mean square), so the
     # weights agree loosely and the losses closely; one step's loss and gradient agree to float32 rounding.
-    for p, q in zip(a.state_dict().values(), eager.state_dict().values()):
+    for p, q in zip(a.state_dict().values(), eager.state_dict().values(), strict=True):
         torch.testing.assert_close(p, q, rtol=1e-2, atol=1e-3)
     assert [h["loss"] for h in ha] == pytest.approx([h["loss"] for h in he], rel=1e-4)
     x, y = (torch.randn(256, 1) for _ in range(2))
@@ -384,5 +384,5 @@ def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_th
         value.backward()
         values.append((value.detach(), [p.grad.clone() for p in a.parameters()]))
     torch.testing.assert_close(values[0][0], values[1][0], rtol=1e-5, atol=1e-6)
-    for g, h in zip(values[0][1], values[1][1]):
+    for g, h in zip(values[0][1], values[1][1], strict=True):
         torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-6)

@@ -29,9 +29,19 @@ left out of the score, killed / (mutants - equivalent). Exit status: 0 when the 
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
 """
 
-import argparse, ast, contextlib, hashlib, importlib, io, os, re, signal, sys, time  # noqa: E401
+import argparse  # noqa: E401
+import ast
+import contextlib
+import hashlib
+import importlib
+import io
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
@@ -475,7 +485,7 @@ def main(argv=None):
     p.add_argument("--all-tests", action="store_true", help="run every test on every mutant (no selection by tracing)")
     args = p.parse_args(argv)
     sys.dont_write_bytecode = True
-    modules, roots = zip(*map(load_module, args.module))
+    modules, roots = zip(*map(load_module, args.module), strict=True)
     roots = tuple({root + os.sep for root in roots})
     everything = [m for mod in modules for m in enumerate_mutants(mod)]
     mutants = [m for m in everything if not args.only or any(a <= m.line <= b for a, b in line_ranges(m.mod, args.only))]

@@ -21,10 +21,9 @@ from crlrepro.runtime.artifacts import (
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
     target = tmp_path / "table.csv"
     target.write_text("old complete content\n")
-    with pytest.raises(RuntimeError):
-        with artifacts.atomic_path(target) as tmp:
-            tmp.write_text("half writ")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), artifacts.atomic_path(target) as tmp:
+        tmp.write_text("half writ")
+        raise RuntimeError("killed")
     assert target.read_text() == "old complete content\n"
     assert [p.name for p in tmp_path.iterdir()] == ["table.csv"]
 

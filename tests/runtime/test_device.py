@@ -1,11 +1,15 @@
+import multiprocessing
+import os
 import subprocess
 import sys
+import time
+from types import SimpleNamespace
 
 import pytest
 import torch
 from threadpoolctl import threadpool_info
 
-from crlrepro.runtime.device import configure_threads, select_device
+from crlrepro.runtime.device import GpuSlots, assign_gpus, configure_threads, physical_gpus, select_device
 
 
 def test_select_device():
@@ -78,13 +82,6 @@ def test_retain_freed_memory_is_a_no_op_off_linux(monkeypatch):
 
 
 # --- the GPU slot allocator, on simulated GPUs (no CUDA is touched) ---------------------------------
-
-import multiprocessing
-import os
-import time
-from types import SimpleNamespace
-
-from crlrepro.runtime.device import GpuSlots, assign_gpus, physical_gpus
 
 
 def test_physical_gpus_reads_the_pool_without_cuda():

@@ -4,12 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from scipy.special import logsumexp
 
+from crlrepro.learning.metrics import auc_criterion, recall_at_k
 from crlrepro.theory.bounds import calibration_bound, log_mean_exp, oce_identity_table, oce_log_mean_exp, oce_objective
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.learning.metrics import auc_criterion, recall_at_k
 from crlrepro.theory.oracles import bayes_auc, retrieval_auc
 
 
@@ -140,15 +139,15 @@ def test_the_taylor_bound_holds_for_bounded_scores_and_is_not_loose_by_orders(pa
         for _ in range(6):
             c = rng.normal(size=4)
             b = rng.uniform(0.2, 1.5)
-            score = lambda x, y, c=c, b=b: (
-                b
-                * np.tanh(
-                    c[0] * np.add.outer(x, 0 * y) * np.add.outer(0 * x, y)  # noqa: E731
+
+            def score(x, y, c=c, b=b):
+                return b * np.tanh(
+                    c[0] * np.add.outer(x, 0 * y) * np.add.outer(0 * x, y)
                     + c[1] * np.add.outer(x, 0 * y)
                     + c[2] * np.add.outer(0 * x, y)
                     + c[3]
                 )
-            )
+
             excess = excess_contrastive_risk(score, grid, tau)
             distance = l2_distance_to_bayes_score(score, grid, tau)
             assert excess <= approximation_bound_constant(alpha, b, tau) * distance**2 / tau**2 + 1e-12

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from crlrepro.claims.reference import paper_values
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.oracles import excess_contrastive_risk
 from crlrepro.theory.quadrature import QuadratureRule, trapezoid_mixture
-from crlrepro.claims.reference import paper_values
 from crlrepro.theory.spectral import convergence_table, operator_svd, pmi_spectrum, truncated_score, truncation_table
 
 STANDARD_NORMAL = trapezoid_mixture([1.0], [0.0], [1.0], 400)
@@ -29,7 +29,7 @@ def test_separable_kernel_of_known_rank():
     left, right = (1, 0, 3), (2, 4, 1)
 
     def kernel(x, y):
-        return sum(si * np.outer(hermite(a, x), hermite(b, y)) for si, a, b in zip(s, left, right))
+        return sum(si * np.outer(hermite(a, x), hermite(b, y)) for si, a, b in zip(s, left, right, strict=True))
 
     system = operator_svd(kernel, STANDARD_NORMAL, STANDARD_NORMAL)
     np.testing.assert_allclose(system.singular_values[:3], s, rtol=1e-12)
@@ -38,7 +38,7 @@ def test_separable_kernel_of_known_rank():
     assert system.tail_sum(3) == pytest.approx(0.0, abs=1e-24)
     # Singular functions are the Hermite polynomials (up to sign), evaluated off the grid.
     x = np.linspace(-3, 3, 13)
-    for i, (a, b) in enumerate(zip(left, right)):
+    for i, (a, b) in enumerate(zip(left, right, strict=True)):
         psi, phi = system.left_functions(x, 3)[:, i], system.right_functions(x, 3)[:, i]
         sign = np.sign(psi @ hermite(a, x))
         np.testing.assert_allclose(sign * psi, hermite(a, x), atol=1e-10)

@@ -187,7 +187,8 @@ def _dotted_keys(node, prefix="") -> set:
 
 if __name__ == "__main__":
     # Write the accepted mutations, merged over the smoke scale, as config files to run through the whole pipeline:
-    #   python tests/workflow/config_campaign.py OUTDIR   then, for each: snakemake --cores all --configfile OUTDIR/accepted<i>.yaml
+    #   python tests/workflow/config_campaign.py OUTDIR
+    # then, for each: snakemake --cores all --configfile OUTDIR/accepted<i>.yaml
     import sys
     from pathlib import Path
 

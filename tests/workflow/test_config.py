@@ -5,13 +5,12 @@ import copy
 import numpy as np
 import pytest
 import yaml
+from conftest import REPO, SCHEMA
 from snakemake.utils import update_config
 
 from crlrepro.runtime.artifacts import config_hash
 from crlrepro.runtime.yamlfile import read_yaml
 from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
-
-from conftest import REPO, SCHEMA
 
 
 def default_config():
@@ -148,10 +147,10 @@ def test_every_default_is_written_once_in_config_yaml():
     for path, node in _schema_objects(schema):
         declared = set(node["properties"])
         dotted = [".".join((*path, name)) for name in declared]
-        assert set(node.get("required", [])) == {n for n, d in zip(declared, dotted) if d not in DERIVED}, path
+        assert set(node.get("required", [])) == {n for n, d in zip(declared, dotted, strict=True) if d not in DERIVED}, path
         where = config_value(config, ".".join(path)) if path else config
-        if node["properties"] and not path[-1:] == ("overrides",):
-            missing = [d for n, d in zip(declared, dotted) if n not in where and d not in DERIVED]
+        if node["properties"] and path[-1:] != ("overrides",):
+            missing = [d for n, d in zip(declared, dotted, strict=True) if n not in where and d not in DERIVED]
             extra = sorted(set(where) - declared)
             assert not missing and not extra, (path, missing, extra)
 
@@ -378,8 +377,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
-    from crlrepro.workflow.config import data_problems
     from crlrepro.learning.datasets import training_class_counts
+    from crlrepro.workflow.config import data_problems
 
     config = validate_config(default_config(), SCHEMA)
     digits = config["supervised_view"]["data"]

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from config_campaign import Mutation, mutations, outcome
+
 from crlrepro.workflow.config import read_config_file
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_repo, snakemake
 from snakemake.utils import update_config
 
-from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_repo, snakemake
-from crlrepro.runtime.artifacts import ArtifactError, RECORD_DIGEST, nonfinite_problems, sidecar_path, verify, write_table
+from crlrepro.runtime.artifacts import RECORD_DIGEST, ArtifactError, nonfinite_problems, sidecar_path, verify, write_table
 from crlrepro.workflow.config import ConfigError, read_config_file, start_refusal, validate_config
 
 FAULTS: dict[str, tuple[str, str]] = {}  # fault class -> (what was tried, what happened), in the order tried

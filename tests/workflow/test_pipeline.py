@@ -13,11 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
-from crlrepro.claims.reference import paper_values
-from crlrepro.studies.summary import SUMMARY_COLUMNS
-from crlrepro.claims.verdicts import VERDICTS
-
 from conftest import (
     REPO,
     SMOKE,
@@ -30,6 +25,10 @@ from conftest import (
     require_browser,
     snakemake,
 )
+
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import VERDICTS
+from crlrepro.studies.summary import SUMMARY_COLUMNS
 
 pytestmark = pytest.mark.pipeline
 
@@ -163,11 +162,13 @@ def test_smoke_consistency_experiments(smoke_run):
     assert (budget["n"] * budget["m"] == 2048).all() and len(budget) == 2 * 2 * 3
     # (1024, 2) and (128, 16) are points of the m and n sweeps too: trained once, the same rows in both tables
     shared = budget.merge(scaling, on=["regime", "n", "m", "seed"], suffixes=("", "_sweep"))
-    assert sorted(set(zip(shared["n"], shared["m"]))) == [(128, 16), (1024, 2)] and len(shared) == 2 * 2 * 2
+    assert sorted(set(zip(shared["n"], shared["m"], strict=True))) == [(128, 16), (1024, 2)] and len(shared) == 2 * 2 * 2
     for column in ("empirical_loss", "population_loss", "auc", "recall_at_1"):
         assert (shared[column] == shared[f"{column}_sweep"]).all()
     budget_runs = pd.read_csv(results / "consistency" / "runs" / "budget_scrl.csv", comment="#")
-    assert sorted(set(zip(budget_runs["n"], budget_runs["m"]))) == [(16, 128)]  # the budget job trains its own point only
+    assert sorted(set(zip(budget_runs["n"], budget_runs["m"], strict=True))) == [
+        (16, 128)
+    ]  # the budget job trains its own point only
     summary = pd.read_csv(results / "summary.csv")
     for experiment in ("C2", "C3", "C4"):
         assert (summary["experiment"] == experiment).sum() >= 2
@@ -242,8 +243,8 @@ def test_publish_copies_the_scale_checked_with_its_provenance_and_is_not_part_of
     """`snakemake publish` writes docs/results/smoke/ from the finished smoke run: every registry file, byte for byte,
     and a provenance file with the runs that built the results (the smoke run's own, recorded by onsuccess); a
     second call has nothing to do, and `snakemake` (all) never plans it."""
-    from crlrepro.workflow import publish
     from crlrepro.studies.registry import published_files
+    from crlrepro.workflow import publish
 
     assert "publish" not in planned_jobs(smoke_run, *SMOKE)
     snakemake(smoke_run, "publish", "--cores", "1", *SMOKE)

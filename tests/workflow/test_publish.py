@@ -8,11 +8,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from crlrepro.workflow import publish
 from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table, write_text_artifact
-from crlrepro.workflow.cli import main
 from crlrepro.studies.registry import experiment
 from crlrepro.studies.summary import SUMMARY_COLUMNS, summary_markdown
+from crlrepro.workflow import publish
+from crlrepro.workflow.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 FILES = ["summary.md", "summary.csv", "claims/A4.csv", "figures/tsybakov.png"]
@@ -117,7 +117,7 @@ def test_a_summary_md_that_is_not_its_csvs_is_refused(results, tmp_path):
     with pytest.raises(ArtifactError, match="does not match its summary.csv.*--forcerun .*summary.md"):
         publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
     (results / "figures/tsybakov.png").write_bytes(b"\x89PNG not one")
-    with pytest.raises(Exception):
+    with pytest.raises(ArtifactError, match="tsybakov.png"):  # its checksum no longer matches its sidecar
         publish.publish_scale(results, tmp_path / "out", ["figures/tsybakov.png"], scale="demo", config={})
     with pytest.raises(ValueError, match="relative to the results folder"):
         publish.publish_scale(results, tmp_path / "out", ["../secret.csv"], scale="demo", config={})

@@ -100,7 +100,8 @@ def test_the_check_names_a_rule_without_its_tail(tmp_path):
     rules_file = workdir / "workflow" / "rules" / "gmm_spectrum.smk"
     text = rules_file.read_text()
     cuts = [
-        '    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
+        '    log:\n        f"{RESULTS}/logs/gmm_spectrum.log",\n'
+        '    benchmark:\n        f"{RESULTS}/benchmarks/gmm_spectrum.tsv"\n',
         '        library("figure_gmm_spectrum"),\n',
     ]
     for cut in cuts:

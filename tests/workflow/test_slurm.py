@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SMOKE, artifacts, fresh_checkout
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slurm]

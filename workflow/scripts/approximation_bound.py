@@ -5,8 +5,8 @@ import pandas as pd
 
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.spectral import DECAY_NOT_APPLICABLE, approximation_bound_table, eigenvalue_decay, pmi_spectrum
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from crlrepro.runtime.artifacts import read_table
 from crlrepro.experiments.generalization import BUDGET_NOT_APPLICABLE, budget_summary, sweep_rows
+from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from crlrepro.runtime.artifacts import read_table, write_artifact_json
 from crlrepro.experiments.calibration import calibration_table, fit_calibration_exponent
+from crlrepro.runtime.artifacts import read_table, write_artifact_json
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
 

@@ -2,15 +2,15 @@
 Each seed's training is seeded by that seed alone, so it is the same to the bit as in a job of its own."""
 
 from crlrepro.experiments.calibration import calibration_trajectory
+from crlrepro.learning.train import TrainSettings
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.learning.train import TrainSettings
 
 dim = int(snakemake.wildcards.D)
 run = ScriptRun(snakemake, device=snakemake.params.device)
 p, c, t = run.params, run.params["calibration"], run.params["training"]
 gmm = LatentClassGMM.from_config(p["gmm"])
-for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output):
+for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output, strict=True):
     settings = TrainSettings(
         epochs=c["epochs"],
         batch_size=c["batch_size"],

@@ -1,10 +1,10 @@
 """A1 claims: tail sums and truncation excess risks against paper 2, Table 1, columns 1-2."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.studies.gmm_spectrum.claims import a1_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = a1_claims(

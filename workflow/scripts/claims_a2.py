@@ -2,11 +2,11 @@
 approximation bound of Sec. 3; the L2 column against the rank-D minimum of each candidate definition; whether the
 excess risk has converged in the sample size."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.studies.gmm_mlp.claims import a2_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = a2_claims(

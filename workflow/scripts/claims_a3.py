@@ -1,11 +1,11 @@
 """A3 claims: probe R² at D = K (two-sided), the ordering R²_f > R²_g, the elbow at D = K, and the operator's rank K
 in its own spectrum."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.studies.lcgm.claims import a3_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 elbow = read_json(snakemake.input.elbow)

@@ -1,11 +1,11 @@
 """A4 claims: the paper's μ̂ against the exact slope over fit windows, its admissibility at small t, and the
 Monte-Carlo CDF against the exact one."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.studies.tsybakov.claims import a4_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 exact = run.params["exact"]

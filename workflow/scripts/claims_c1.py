@@ -1,9 +1,9 @@
 """C1 claims (identities): the quadrature oracles against Monte Carlo, and their convergence."""
 
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.studies.oracles.claims import c1_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 oracle = read_json(snakemake.input.oracle)

@@ -1,12 +1,12 @@
 """C2 claims: Thm 3.4's bound at every checkpoint; the fitted exponent against ½ and against paper 2's accelerated
 (μ+1)/(μ+2) with this mixture's own small-t μ, along training and along score families."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.studies.calibration.claims import c2_claims
 from crlrepro.theory.bounds import calibration_exponent
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 fit = read_json(snakemake.input.fit)

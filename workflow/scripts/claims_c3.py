@@ -2,11 +2,11 @@
 (one-sided: the theorem is an upper bound), and the downstream AUC / recall@1 directions in m and n, and
 SCRL's faster approach to the Bayes AUC E* (the oracle's) in m."""
 
+from crlrepro.claims.reference import paper_values
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_json, read_table
 from crlrepro.studies.scaling.claims import c3_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 claims = c3_claims(

@@ -1,9 +1,9 @@
 """C5 claims (identity): the OCE rewrite of Lemma 4.2 holds at every (m, τ)."""
 
+from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.studies.oce.claims import c5_claims
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 
 run = ScriptRun(snakemake)
 run.write_table(

@@ -2,10 +2,10 @@
 and per n, with bootstrap intervals, and their log-log slopes beside the theorem's (in-batch: beside SCRL's
 law, derived in crlrepro.experiments.generalization)."""
 
-from crlrepro.runtime.artifacts import read_table
-from crlrepro.experiments.generalization import IN_BATCH_SLOPE_M, deviation_rates
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
+from crlrepro.experiments.generalization import IN_BATCH_SLOPE_M, deviation_rates
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params["deviation"]

@@ -2,9 +2,9 @@
 paper 2's accelerated exponent for this mixture's own μ."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.calibration.figure import plot_calibration
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,11 +1,11 @@
 """A2 figure: MLP vs spectral truncation, excess risk and L2 distance vs D; the L2 column under each definition
 against its rank-D floor; the Sec. 3 bound's ratios and constant; the spectrum's decay."""
 
+from crlrepro.claims.reference import matches_setting, paper_values
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.gmm_mlp.figure import plot_gmm_mlp
-from crlrepro.claims.reference import matches_setting, paper_values
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

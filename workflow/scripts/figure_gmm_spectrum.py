@@ -1,10 +1,10 @@
 """A1 figure: eigenvalue decay and truncation quality, with the paper's values when comparable."""
 
+from crlrepro.claims.reference import matches_setting, paper_values
 from crlrepro.runtime.artifacts import read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.gmm_spectrum.figure import plot_gmm_spectrum
-from crlrepro.claims.reference import matches_setting, paper_values
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -2,9 +2,9 @@
 elbow across the (noise, separation) grid."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.lcgm.figure import plot_lcgm
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -2,9 +2,9 @@
 (with the Bayes E* of the oracle and chance)."""
 
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.scaling.figure import plot_scaling
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

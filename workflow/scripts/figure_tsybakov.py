@@ -1,11 +1,11 @@
 """A4 figure: the exact density-ratio margin CDF with the Monte Carlo beside it, its local slope, and the slope over
 every scanned fit window."""
 
+from crlrepro.claims.reference import matches_setting, paper_values
 from crlrepro.runtime.artifacts import read_json, read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.runtime.figures import FigureStyle
 from crlrepro.studies.tsybakov.figure import plot_tsybakov
-from crlrepro.claims.reference import matches_setting, paper_values
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 style = FigureStyle(**run.params["style"])

@@ -1,8 +1,8 @@
 """A1: the truncation table at every quadrature size and support width, with correct digits against the finest."""
 
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.spectral import CONVERGENCE_NOT_APPLICABLE, convergence_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params

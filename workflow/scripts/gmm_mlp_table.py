@@ -3,10 +3,10 @@
 import pandas as pd
 
 from crlrepro.experiments.evaluation import evaluate_gmm_two_tower
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.learning.networks import load_two_tower
-from crlrepro.workflow.pipeline import ScriptRun
+from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.spectral import truncation_metrics
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params

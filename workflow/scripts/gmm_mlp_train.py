@@ -5,17 +5,17 @@ each resumes from its own checkpoint after a kill."""
 from pathlib import Path
 
 from crlrepro.experiments.approximation import train_gmm_two_tower
+from crlrepro.learning.networks import save_two_tower
+from crlrepro.learning.train import TrainSettings
 from crlrepro.runtime.artifacts import config_hash
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.learning.networks import save_two_tower
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.learning.train import TrainSettings
 
 dim = int(snakemake.wildcards.D)
 run = ScriptRun(snakemake, device=snakemake.params.device)
 p, t = run.params, run.params["training"]
 gmm = LatentClassGMM.from_config(p["gmm"])
-for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output):
+for seed, path in zip((int(s) for s in p["seeds"]), snakemake.output, strict=True):
     settings = TrainSettings(
         epochs=p["epochs"],
         batch_size=t["batch_size"],

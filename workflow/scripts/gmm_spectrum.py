@@ -3,8 +3,8 @@
 import pandas as pd
 
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.spectral import pmi_spectrum, truncation_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params

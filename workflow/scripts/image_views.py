@@ -1,7 +1,7 @@
 """Paper 3: the bank of augmented views of one augmentation pipeline (train and test images)."""
 
-from crlrepro.runtime.artifacts import save_torch
 from crlrepro.learning.images import build_views
+from crlrepro.runtime.artifacts import save_torch
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.seed)

@@ -2,8 +2,8 @@
 distance (the paper does not define it), and the zero score's distance as D = 0."""
 
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.spectral import L2_MINIMA_NOT_APPLICABLE, l2_minima_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params

@@ -4,10 +4,10 @@ grid's centre the D that A3's sweep trains are A3's models of the first seed (th
 
 import pandas as pd
 
-from crlrepro.runtime.artifacts import require_exact_set
 from crlrepro.experiments.evaluation import evaluate_lcgm_two_tower, sensitivity_elbows
-from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.learning.networks import load_two_tower
+from crlrepro.runtime.artifacts import require_exact_set
+from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)

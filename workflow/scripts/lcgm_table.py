@@ -3,9 +3,9 @@
 import pandas as pd
 
 from crlrepro.experiments.evaluation import LCGM_NOT_APPLICABLE, evaluate_lcgm_two_tower, lcgm_elbow
+from crlrepro.learning.networks import load_two_tower
 from crlrepro.runtime.artifacts import write_artifact_json
 from crlrepro.theory.lcgm import LatentClassModel
-from crlrepro.learning.networks import load_two_tower
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)

@@ -5,15 +5,15 @@ lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train_ny<i> is 
 from pathlib import Path
 
 from crlrepro.experiments.approximation import train_lcgm_two_tower
+from crlrepro.learning.networks import save_two_tower
+from crlrepro.learning.train import TrainSettings
 from crlrepro.runtime.artifacts import config_hash
 from crlrepro.theory.lcgm import LatentClassModel
-from crlrepro.learning.networks import save_two_tower
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.learning.train import TrainSettings
 
 p = snakemake.params
 lcgm = dict(p.lcgm)
-if "row" in p.keys():  # a row of the sensitivity grid: its points (separation index j) and their D, in output order
+if "row" in p.keys():  # noqa: SIM118 (Snakemake's params are a list: `in` alone tests their values)  # a row of the sensitivity grid: its points (separation index j) and their D, in output order
     i, seed = int(p.row), int(p.seed)
     points = [(int(j), int(dim)) for j, dims in p.points for dim in dims]
     jobs = [

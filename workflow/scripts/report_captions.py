@@ -5,8 +5,8 @@ or a quantity its figure does not draw stops the job (crlrepro.studies.summary.c
 from pathlib import Path
 
 from crlrepro.runtime.artifacts import read_figure_texts, read_table
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.studies.summary import caption_problems, claims_caption
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 claims = read_table(snakemake.input.summary)
@@ -22,7 +22,7 @@ for name, spec in run.params["captions"].items():
         ]
 if problems:
     raise ValueError("captions that do not match their figures:\n  " + "\n  ".join(problems))
-for (name, spec), path in zip(run.params["captions"].items(), snakemake.output):
+for (_, spec), path in zip(run.params["captions"].items(), snakemake.output, strict=True):
     shown = claims if spec["experiments"] == "all" else claims[claims["experiment"].isin(spec["experiments"])]
     summary = spec["experiments"] == "all"
     run.write_text(

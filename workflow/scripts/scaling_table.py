@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from crlrepro.runtime.artifacts import read_table
-from crlrepro.experiments.generalization import SLOPES_NOT_APPLICABLE, scaling_slopes, sweep_rows
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.claims.reference import paper_values
+from crlrepro.experiments.generalization import SLOPES_NOT_APPLICABLE, scaling_slopes, sweep_rows
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)

@@ -1,9 +1,9 @@
 """Paper 3: the baselines beside the trained encoders, evaluated as they are: raw pixels and the
 untrained encoder of every seed."""
 
+from crlrepro.experiments.supervised_view import EVALUATION_NOT_APPLICABLE, baseline_table
 from crlrepro.learning.images import load_views
 from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.experiments.supervised_view import EVALUATION_NOT_APPLICABLE, baseline_table
 
 run = ScriptRun(snakemake, device=snakemake.params.device)
 e, t = run.params["evaluation"], run.params["training"]

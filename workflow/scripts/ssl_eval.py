@@ -1,10 +1,10 @@
 """Paper 3, one run spec: every seed's frozen features evaluated (linear, tail-class, k-NN and
 few-label probes; prototype bias; Thms 4.4 and 4.6), one row per seed."""
 
-from crlrepro.runtime.artifacts import load_torch
-from crlrepro.learning.images import load_views
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.experiments.supervised_view import EVALUATION_NOT_APPLICABLE, evaluation_table
+from crlrepro.learning.images import load_views
+from crlrepro.runtime.artifacts import load_torch
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, device=snakemake.params.device)
 e = run.params["evaluation"]

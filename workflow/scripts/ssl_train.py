@@ -4,12 +4,12 @@ passes); save each seed's model, or its divergence (a NaN/inf loss)."""
 
 from pathlib import Path
 
-from crlrepro.runtime.artifacts import config_hash, load_torch, save_torch, sidecar_path
+from crlrepro.experiments.supervised_view import train_contrastive
 from crlrepro.learning.augment import simclr_spec
 from crlrepro.learning.images import ImageSplit, load_views, training_subset
-from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.experiments.supervised_view import train_contrastive
 from crlrepro.learning.train import NonFiniteLossError, TrainSettings
+from crlrepro.runtime.artifacts import config_hash, load_torch, save_torch, sidecar_path
+from crlrepro.workflow.pipeline import ScriptRun
 
 w = snakemake.wildcards
 run = ScriptRun(snakemake, device=snakemake.params.device)

@@ -1,9 +1,9 @@
 """results/summary.{csv,md,html}: every experiment's claims, in the registry's order, grouped by paper."""
 
-from crlrepro.runtime.artifacts import read_table
-from crlrepro.workflow.pipeline import ScriptRun
-from crlrepro.studies.summary import collect_summary, summary_html, summary_markdown
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.studies.summary import collect_summary, summary_html, summary_markdown
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 table = collect_summary([read_table(path) for path in snakemake.input.claims])

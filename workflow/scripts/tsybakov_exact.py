@@ -7,7 +7,6 @@ import pandas as pd
 
 from crlrepro.runtime.artifacts import read_table, write_artifact_json
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.tsybakov import (
     admissible_exponent,
     exact_gap_curve,
@@ -16,6 +15,7 @@ from crlrepro.theory.tsybakov import (
     window_slope,
     windows_matching,
 )
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 c = run.params["tsybakov"]

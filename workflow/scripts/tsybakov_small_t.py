@@ -2,8 +2,8 @@
 
 from crlrepro.runtime.artifacts import write_artifact_json
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.tsybakov import small_t_exponent
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 t = run.params["t_small"]

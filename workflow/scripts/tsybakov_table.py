@@ -1,8 +1,8 @@
 """A4: Monte-Carlo Tsybakov exponent μ̂ per fit window (configured window first) and the gap CDF."""
 
 from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.theory.tsybakov import tsybakov_study
+from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake, seed=snakemake.params.tsybakov["seed"])
 c = run.params["tsybakov"]

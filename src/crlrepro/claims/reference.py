@@ -3,7 +3,7 @@ comparison of a run's setting with the paper's."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +15,7 @@ __all__ = ["matches_setting", "PAPER_VALUES", "paper_values", "setting_mismatche
 PAPER_VALUES = Path(__file__).with_name("paper_values.yaml")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(path: str) -> dict:
     return read_yaml(path)
 

@@ -447,7 +447,7 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
         adjusted[valid, 0], adjusted[valid, 1] = holm(p[valid, 0]), holm(p[valid, 1])
     size = int(valid.sum())
     decisions = []
-    for comparison, (better, worse) in zip(family, adjusted):
+    for comparison, (better, worse) in zip(family, adjusted, strict=True):
         d = np.asarray(comparison.differences, dtype=float)
         if d.size < 2:
             decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval"))
@@ -552,7 +552,7 @@ def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> 
     decisions = decide_directions([paired for _, _, paired in family])
     level = family_level(len(family))
     rows = []
-    for (claim_id, statement, paired), decision in zip(family, decisions):
+    for (claim_id, statement, paired), decision in zip(family, decisions, strict=True):
         mean, low, high = paired.interval(level)
         rows.append(
             claim(
@@ -595,7 +595,7 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
         side = 1 if verdict == CONTRADICTED else 0
         p = np.array([c.p_values()[side] for c in comparisons], dtype=float)
         decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
-        reason = "; ".join(f"{c.label}: {d.verdict} ({d.reason})" for c, d in zip(comparisons, mine))
+        reason = "; ".join(f"{c.label}: {d.verdict} ({d.reason})" for c, d in zip(comparisons, mine, strict=True))
         mean, low, high = comparisons[decisive].interval(level)
         rows.append(
             claim(

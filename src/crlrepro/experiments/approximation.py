@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower
 from crlrepro.learning.train import TrainSettings, seed_everything, train
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.lcgm import LatentClassModel
 
 __all__ = ["in_batch_info_nce", "train_gmm_two_tower", "train_lcgm_two_tower", "train_two_tower"]
 

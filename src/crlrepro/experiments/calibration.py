@@ -218,7 +218,8 @@ def family_exponents(table: pd.DataFrame, *, tail: int, max_relative_error: floa
     A bound regret ≤ C·excess^κ with a free constant C holds on any finite set of scores, so only its limit as
     the excess → 0 can be tested: per family, the ``tail`` members with the smallest excess among the usable ones
     (informative, unique (score_family_table), regret > 0 and known to within ``max_relative_error`` of itself:
-    column ``regret_error``, the change of the regret between two quadrature rules) give the least-squares slope of log regret on log excess,
+    column ``regret_error``, the change of the regret between two quadrature rules) give the least-squares slope of
+    log regret on log excess,
     and ``low``/``high`` are the smallest and largest local slopes between consecutive members of that tail,
 
         r_j = (log R_{j+1} − log R_j) / (log X_{j+1} − log X_j),

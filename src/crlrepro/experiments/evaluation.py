@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from crlrepro.theory.gmm import LatentClassGMM
-from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.learning.metrics import elbow_by_relative_gain, held_out_excess_risk, linear_probe_r2
 from crlrepro.learning.networks import TwoTower, embed, numpy_score
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.theory.oracles import excess_contrastive_risk, l2_distance_to_bayes_score, l2_distances_to_bayes_score
 
 __all__ = ["LCGM_NOT_APPLICABLE", "evaluate_gmm_two_tower", "evaluate_lcgm_two_tower", "lcgm_elbow", "sensitivity_elbows"]

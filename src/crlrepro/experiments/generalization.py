@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.learning.metrics import recall_at_k
-from crlrepro.theory.numerics import loglog_slope
-from crlrepro.theory.numerics import log_sum_exp
+from crlrepro.theory.gmm import LatentClassGMM
+from crlrepro.theory.numerics import log_sum_exp, loglog_slope
 from crlrepro.theory.oracles import excess_contrastive_risk, population_contrastive_loss, retrieval_auc
 from crlrepro.theory.quadrature import trapezoid_mixture
 
@@ -310,7 +309,7 @@ def run_negative_sampling(
         steps=scaling["steps"],
     )
     rows = []
-    for seed, sample, (model, history) in zip(seeds, samples, trained):
+    for seed, sample, (model, history) in zip(seeds, samples, trained, strict=True):
         row = {
             "regime": regime,
             "n": int(n),
@@ -335,7 +334,7 @@ def run_negative_sampling(
     return rows
 
 
-def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.DataFrame":
+def sweep_rows(runs: pd.DataFrame, sweep: str, points, seeds, regimes) -> pd.DataFrame:
     """One sweep's rows from the run tables of every sweep: the rows of ``runs`` at the sweep's (n, m)
     ``points``, labelled with the sweep. A point two sweeps share is trained once (one row per regime and seed,
     :func:`crlrepro.studies.scaling.sweep_owner`) and appears in each sweep's rows. Every point must be there for every
@@ -356,7 +355,10 @@ def sweep_rows(runs: "pd.DataFrame", sweep: str, points, seeds, regimes) -> "pd.
                     f"sweep {sweep}, regime {regime}: (n, m) = ({n}, {m}) has seeds {found} in the run tables, expected {seeds}"
                 )
     asked, at_points = set(regimes), set(wanted)
-    keep = [regime in asked and (int(n), int(m)) in at_points for regime, n, m in zip(runs["regime"], runs["n"], runs["m"])]
+    keep = [
+        regime in asked and (int(n), int(m)) in at_points
+        for regime, n, m in zip(runs["regime"], runs["n"], runs["m"], strict=True)
+    ]
     return runs[keep].assign(sweep=sweep).reset_index(drop=True)
 
 
@@ -382,7 +384,7 @@ SLOPES_NOT_APPLICABLE = ("predicted",)
 BUDGET_NOT_APPLICABLE = ("recommended_m", "recommended_n")
 
 
-def scaling_slopes(table, predicted: dict, bootstrap: int, seed: int) -> "pd.DataFrame":
+def scaling_slopes(table, predicted: dict, bootstrap: int, seed: int) -> pd.DataFrame:
     """C3: for every regime, the log-log slopes of mean |gap| in m (the m sweep) and in n (the n sweep)
     with bootstrap intervals (:func:`scaling_slope`), beside the ``predicted`` slopes
     {"m": {regime: slope}, "n": {regime: slope}}; the excess risk's slopes are given too."""
@@ -459,7 +461,7 @@ def nearest_split(ms, m_star: float) -> int:
     return int(ms[np.argmin(np.abs(np.log(ms) - np.log(m_star)))])
 
 
-def budget_summary(table, total: int) -> "pd.DataFrame":
+def budget_summary(table, total: int) -> pd.DataFrame:
     """C4 per regime: the measured best split (highest mean AUC, and lowest mean excess risk, over
     seeds), the regime's fit (``SHAPES``) on all runs, the split m* it recommends for N and the grid
     split nearest it."""
@@ -593,7 +595,7 @@ def inner_term_draws(
     nodes: int,
     partition_nodes: int,
     chunk_pairs: int = 1 << 22,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """The inner term at n → ∞ (anchors integrated by quadrature over P_X) for ``pools`` independent pools
     of m negatives y' ~ P_Y at every m, the same pools for every score (module comment above):
 
@@ -647,7 +649,7 @@ def in_batch_inner_draws(
     partition_nodes: int,
     table_points: int = 4001,
     block_pairs: int = 1 << 20,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """The inner term with in-batch negatives (CLIP, SimCLR): a batch of m + 1 pairs (x_i, y_i) ~ p in which
     anchor i's negatives are the other m positives, for ``batches`` independent batches at every m:
 
@@ -709,7 +711,7 @@ def outer_term_draws(
     partition_nodes: int,
     table_points: int = 4001,
     chunk_pairs: int = 1 << 21,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """The outer term O_S(s) = (1/n) Σ_i ℓ_s(x_i, y_i) − L(s), ℓ_s = τ log Z_s(x) − s(x, y), for ``draws``
     independent samples of n pairs at every n (negatives integrated exactly: m = ∞, where SCRL and SSCRL
     coincide), the same samples for every score. log Z_s (:func:`log_partition`, ``partition_nodes``) is
@@ -771,7 +773,7 @@ def _common(by_regime: dict) -> float:
 
 def deviation_rates(
     draws: dict, *, fit_from: int, bootstrap: int, seed: int, predicted: dict, level: float = 0.95
-) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """C3's mechanism: per regime and axis (``DEVIATIONS``), every score's deviation and the family's
     supremum at each m (or n) with percentile bootstrap intervals (draws resampled independently at each
     point), and the log-log slope over m ≥ ``fit_from`` (every n) with its bootstrap interval, beside the

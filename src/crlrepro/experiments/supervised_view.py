@@ -20,7 +20,6 @@ beside it.
 
 from __future__ import annotations
 
-
 import numpy as np
 import torch
 from torch import nn
@@ -224,7 +223,8 @@ def evaluate_features(
     """Every probe of paper 3 on one set of frozen features (trained encoder, random encoder or raw
     pixels): linear-probe top-1 and few-label probes (``few_labels`` labels per class,
     ``few_label_draws`` draws, seeded with ``seed``), each overall and on ``evaluation["tail_classes"]``
-    (the classes a long-tailed training set under-represents; columns ``*_tail``), k-NN top-1; and from ``bias_features`` (N_b, R, d),
+    (the classes a long-tailed training set under-represents; columns ``*_tail``), k-NN top-1; and from
+    ``bias_features`` (N_b, R, d),
     R augmented views of the bias images with ``bias_labels``: the prototype bias, normalised and raw,
     and both sides of Thms 4.4 and 4.6 (:mod:`crlrepro.learning.prototype_bounds`; anchors: each image's first
     view, pool: the other views of all bias images; α = 1/temperature, ν = ``bound_nu``; NaN without

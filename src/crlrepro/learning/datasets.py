@@ -2,9 +2,9 @@
 profile: what the config check and the loaders share (no torch: the config check runs when a
 workflow starts)."""
 
-import numpy as np
-
 from pathlib import Path
+
+import numpy as np
 
 __all__ = [
     "balance_problems",

@@ -44,7 +44,7 @@ class ImageSplit:
     labels: torch.Tensor  # (N,) int64
     num_classes: int
 
-    def subset(self, index) -> "ImageSplit":
+    def subset(self, index) -> ImageSplit:
         index = torch.as_tensor(index, dtype=torch.long)
         return ImageSplit(self.images[index], self.labels[index], self.num_classes)
 

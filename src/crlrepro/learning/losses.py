@@ -19,6 +19,7 @@ import math
 
 import torch
 from torch import nn
+
 from crlrepro.theory.numerics import check_temperature
 
 __all__ = [

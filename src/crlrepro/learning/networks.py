@@ -53,13 +53,13 @@ class TwoTower(nn.Module):
         self.input_y = nn.Linear(dim_y, widths[0])
         self.weights = nn.ParameterList()
         self.biases = nn.ParameterList()
-        for fan_in, fan_out in zip(widths[:-1], widths[1:]):
+        for fan_in, fan_out in zip(widths[:-1], widths[1:], strict=True):
             bound = 1.0 / fan_in**0.5  # nn.Linear's default initialisation, per tower
             self.weights.append(nn.Parameter(torch.empty(2, fan_in, fan_out).uniform_(-bound, bound)))
             self.biases.append(nn.Parameter(torch.empty(2, 1, fan_out).uniform_(-bound, bound)))
 
     def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
-        for weight, bias in zip(self.weights, self.biases):
+        for weight, bias in zip(self.weights, self.biases, strict=True):
             h = torch.addmm(bias[k], torch.relu(h), weight[k])
         return self._bounded(h)
 
@@ -81,7 +81,7 @@ class TwoTower(nn.Module):
         if x.shape[0] != y.shape[0] or not len(self.weights):
             return self.f(x), self.g(y)
         h = torch.stack([self.input_x(x), self.input_y(y)])
-        for weight, bias in zip(self.weights, self.biases):
+        for weight, bias in zip(self.weights, self.biases, strict=True):
             h = torch.baddbmm(bias, torch.relu(h), weight)
         return self._bounded(h[0]), self._bounded(h[1])
 
@@ -123,7 +123,7 @@ class TwoTowerEnsemble(nn.Module):
         return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
 
     def _tower(self, h: torch.Tensor, k: int) -> torch.Tensor:
-        for weight, bias in zip(self.weights, self.biases):
+        for weight, bias in zip(self.weights, self.biases, strict=True):
             h = torch.baddbmm(bias[:, k], torch.relu(h), weight[:, k])
         return self._bounded(h)
 
@@ -145,7 +145,7 @@ class TwoTowerEnsemble(nn.Module):
             dim=1,
         )  # [M, 2, n, h]
         h = h.reshape(2 * m, *h.shape[2:])
-        for weight, bias in zip(self.weights, self.biases):
+        for weight, bias in zip(self.weights, self.biases, strict=True):
             h = torch.baddbmm(bias.reshape(2 * m, *bias.shape[2:]), torch.relu(h), weight.reshape(2 * m, *weight.shape[2:]))
         h = self._bounded(h).reshape(m, 2, *h.shape[1:])
         return h[:, 0], h[:, 1]

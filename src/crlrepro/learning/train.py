@@ -31,9 +31,9 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import torch
 from tqdm import tqdm
@@ -447,10 +447,10 @@ def train(
             else:
                 batch, rng = [t[orders[0][window]] for t in tensors], rngs[0]
 
-            def optimiser_step() -> list[float]:
+            def optimiser_step(batch=batch, rng=rng, epoch=epoch, step=step) -> list[float]:  # this step's, bound
                 loss = step_loss(model, batch, rng)
                 values = loss.detach().tolist() if ensemble else [loss.item()]  # one read per step
-                for seed, value in zip(seeds, values):  # the finiteness check and the epoch mean
+                for seed, value in zip(seeds, values, strict=True):  # the finiteness check and the epoch mean
                     if not math.isfinite(value):
                         raise NonFiniteLossError(
                             f"{settings.name}: loss is {value} at epoch {epoch}, step {step} "
@@ -472,11 +472,11 @@ def train(
                 values = optimiser_step()
                 stats["timed_steps"] += 1
                 stats["timed_steps_s"] += time.perf_counter() - tick
-            totals = [total + value for total, value in zip(totals, values)]
+            totals = [total + value for total, value in zip(totals, values, strict=True)]
             bar.update(settings.batch_size)
             if step % 50 == 0:
                 bar.set_postfix(epoch=epoch, loss=f"{values[0]:.4f}", refresh=False)
-        for history, total in zip(histories, totals):
+        for history, total in zip(histories, totals, strict=True):
             history.append({"epoch": epoch + 1, "loss": total / steps_per_epoch})
         if on_epoch is not None:
             on_epoch(epoch + 1, model)

@@ -4,8 +4,8 @@ costs, crlrepro.studies.<name>.COSTS; crlrepro.workflow.config checks them befor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = [
     "config_value",

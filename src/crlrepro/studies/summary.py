@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
+from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 
 __all__ = [
     "caption_problems",

@@ -57,30 +57,29 @@ Monotone scores (the power check). For a score increasing in y at fixed x, A₊(
 
 from __future__ import annotations
 
-
 import numpy as np
 from scipy.special import ndtr
 
 from crlrepro.theory.piecewise import (
-    adaptive_integral,
-    check_nodes,
-    direction,
-    invert,
-    mixture_density,
     NEGLIGIBLE_DENSITY,
     NODES_PER_SIGMA,
-    ranking_breakpoints,
     ROOT_TOL_NODE,
     ROOT_TOL_SPLIT,
     ROW_CHUNK,
-    split_long,
-    structure,
-    support,
     TABLE_POINTS,
     X_SCAN_POINTS,
     X_TOL,
     Y_TOL,
     YView,
+    adaptive_integral,
+    check_nodes,
+    direction,
+    invert,
+    mixture_density,
+    ranking_breakpoints,
+    split_long,
+    structure,
+    support,
 )
 
 __all__ = ["bayes_auc_piecewise", "conditional_auc", "monotone_auc"]

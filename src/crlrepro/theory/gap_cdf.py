@@ -48,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
+from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.piecewise import (
     YView,
     check_nodes,
@@ -60,7 +61,6 @@ from crlrepro.theory.piecewise import (
     structure,
     support,
 )
-from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.quadrature import trapezoid_mixture
 
 __all__ = ["check_quadrature", "check_thresholds", "gap_cdf", "gap_cdf_and_density", "gap_density", "monotone_in_y"]
@@ -265,11 +265,11 @@ def _adaptive_sum(parts, nodes, groups, evaluate, rtol):
             totals = [np.zeros(groups) for _ in totals]
         bad = np.zeros(count, bool)
         if depth < _MAX_HALVINGS and nodes >= 8:
-            for f, sc, tol in zip(samples, scale, rtol):
+            for f, sc, tol in zip(samples, scale, rtol, strict=True):
                 if np.isfinite(tol):
                     bad |= np.abs(f @ tail_map).sum(axis=1) > tol * sc[parts["group"]] + 1e-300
         good = ~bad
-        for t, i in zip(totals, integrals):
+        for t, i in zip(totals, integrals, strict=True):
             t += np.bincount(parts["group"][good], weights=i[good], minlength=groups)
         if not bad.any():
             break

@@ -60,7 +60,7 @@ class LatentClassGMM:
                 raise ValueError(f"gmm.{name} must be > 0, got {arrays[name].tolist()}")
 
     @classmethod
-    def from_config(cls, gmm: dict) -> "LatentClassGMM":
+    def from_config(cls, gmm: dict) -> LatentClassGMM:
         """Build from the config's ``gmm:`` block (keys weights, mean_x, std_x, mean_y, std_y)."""
         return cls(**{k: gmm[k] for k in ("weights", "mean_x", "std_x", "mean_y", "std_y")})
 
@@ -68,11 +68,11 @@ class LatentClassGMM:
     def num_components(self) -> int:
         return self.weights.size
 
-    def swapped(self) -> "LatentClassGMM":
+    def swapped(self) -> LatentClassGMM:
         """The same model with the roles of x and y exchanged."""
         return LatentClassGMM(self.weights, self.mean_y, self.std_y, self.mean_x, self.std_x)
 
-    def permuted(self, order) -> "LatentClassGMM":
+    def permuted(self, order) -> LatentClassGMM:
         """The same distribution with its components relabelled by ``order``."""
         order = np.asarray(order)
         return LatentClassGMM(self.weights[order], self.mean_x[order], self.std_x[order], self.mean_y[order], self.std_y[order])

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,7 @@ class LatentClassModel:
     noise_y: float
 
     @classmethod
-    def from_config(cls, lcgm: dict) -> "LatentClassModel":
+    def from_config(cls, lcgm: dict) -> LatentClassModel:
         """Build from the config's ``lcgm:`` block (classes, dim_x, dim_y, noise_x, noise_y,
         separation, mean_seed); class probabilities are uniform."""
         k = int(lcgm["classes"])
@@ -332,7 +332,7 @@ def rank_k_evidence(
     main = [draw(1.0, samples, r) for r in range(repeats)]
     summary = _summarise([d[0] for d in main], classes, rtol, z)
     det = [
-        sampled_kernel_spectrum(lambda a, b: deterministic_anchor_pmi(m, a, b), x, y, rank=rank).eigenvalues
+        sampled_kernel_spectrum(lambda a, b, m=m: deterministic_anchor_pmi(m, a, b), x, y, rank=rank).eigenvalues
         for _, _, (m, x, y) in main
     ]
     det_relative = np.array([d / d[0] for d in det])

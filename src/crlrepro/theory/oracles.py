@@ -112,7 +112,7 @@ def _monotone_runs(u: np.ndarray) -> list[tuple[int, int, bool]]:
     direction = step[np.maximum.accumulate(np.where(step != 0, np.arange(step.size), nonzero[0]))]
     breaks = np.flatnonzero(direction[1:] != direction[:-1]) + 1
     starts, ends = np.concatenate([[0], breaks]), np.concatenate([breaks, [step.size]])
-    return [(int(a), int(b), bool(direction[a] > 0)) for a, b in zip(starts, ends)]
+    return [(int(a), int(b), bool(direction[a] > 0)) for a, b in zip(starts, ends, strict=True)]
 
 
 def _crossed_cells(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,7 +174,7 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
         below = np.concatenate([np.zeros((len(xs), 1)), np.cumsum(cell_mass[order], axis=1)], axis=1)
         if np.isnan(u_rows).any() or np.isnan(v_rows).any():
             return float("nan")  # a score that is not a number somewhere has no ranking there
-        for row, (u, v) in enumerate(zip(u_rows, v_rows)):
+        for row, (u, v) in enumerate(zip(u_rows, v_rows, strict=True)):
             mass = below[row][np.searchsorted(top_sorted[row], v, side="left")]
             j, level, up = _crossed_cells(u, v)
             if j.size:
@@ -221,7 +221,7 @@ def monte_carlo_oracles(gmm, tau: float, samples: int, seed: int) -> dict:
     }
 
 
-def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list, others: dict | None = None) -> "pd.DataFrame":
+def oracle_table(gmm, tau: float, nodes_list, auc_nodes_list, others: dict | None = None) -> pd.DataFrame:
     """C1 convergence study, one row per (quantity, rule, nodes): I(X;Y) and L* = −τ·I by the trapezoidal
     product rule at every size in ``nodes_list``; E* by the piecewise Gauss–Legendre rule of
     :func:`crlrepro.theory.bayes_ranking.bayes_auc_piecewise` (split where the Bayes ranking has kinks) at every

@@ -287,7 +287,8 @@ def ranking_signatures(view: YView, u, informative) -> list:
     dense = np.concatenate([np.zeros((special.shape[0], 1), int), np.cumsum(step, axis=1)], axis=1)
     merged = np.take_along_axis(dense, s["rank"], axis=1)
     return [
-        (int(m),) + tuple(merged[i, : m + 2].tolist()) if ok else (-1,) for i, (ok, m) in enumerate(zip(informative, s["count"]))
+        (int(m),) + tuple(merged[i, : m + 2].tolist()) if ok else (-1,)
+        for i, (ok, m) in enumerate(zip(informative, s["count"], strict=True))
     ]
 
 
@@ -325,7 +326,7 @@ def ranking_breakpoints(gmm) -> np.ndarray:
         left, right = a.copy(), b.copy()
         while np.any(right - left > np.maximum(BREAKPOINT_TOL, 4.0 * np.spacing(np.abs(left)))):
             mid = (left + right) / 2.0
-            stays = np.array([s == t for s, t in zip(signatures(mid), sig_a)])
+            stays = np.array([s == t for s, t in zip(signatures(mid), sig_a, strict=True)])
             left, right = np.where(stays, mid, left), np.where(stays, right, mid)
         found.extend(((left + right) / 2.0).tolist())
         after = signatures(right)

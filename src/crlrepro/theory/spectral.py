@@ -25,8 +25,8 @@ rounding by up to 10^20 at the outermost nodes, where the density is ~10^-22).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -511,7 +511,7 @@ def rank_d_l2_minimum(
     return pd.DataFrame(rows)
 
 
-def approximation_bound_table(gmm, tau: float, dims, nodes: int, trained=None) -> "pd.DataFrame":
+def approximation_bound_table(gmm, tau: float, dims, nodes: int, trained=None) -> pd.DataFrame:
     """Per D: the tail Σ_{i>D} λ_i, the excess risk of s_D and (``trained``: a table with D and excess_risk,
     e.g. the A2 MLPs) of the best trained rank-D model, their ratios to the tail, the best of them as the
     estimate of inf_{S_D} L − L*, α, B = ‖s_D‖∞ (and whether it is finite), the constant C and the bound C·tail."""

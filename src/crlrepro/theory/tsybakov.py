@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from crlrepro.theory.gap_cdf import check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density, monotone_in_y
 from crlrepro.theory.bounds import calibration_exponent
+from crlrepro.theory.gap_cdf import check_quadrature, check_thresholds, gap_cdf, gap_cdf_and_density, gap_density, monotone_in_y
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.numerics import loglog_slope
 
@@ -215,10 +215,12 @@ def windows_matching(
                 f"(nodes={nodes}, mass_nodes={mass_nodes})"
             )
         known_t, known_cdf = check_thresholds(known["t"].to_numpy()), known["cdf"].to_numpy(dtype=float)
-        cdf = dict(zip(np.round(np.log10(known_t) * 1e9).astype(np.int64).tolist(), known_cdf.tolist()))
+        cdf = dict(zip(np.round(np.log10(known_t) * 1e9).astype(np.int64).tolist(), known_cdf.tolist(), strict=True))
     missing = np.array([key not in cdf for key in unique.tolist()], dtype=bool)
     if missing.any():
-        cdf |= dict(zip(unique[missing].tolist(), gap_cdf(gmm, values[missing], nodes=nodes, mass_nodes=mass_nodes).tolist()))
+        cdf |= dict(
+            zip(unique[missing].tolist(), gap_cdf(gmm, values[missing], nodes=nodes, mass_nodes=mass_nodes).tolist(), strict=True)
+        )
     rows = []
     for s, w, grid in windows:
         f = np.array([cdf[k] for k in np.round(np.log10(grid) * 1e9).astype(np.int64).tolist()])

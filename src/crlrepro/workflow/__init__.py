@@ -1,1 +1,2 @@
-"""The pipeline's plumbing: config validation, the adapter for workflow scripts, figures, publishing, verification and the command line."""
+"""The pipeline's plumbing: config validation, the adapter for workflow scripts, figures, publishing, verification "
+"and the command line."""

@@ -82,7 +82,8 @@ GENERATED_FROM_PUBLISHED = (
 
 def _update_readme(check: bool) -> int:
     """Regenerate the blocks generated from the published results: README.md's result blocks
-    (crlrepro.workflow.publish.readme_blocks) and docs/scales.md's comparison of the scales (crlrepro.workflow.publish.scales_block);
+    (crlrepro.workflow.publish.readme_blocks) and docs/scales.md's comparison of the scales
+    (crlrepro.workflow.publish.scales_block);
     with ``check``, only report (exit 1) the files whose blocks differ."""
     from crlrepro.runtime.artifacts import ArtifactError, write_text
     from crlrepro.workflow.publish import readme_blocks, scales_block

@@ -266,8 +266,8 @@ def mixture_resolution_problems(config: dict) -> list[str]:
             means, stds = gmm.get(f"mean_{view}"), gmm.get(f"std_{view}")
             if not (isinstance(means, list) and isinstance(stds, list) and stds and len(means) == len(stds)):
                 continue
-            low = min(m - SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds))
-            high = max(m + SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds))
+            low = min(m - SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds, strict=True))
+            high = max(m + SUPPORT_HALF_WIDTH * s for m, s in zip(means, stds, strict=True))
             narrowest = min(stds)
             for key in node_keys:
                 try:

@@ -1,7 +1,8 @@
 """A scale's results folder belongs to one scale: it records the scale and the effective configuration that made it.
 
 Each scale writes into its own folder, ``results/`` for the default scale and ``results/<scale>/`` for every other
-(:func:`crlrepro.workflow.config.scale_folder`; the config key ``results`` is derived from ``scale`` unless a config sets it). When a run starts,
+(:func:`crlrepro.workflow.config.scale_folder`; the config key ``results`` is derived from ``scale`` unless a config
+sets it). When a run starts,
 the workflow writes the run's effective configuration (config.yaml with every ``--configfile`` and ``--config`` merged
 over it, derived keys filled in) into the folder as ``effective_config.yaml`` (:func:`record_effective_config`). That file
 is a complete config file, so

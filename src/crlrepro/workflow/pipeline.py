@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import functools
-import logging
 import hashlib
+import logging
 import os
 import shlex
 import sys
@@ -60,7 +60,7 @@ class ScriptRun:
         self.params = dict(snakemake.params.items())
         self.seed = seed
         if snakemake.log:
-            sys.stderr = open(snakemake.log[0], "w", buffering=1)
+            sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: SIM115 (the job's log, open for its life)
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
         self.log = logging.getLogger(snakemake.rule)
         # Which job this process runs, for the trainer's optional records of work and time (crlrepro.learning.train).
@@ -128,7 +128,7 @@ def imported_library_files(script: str | Path, package_dir: str | Path) -> list[
     return sorted(str(p) for p in found)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
     """The files of the package at ``package_dir`` that ``source`` imports directly: for ``import a.b.c`` and
     ``from a.b import c`` (absolute, or relative to ``source``'s own package), every package's ``__init__.py`` on

@@ -23,6 +23,7 @@ import os
 import platform
 import re
 import shutil
+from datetime import UTC
 from pathlib import Path
 
 import pandas as pd
@@ -106,10 +107,10 @@ def read_runs(path: Path) -> list[dict]:
 
 def record_run(path: str | Path, started: float, finished: float, *, cores, jobs: int, local: bool) -> None:
     """Append one run's record to ``path`` (logs/runs.jsonl): UTC start and end, wall seconds, cores, jobs run."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     def stamp(t):
-        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+        return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
 
     record = {
         "started": stamp(started),
@@ -336,7 +337,8 @@ _MEASURED = re.compile(r"<!-- measured:([A-Za-z0-9_.\-]+)(?:@([a-z0-9_,\-]+))? -
 def measured_text(claim_id: str, scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> str:
     """A row's published result at each of ``scales`` (default: every published one) as prose: the measured value,
     its interval where it has one (not where it is a single point), and the verdict, e.g. ``0.0334 [0.0268, 0.0409] at
-    recipe (contradicted)``; each summary checked against its provenance first. ValueError when no such scale is published or a scale lacks the row."""
+    recipe (contradicted)``; each summary checked against its provenance first. ValueError when no such scale is
+    published or a scale lacks the row."""
     scales = published_scales(root) if scales is None else [check_scale(s) for s in scales]
     if not scales:
         raise ValueError(f"{claim_id}: no published scale under {root}")
@@ -491,7 +493,7 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
         out.append("| " + " | ".join(columns) + " |")
         out.append("|" + "---|" * len(columns))
         for r in part.itertuples(index=False):
-            values = dict(zip(part.columns, r))
+            values = dict(zip(part.columns, r, strict=True))
             out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
         out.append("")
     return "\n".join(out)
@@ -530,7 +532,7 @@ def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) ->
             "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
         ]
         for r in part.itertuples(index=False):
-            values = dict(zip(part.columns, r))
+            values = dict(zip(part.columns, r, strict=True))
             body.append(
                 f'<tr class="{"agree" if values["agree"] else "differ"}">'
                 + "".join(f"<td>{html.escape(str(values[c]))}</td>" for c in columns)

@@ -148,9 +148,12 @@ def sidecar_problems(workdir: Path, output: str, rule: str) -> list[str]:
     if record["params_hash"] != config_hash(record["params"]):
         problems.append("its sidecar's params_hash is not the hash of the params it records (the sidecar was edited)")
     recorded = recorded_params(workdir, output)
-    if recorded is not None and isinstance(record["params"], dict):
-        if sorted(_canonical(v) for v in record["params"].values()) != recorded:
-            problems.append("the params its sidecar records are not those Snakemake recorded when it ran the job")
+    if (
+        recorded is not None
+        and isinstance(record["params"], dict)
+        and sorted(_canonical(v) for v in record["params"].values()) != recorded
+    ):
+        problems.append("the params its sidecar records are not those Snakemake recorded when it ran the job")
     return problems
 
 

@@ -183,7 +183,8 @@ STUDY = Study(
             (
                 diagnostic(
                     ClaimSpec("bound", "E* − E(s) ≤ √(2/τ·(L(s) − L*)) at every checkpoint", "bound"),
-                    "cannot fail here: the worst regret/bound ratio (its measured value) is far below 1, so it would pass a theorem off by a large factor; a ratio above 1 would contradict Thm 3.4",
+                    "cannot fail here: the worst regret/bound ratio (its measured value) is far below 1, so it "
+                    "would pass a theorem off by a large factor; a ratio above 1 would contradict Thm 3.4",
                 ),
                 ClaimSpec("exponent_half", "exponent of E* − E(s) in L − L* is at least the bound's ½", "rate", "exponent"),
                 ClaimSpec(

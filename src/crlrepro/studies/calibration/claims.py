@@ -40,7 +40,8 @@ def c2_claims(
     over the models whose checkpoints are used. ``families`` (one row per score family: model, exponent, low, high,
     points_used; crlrepro.experiments.calibration.family_exponents: the slope over the family's members nearest the Bayes score
     and the range of its local slopes) adds one row per family against the same accelerated exponent
-    (C2.family.<name>, C2.family_perturbed.perturbed:<name>): the inequality along spectral truncations and perturbed Bayes scores, not only along
+    (C2.family.<name>, C2.family_perturbed.perturbed:<name>): the inequality along spectral truncations and perturbed
+    Bayes scores, not only along
     training. The √ law is the paper's observation on its own (CLIP) training runs: ``sqrt_setting``, when given, names
     how ours differs and makes that row not comparable (its measured exponent still shown)."""
     spec_of = STUDY.experiment("C2").claim

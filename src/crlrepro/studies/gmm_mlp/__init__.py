@@ -161,7 +161,10 @@ STUDY = Study(
                 ),
                 diagnostic(
                     ClaimSpec("excess_risk_decreases", "MLP excess risk decreases with D", "direction"),
-                    "the summary states no ordering beyond Table 1's values, which the value rows test; over nested model classes the first steps (D = 1 → 2 → 4) cannot fail here, their decrease far above the smallest detectable difference (the power column), and the last step (D = 4 → 8) measures our training's noise more than the paper",
+                    "the summary states no ordering beyond Table 1's values, which the value rows test; over nested "
+                    "model classes the first steps (D = 1 → 2 → 4) cannot fail here, their decrease far above the smallest "
+                    "detectable difference (the power column), and the last step (D = 4 → 8) measures our training's noise "
+                    "more than the paper",
                 ),
                 ClaimSpec("l2_distance_decreases", "MLP L2 distance decreases with D", "direction"),
                 diagnostic(
@@ -171,7 +174,8 @@ STUDY = Study(
                         "the smallest distance any rank-D score reaches is at most the paper's value",
                         "bound",
                     ),
-                    "our check of which definition of the L2 distance can reach the paper's column at all, not a statement of the paper",
+                    "our check of which definition of the L2 distance can reach the paper's column at all, not a "
+                    "statement of the paper",
                 ),
                 diagnostic(
                     ClaimSpec(

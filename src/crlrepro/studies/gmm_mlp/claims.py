@@ -80,7 +80,7 @@ def a2_claims(
             rows.append(row)
         trend = spec_of(f"{key}_decreases")
         dims = sorted(by_d)
-        for small, large in zip(dims, dims[1:]):
+        for small, large in zip(dims, dims[1:], strict=True):
             family.append(
                 (
                     f"A2.{trend.key}.D{small}-D{large}",
@@ -226,7 +226,7 @@ def l2_floor_claims(minima: pd.DataFrame, reference: dict) -> list[Claim]:
             floors = by_d.loc[dims].to_numpy(dtype=float) ** power
             zero = float(by_d.loc[0]) ** power if 0 in by_d.index else float("inf")
             decision = decide_bound(floors, values, zero)
-            listing = ", ".join(f"D={d}: {f:.4g} vs {v:.4g}" for d, f, v in zip(dims, floors, values))
+            listing = ", ".join(f"D={d}: {f:.4g} vs {v:.4g}" for d, f, v in zip(dims, floors, values, strict=True))
             rows.append(
                 claim(
                     "A2",
@@ -234,7 +234,7 @@ def l2_floor_claims(minima: pd.DataFrame, reference: dict) -> list[Claim]:
                     f"{spec.statement}; definition: {named} (rank-D minimum vs the paper's value: {listing})",
                     spec.kind,
                     decision,
-                    measured=float(max(f / v for f, v in zip(floors, values))),
+                    measured=float(max(f / v for f, v in zip(floors, values, strict=True))),
                     tolerance="exact minima (Eckart–Young; ALS best of several starts for the joint norms)",
                 )
             )
@@ -248,12 +248,12 @@ def approximation_bound_claims(bound: pd.DataFrame) -> list[Claim]:
     excess risk of a constant score. Where ‖s_D‖∞ is not finite the assumption fails and the row says so."""
     spec = STUDY.experiment("A2").claim("approx_bound")
     dims = bound["D"].astype(int).tolist()
-    ratios = ", ".join(f"D={d}: {r:.3g}" for d, r in zip(dims, bound["inf_estimate"] / bound["tail_sum"]))
+    ratios = ", ".join(f"D={d}: {r:.3g}" for d, r in zip(dims, bound["inf_estimate"] / bound["tail_sum"], strict=True))
     statement = (
         f"{spec.statement}, D ∈ {{{', '.join(map(str, dims))}}}; α = {bound['alpha'].iloc[0]:.4g}; (inf L − L*)/tail: {ratios}"
     )
     tightest = (bound["inf_estimate"] / bound["bound"]).to_numpy()
-    unbounded = [d for d, ok in zip(dims, bound["bounded"]) if not bool(ok)]
+    unbounded = [d for d, ok in zip(dims, bound["bounded"], strict=True) if not bool(ok)]
     if unbounded:
         decision = Decision(
             INCONCLUSIVE,

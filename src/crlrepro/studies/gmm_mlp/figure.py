@@ -44,7 +44,7 @@ def plot_gmm_mlp(
             "(b) distance to the Bayes score",
         ),
     )
-    for ax, (mlp_col, spec_col, ylabel, title) in zip(axes, panels):
+    for ax, (mlp_col, spec_col, ylabel, title) in zip(axes, panels, strict=True):
         sns.lineplot(data=table, x="D", y=mlp_col, errorbar=("pi", 100), marker="o", ax=ax, color="C0", label="two-tower MLP")
         spectral = table.groupby("D", as_index=False)[spec_col].first()
         sns.lineplot(
@@ -74,7 +74,7 @@ def plot_gmm_mlp(
         ]
         if reference is not None:
             overlay_reference(ax, reference, "l2_distance", "k", "paper's column")
-            handles += [h for h, label in zip(*ax.get_legend_handles_labels()) if label == "paper's column"]
+            handles += [h for h, label in zip(*ax.get_legend_handles_labels(), strict=True) if label == "paper's column"]
         ax.set(
             yscale="log",
             xlabel="representation dimension D",

@@ -30,7 +30,7 @@ def a1_claims(truncation: pd.DataFrame, convergence: pd.DataFrame, reference: di
     for key in ("tail_sum", "trunc_excess_risk"):
         spec, paper = spec_of(key), {int(d): v for d, v in reference[key].items()}
         mismatched = setting_mismatches(reference, setting, spec.depends_on)
-        for d, measured in zip(truncation["D"], truncation[key]):
+        for d, measured in zip(truncation["D"], truncation[key], strict=True):
             error = abs(measured - finest.loc[d, key])
             rows.append(
                 value_claim(

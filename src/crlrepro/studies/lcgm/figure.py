@@ -29,7 +29,8 @@ def plot_lcgm(
     and ``rank`` (crlrepro.theory.lcgm.rank_k_evidence): (c) the operator's own spectrum with its floor and the
     exact-rank-K reference, (d) λ_{K+1}/λ_K and the detected rank against the anchors' noise. With
     ``sensitivity``: (e) R²_f − R²_g at D = K over the grid of target noise and class separation; with
-    ``sensitivity_elbows`` (crlrepro.experiments.evaluation.sensitivity_elbows) also (f) the alignment (R²_f + R²_g)/2 against D at
+    ``sensitivity_elbows`` (crlrepro.experiments.evaluation.sensitivity_elbows) also (f) the alignment (R²_f +
+    R²_g)/2 against D at
     every grid point with a D sweep, its elbow marked."""
     apply_style(style)
     extra = spectrum is not None and noise is not None and rank is not None

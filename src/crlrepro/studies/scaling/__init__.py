@@ -355,7 +355,8 @@ STUDY = Study(
                 ),
                 diagnostic(
                     ClaimSpec("gap_rate", "trained model's gap |L(ŵ) − L̂_S(ŵ)| decays at least as fast as the bound", "rate"),
-                    "a slope fitted over a curve that is flat and then plunges is no rate: to be re-posed on its asymptotic region by a stated rule",
+                    "a slope fitted over a curve that is flat and then plunges is no rate: to be re-posed on its "
+                    "asymptotic region by a stated rule",
                 ),
                 ClaimSpec("auc_grows_with_m", "downstream AUC higher with more negatives", "direction"),
                 ClaimSpec("recall_grows_with_m", "downstream recall@1 higher with more negatives", "direction"),

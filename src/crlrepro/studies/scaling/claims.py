@@ -28,7 +28,10 @@ def _in_batch_claims(fit, reference: dict) -> list[Claim]:
     two-sided against SCRL's m^{-1} (``fit.predicted``, derived in crlrepro.experiments.generalization), and one-sided against
     the m^{-1/2} the paper's SSCRL bound allows (the paper files CLIP's in-batch negatives under SSCRL)."""
     spec_of = STUDY.experiment("C3").claim
-    where = f"n = ∞ (batches of m + 1 pairs, their means averaged), m = {fit.fit_from}..{fit.fit_to}; log-log slope of the family's sup"
+    where = (
+        f"n = ∞ (batches of m + 1 pairs, their means averaged), m = {fit.fit_from}..{fit.fit_to}; "
+        "log-log slope of the family's sup"
+    )
     bound = float(reference["slope_m"]["sscrl"])
     law, within = spec_of("inbatch_rate"), spec_of("inbatch_within_sscrl")
     return [

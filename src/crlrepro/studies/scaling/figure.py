@@ -19,7 +19,7 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
     its bootstrap band) per regime, the fit window shaded and the predicted slope through the window's start."""
     for regime, rows in deviations[deviations["axis"] == axis].groupby("regime", sort=True):
         color = colors.get(regime, "C2")
-        for score, line in rows[rows["score"] != "sup"].groupby("score"):
+        for _, line in rows[rows["score"] != "sup"].groupby("score"):
             ax.plot(line["at"], line["deviation"], color=color, linewidth=0.7, alpha=0.35)
         sup = rows[rows["score"] == "sup"].sort_values("at")
         fit = deviation_slopes[
@@ -59,7 +59,8 @@ def plot_scaling(
     e_star: float | None = None,
 ):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
-    the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the outer term's against n at m = ∞, every
+    the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the
+    outer term's against n at m = ∞, every
     score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
     (d) n (mean over seeds, bars: min–max), each with its bound's slope as a guide (a rate, whose constant is
     unknown, so the guide is not anchored to the data). Bottom: downstream AUC and recall@1 against m and n, the AUC

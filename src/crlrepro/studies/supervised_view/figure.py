@@ -42,12 +42,12 @@ def plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = N
     """:func:`_plot_ssl` with seaborn's strip-plot jitter drawn from a fixed seed: seaborn draws it from
     NumPy's global generator, so without this the same table gives other bytes in every process. The
     caller's global state is restored afterwards."""
-    state = np.random.get_state()
-    np.random.seed(0)
+    state = np.random.get_state()  # noqa: NPY002 (seaborn's jitter reads the global generator)
+    np.random.seed(0)  # noqa: NPY002
     try:
         return _plot_ssl(experiment, table, style)
     finally:
-        np.random.set_state(state)
+        np.random.set_state(state)  # noqa: NPY002
 
 
 def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = None):

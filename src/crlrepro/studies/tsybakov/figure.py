@@ -54,7 +54,7 @@ def plot_tsybakov(
     ax_cdf.legend(fontsize=8)
     if not exact:
         ax_mu = axes[1]
-        labels = [f"[{a:.0e}, {b:.0e}]" for a, b in zip(table["t_min"], table["t_max"])]
+        labels = [f"[{a:.0e}, {b:.0e}]" for a, b in zip(table["t_min"], table["t_max"], strict=True)]
         y = np.arange(len(table))
         ax_mu.errorbar(
             table["mu_hat"],
