@@ -3,6 +3,7 @@ loop-by-loop transcriptions of their formulas, SimCLR's cross-entropy, and their
 
 import math
 import re
+from itertools import pairwise
 
 import pytest
 import torch
@@ -113,7 +114,7 @@ def test_nt_xent_increases_with_weight_when_log_sum_exp_positive(n, d, alpha):
     assert lse > 0
     weights = [0.1, 0.5, 1.0, 2.0, 4.0]
     values = [generalized_nt_xent_loss(z1, z2, alpha, w).item() for w in weights]
-    assert all(a < b for a, b in zip(values, values[1:], strict=True))
+    assert all(a < b for a, b in pairwise(values))
     # linear in the weight, with slope the mean log-sum-exp
     assert math.isclose(values[-1] - values[0], (weights[-1] - weights[0]) * lse, rel_tol=1e-10)
 

@@ -5,6 +5,7 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -80,7 +81,7 @@ def a2_claims(
             rows.append(row)
         trend = spec_of(f"{key}_decreases")
         dims = sorted(by_d)
-        for small, large in zip(dims, dims[1:], strict=True):
+        for small, large in pairwise(dims):
             family.append(
                 (
                     f"A2.{trend.key}.D{small}-D{large}",

@@ -44,7 +44,7 @@ def plot_gmm_mlp(
             "(b) distance to the Bayes score",
         ),
     )
-    for ax, (mlp_col, spec_col, ylabel, title) in zip(axes, panels, strict=True):
+    for ax, (mlp_col, spec_col, ylabel, title) in zip(axes[: len(panels)], panels, strict=True):  # the first row
         sns.lineplot(data=table, x="D", y=mlp_col, errorbar=("pi", 100), marker="o", ax=ax, color="C0", label="two-tower MLP")
         spectral = table.groupby("D", as_index=False)[spec_col].first()
         sns.lineplot(
