@@ -4,19 +4,23 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from crlrepro.claims.reference import setting_mismatches
 from crlrepro.claims.verdicts import (
     CONTRADICTED,
     INCONCLUSIVE,
+    NOT_COMPARABLE,
     REPRODUCED,
     Claim,
     Decision,
     claim,
+    decide_bound,
     direction_claims,
     family_level,
     paired_by_seed,
+    reported_rounding,
     seed_interval,
     value_claim,
 )
@@ -66,6 +70,30 @@ def rank_k_claim(evidence: dict) -> Claim:
     )
 
 
+def _recovers(spec, r2: pd.Series, reference: dict, setting: dict) -> Claim:
+    """A probe "recovers" its target span as the paper's Sec. 6 reads it: the unexplained share 1 − R² at most the
+    paper's 1 − R²_paper plus the paper's rounding, at every seed (``decide_bound`` over the seeds: one seed above it
+    contradicts; a bound at or above 1, what a constant probe leaves, would say nothing). Not comparable where a key
+    the paper fixes differs."""
+    paper = float(reference[spec.paper_value])
+    bound = 1.0 - paper + reported_rounding(paper)
+    unexplained = 1.0 - r2.to_numpy(dtype=float)
+    decision = decide_bound(unexplained, np.full_like(unexplained, bound), 1.0)
+    mismatched = setting_mismatches(reference, setting, spec.depends_on)
+    if mismatched:
+        decision = Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), decision.power)
+    return claim(
+        "A3",
+        f"A3.{spec.key}",
+        f"{spec.statement} (1 − R² per seed: {', '.join(f'{u:.4g}' for u in unexplained)}; bound {bound:.4g})",
+        spec.kind,
+        decision,
+        measured=float(unexplained.max()),
+        paper=bound,
+        tolerance="exact per seed (held-out R²); the paper's rounding added to its bound",
+    )
+
+
 def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, spectrum: dict | None = None) -> list[Claim]:
     """A3: probe R² of f and g at D = K against the paper's ≈0.97 and ≈0.93 (two-sided, seed interval),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
@@ -92,6 +120,7 @@ def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, 
                 tolerance=f"seed interval at {level:.4g} + the paper's rounding",
             )
         )
+    rows += [_recovers(spec_of(f"{key}_recovers"), at_k[key], reference, setting) for key in ("r2_f", "r2_g")]
     order = spec_of("r2_order")
     rows += direction_claims(
         "A3",
