@@ -185,3 +185,31 @@ def test_the_docs_have_code_to_run_and_a_broken_block_fails(tmp_path):
     assert python_blocks(broken) == ["from crlrepro.experiments.supervised_view import balanced_contrastive_loss\n"]
     proc = subprocess.run([sys.executable, "-c", python_blocks(broken)[0]], capture_output=True, text=True)
     assert proc.returncode != 0 and "cannot import name 'balanced_contrastive_loss'" in proc.stderr
+
+
+def test_the_add_a_scale_example_plans_its_own_folder(tmp_path):
+    """development.md's "Add a scale": its config file, as written there, passes `crlrepro check-config` and a dry run
+    of it plans every file under results/<its scale>/ and nothing else."""
+    import re
+
+    import yaml
+    from conftest import copy_repo, snakemake
+
+    section = (REPO / "docs" / "development.md").read_text().split("## Add a scale", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"^```yaml\n(.*?)^```", section, re.S | re.M)
+    name = re.search(r"^# (configs/\S+\.yaml)$", block, re.M).group(1)
+    scale = yaml.safe_load(block)["scale"]
+    workdir = copy_repo(tmp_path / "repo")
+    (workdir / name).write_text(block)
+    check = subprocess.run(
+        [sys.executable, "-m", "crlrepro.workflow.cli", "check-config", name], cwd=workdir, capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    out = snakemake(workdir, "-n", "--cores", "1", "--configfile", name).stdout
+    planned = {
+        path.strip()
+        for line in out.splitlines()
+        if line.strip().startswith("output:")
+        for path in line.split("output:", 1)[1].split(",")
+    }
+    assert planned and all(path.startswith(f"results/{scale}/") for path in planned)
