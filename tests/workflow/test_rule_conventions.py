@@ -176,3 +176,86 @@ def test_the_keys_check_names_an_unread_and_an_untaken_key(tmp_path):
     script.write_text(script.read_text().replace('"oce"', '"OCE"').replace("params.oce", "params.OCE"))
     problems = _keys_problems(workdir, _rules(workdir))
     assert sorted(p.split(":")[0] for p in problems) == ["oce_identity", "tsybakov_table", "tsybakov_table"], problems
+
+
+def _covers(declared: str, key: str) -> bool:
+    return key == declared or key.startswith(declared + ".")
+
+
+# A key no plausible other value of which passes validation on this machine, and why.
+UNCHANGEABLE = {"supervised_view.data.name": "another data set needs its files (CIFAR-10 is not on this machine)"}
+# Rules of the report that read a config beyond a study's keys: publish records the whole config it publishes; the
+# scales table compares the keys every claim depends on or leaves unreported (crlrepro.workflow.publish.comparison_config).
+REPORT_READERS = {"publish", "scales_table"}
+
+
+def _sweep_problems(sweep: dict) -> tuple[list[str], int]:
+    """What a key sweep (tests/workflow/key_sweep.py) shows against the studies' declarations: a key that changes the
+    params of a rule declaring no such key (beyond a rule whose job files it reshapes, and the report's), and a key
+    only claims or figures read that changes a computation. Returns the problems and the number of such quiet keys."""
+    from crlrepro.studies.registry import EXPERIMENTS, RULE_STUDY
+
+    def family(rule):
+        return rule.rsplit("_ny", 1)[0] if rule.startswith("lcgm_sensitivity_train_ny") else rule
+
+    claims_rules = {e.claims_rule for e in EXPERIMENTS}
+    figure_rules = {e.figure_rule for e in EXPERIMENTS if e.figure_rule}
+    computations = {r for r in RULE_STUDY if r not in claims_rules | figure_rules}
+
+    def readers(key, rules):
+        out = {
+            r
+            for r in rules
+            if family(r) in RULE_STUDY and any(_covers(k, key) for k in RULE_STUDY[family(r)].keys_read(family(r)))
+        }
+        out |= {e.claims_rule for e in EXPERIMENTS if any(_covers(k, key) for s in e.claims for k in s.depends_on)}
+        return out | (figure_rules if key.startswith("figures.") else set())
+
+    problems, quiet = [], 0
+    for key, result in sweep.items():
+        if result["value"] is None:
+            continue
+        changed = set(result["params"])
+        undeclared = changed - readers(key, changed) - set(result["files"]) - REPORT_READERS
+        if undeclared:
+            problems.append(f"{key} -> {result['value']!r} changes the params of {sorted(undeclared)}, which declare no such key")
+        grid = set(result["files"]) - REPORT_READERS - {"all", "paper1", "paper2", "paper3"}
+        if not grid and not any(family(r) in computations for r in readers(key, set(RULE_STUDY) | changed)):
+            quiet += 1  # read by claims or figures only
+            if any(family(r) in computations for r in changed):
+                problems.append(f"{key}: read only by claims or figures, yet it changes {sorted(changed & computations)}")
+    return problems, quiet
+
+
+def test_every_config_key_changes_exactly_the_rules_that_read_it(tmp_path):
+    """For every leaf key of the smoke scale, the loaded workflow with only that key changed differs in the params of
+    the rules that read it as their study declares (RULE_KEYS, a claim's comparability keys, figures.* for the figure
+    rules) and in no other, except where the key reshapes a rule's job files (its job grid: seeds, sweeps, dimensions)
+    or the report records the config; so a key only claims or figures read reruns no training and no Monte Carlo.
+    Snakemake reruns a job whose params changed and what reads its outputs, nothing else."""
+    workdir = copy_repo(tmp_path / "repo")
+    proc = subprocess.run(
+        [sys.executable, "tests/workflow/key_sweep.py", "configs/smoke.yaml"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("SWEEP=")]
+    sweep = json.loads(line[len("SWEEP=") :])
+    assert len(sweep) > 150
+    assert {k for k, v in sweep.items() if v["value"] is None} == set(UNCHANGEABLE)
+    problems, quiet = _sweep_problems(sweep)
+    assert not problems, "\n".join(problems)
+    assert quiet >= 10  # the claims' tolerances and levels, the figures' style
+
+
+def test_the_sweep_check_names_a_rule_that_takes_a_whole_block():
+    """Were tsybakov_table to take the whole tsybakov block again, A4's claims-only tolerance would change its params:
+    named twice, as undeclared and as a Monte Carlo rerun for a claims key."""
+    sweep = {
+        "tsybakov.exact.tolerance": {"value": 0.1, "params": ["claims_a4", "figure_tsybakov", "tsybakov_table"], "files": []}
+    }
+    problems, quiet = _sweep_problems(sweep)
+    assert quiet == 1 and len(problems) == 2 and all("tsybakov_table" in p for p in problems), problems

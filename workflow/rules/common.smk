@@ -23,7 +23,7 @@ from crlrepro.workflow.config import (
     validate_config,
 )
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
-from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_points, lcgm_sensitivity_reused
+from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
@@ -287,11 +287,6 @@ def scaling_runs(sweeps):
     )
 
 
-def scaling_points(sweeps):
-    """Each sweep's (n, m), for the rules that assemble sweeps from the run tables."""
-    return {sweep: sweep_points(sweep, config["consistency"]) for sweep in sweeps}
-
-
 def ssl_specs(experiment):
     """(balance, augmentation, similarity, loss, λ/ν) of every run of a paper-3 experiment (S1–S4)."""
     return ssl_experiment_specs(experiment, config["supervised_view"])
@@ -317,13 +312,6 @@ def ssl_views(experiment):
 
 def ssl_all_evaluations():
     return sorted({path for e in SSL_EXPERIMENTS for path in ssl_evaluations(e)})
-
-
-def ssl_bank_views():
-    """Views per training image in the bank: the configured number with augment: bank, none when the
-    views are drawn fresh at every step."""
-    view = config["supervised_view"]
-    return view["views"] if view["augment"] == "bank" else 0
 
 
 def publish_allowed(wildcards):

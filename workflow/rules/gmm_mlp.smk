@@ -87,8 +87,6 @@ rule gmm_mlp_samples_table:
         CONDA_ENV
     params:
         **keys("gmm_mlp_samples_table"),
-        samples=[n for n, _, _ in gmm_mlp_sample_study()],
-        D=max(config["approximation"]["dims"]),
     script:
         "../scripts/gmm_mlp_samples_table.py"
 

@@ -54,7 +54,6 @@ for i in lcgm_sensitivity_rows():
             **keys("lcgm_sensitivity_train"),
             row=i,
             points=lcgm_sensitivity_row(i),
-            seed=config["seeds"][0],
             checkpoint_dir=f"{RESULTS}/checkpoints/lcgm_sensitivity",
         script:
             "../scripts/lcgm_train.py"
@@ -113,7 +112,6 @@ rule lcgm_sensitivity_table:
         CONDA_ENV
     params:
         **keys("lcgm_sensitivity_table"),
-        points=lcgm_sensitivity_points(config["lcgm"]),
     script:
         "../scripts/lcgm_sensitivity_table.py"
 

@@ -83,7 +83,6 @@ rule scaling_table:
         CONDA_ENV
     params:
         **keys("scaling_table"),
-        points=scaling_points(["m", "n"]),
     script:
         "../scripts/scaling_table.py"
 
@@ -146,7 +145,6 @@ rule budget_table:
         CONDA_ENV
     params:
         **keys("budget_table"),
-        points=scaling_points(["budget"]),
     script:
         "../scripts/budget_table.py"
 

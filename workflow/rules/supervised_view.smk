@@ -24,7 +24,6 @@ rule image_views:
         CONDA_ENV
     params:
         **keys("image_views"),
-        views=ssl_bank_views(),
     script:
         "../scripts/image_views.py"
 

@@ -10,11 +10,13 @@ unreported. The registry of all studies is :mod:`crlrepro.studies.registry`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from crlrepro.runtime.costs import config_value
 
 __all__ = [
+    "Derived",
     "key_values",
     "spec_keys",
     "ClaimSpec",
@@ -100,11 +102,23 @@ class Experiment:
         raise KeyError(f"{self.id} has no claim {key!r}; it has {[c.key for c in self.claims]}")
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A rule's param computed from config keys (a job grid's points, the largest D): ``compute(config)``, with the
+    ``keys`` it reads declared beside it, so that the rule's readers are known without running it."""
+
+    keys: tuple[str, ...]
+    compute: Callable[[dict], object]
+
+
 def key_values(spec, config: dict):
     """The config's values for one entry of a study's ``rule_keys``: a dotted key's value (a copy), ``(block, names)``
-    as ``{name: value}`` in the order named, a mapping of entries as a mapping of their values."""
+    as ``{name: value}`` in the order named, a :class:`Derived` param computed, a mapping of entries as a mapping of
+    their values."""
     if isinstance(spec, str):
         return copy.deepcopy(config_value(config, spec))
+    if isinstance(spec, Derived):
+        return spec.compute(config)
     if isinstance(spec, tuple):
         block, names = spec
         values = config_value(config, block)
@@ -119,6 +133,8 @@ def spec_keys(spec) -> list[str]:
     """The dotted keys one entry of ``rule_keys`` reads."""
     if isinstance(spec, str):
         return [spec]
+    if isinstance(spec, Derived):
+        return list(spec.keys)
     if isinstance(spec, tuple):
         return [f"{spec[0]}.{n}" for n in spec[1]]
     return [key for sub in spec.values() for key in spec_keys(sub)]

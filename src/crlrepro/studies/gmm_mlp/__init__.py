@@ -7,7 +7,7 @@ in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/gmm
 
 from __future__ import annotations
 
-from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Derived, Experiment, Study, diagnostic
 from crlrepro.runtime.costs import FLOPS, Cost, count, quadrature_bytes, two_tower_bytes, two_tower_rate
 from crlrepro.runtime.costs import config_value as at
 
@@ -104,7 +104,13 @@ RULE_KEYS = {
         "training": TRAINING,
         "device": "device",
     },
+    # (pairs per epoch of each model of the convergence study, in the order of its files; the largest D, which it trains)
     "gmm_mlp_samples_table": {
+        "samples": Derived(
+            ("approximation.convergence_samples", "approximation.seeds"),
+            lambda c: [n for n in c["approximation"]["convergence_samples"] for _ in c["approximation"]["seeds"]],
+        ),
+        "D": Derived(("approximation.dims",), lambda c: max(c["approximation"]["dims"])),
         "gmm": "gmm",
         "tau": "tau",
         "nodes": "approximation.quadrature_nodes",

@@ -6,7 +6,7 @@ in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/lcg
 
 from __future__ import annotations
 
-from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Derived, Experiment, Study, diagnostic
 from crlrepro.runtime.costs import FLOPS, Cost, count, largest, two_tower_bytes, two_tower_rate
 from crlrepro.runtime.costs import config_value as at
 
@@ -136,6 +136,7 @@ RULE_KEYS = {
         "device": "device",
     },
     "lcgm_sensitivity_train": {
+        "seed": Derived(("seeds",), lambda c: c["seeds"][0]),  # the grid trains the first seed
         "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
         "sensitivity": ("lcgm.sensitivity", ("noise_y", "separation")),
         "tau": "tau",
@@ -147,7 +148,13 @@ RULE_KEYS = {
         "lcgm": ("lcgm", MODEL),
         "spectrum": ("lcgm.spectrum", ("samples", "repeats", "rtol", "z", "noise_factors", "seed")),
     },
-    "lcgm_sensitivity_table": {"lcgm": ("lcgm", (*MODEL, "test_samples", "elbow_tolerance")), "tau": "tau"},
+    "lcgm_sensitivity_table": {
+        "points": Derived(
+            ("lcgm.sensitivity", "lcgm.classes", "lcgm.noise_y", "lcgm.separation"), lambda c: lcgm_sensitivity_points(c["lcgm"])
+        ),
+        "lcgm": ("lcgm", (*MODEL, "test_samples", "elbow_tolerance")),
+        "tau": "tau",
+    },
     "figure_lcgm": {},
     "claims_a3": {},
 }

@@ -6,7 +6,7 @@ in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/sca
 
 from __future__ import annotations
 
-from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import ClaimSpec, Derived, Experiment, Study, diagnostic
 from crlrepro.runtime.costs import TRAINING_PAIRS_PER_SECOND, Cost, count, inner_bytes, quadrature_bytes
 from crlrepro.runtime.costs import config_value as at
 
@@ -283,6 +283,10 @@ RULE_KEYS = {
         "device": "device",
     },
     "scaling_table": {
+        "points": Derived(
+            ("consistency.scaling.m_sweep", "consistency.scaling.n_sweep"),
+            lambda c: {sweep: sweep_points(sweep, c["consistency"]) for sweep in ("m", "n")},
+        ),
         "seeds": "consistency.scaling.seeds",
         "regimes": "consistency.scaling.regimes",
         "bootstrap": "consistency.scaling.bootstrap",
@@ -290,6 +294,9 @@ RULE_KEYS = {
     "figure_scaling": {},
     "claims_c3": {},
     "budget_table": {
+        "points": Derived(
+            ("consistency.budget.total", "consistency.budget.ms"), lambda c: {"budget": sweep_points("budget", c["consistency"])}
+        ),
         "seeds": "consistency.scaling.seeds",
         "regimes": "consistency.scaling.regimes",
         "total": "consistency.budget.total",

@@ -7,7 +7,7 @@ in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/sup
 
 from __future__ import annotations
 
-from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import ClaimSpec, Derived, Experiment, Study, diagnostic
 from crlrepro.runtime.costs import Cost, count
 from crlrepro.runtime.costs import config_value as at
 
@@ -233,6 +233,11 @@ DATA = (
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
     "image_views": {
+        # views per training image in the bank: the configured number with augment: bank, none when drawn fresh
+        "views": Derived(
+            ("supervised_view.views", "supervised_view.augment"),
+            lambda c: c["supervised_view"]["views"] if c["supervised_view"]["augment"] == "bank" else 0,
+        ),
         "data": DATA,
         "bias_views": "supervised_view.bias_views",
         "bias_images": "supervised_view.bias_images",
