@@ -3,7 +3,7 @@
 Each mutation is what a user's ``--configfile`` would hold (the nested keys down to the one changed, merged over
 config.yaml as Snakemake merges it), and its outcome is what ``crlrepro check-config`` and a run's start would say:
 refused before any job (:class:`ConfigError` from reading or validating, or a problem of
-:func:`crlrepro.workflow.config.preflight_problems`), or accepted. The mutations follow the value's type, so a key added to
+:func:`crlrepro.workflow.preflight.preflight_problems`), or accepted. The mutations follow the value's type, so a key added to
 config.yaml joins the campaign by itself:
 
 - an integer: text ("ten"), a fraction, -1, 0, 10^12, null, a list;
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from crlrepro.workflow.config import _key  # a dotted key as every config message names it
+from crlrepro.workflow.config import key_name  # a dotted key as every config message names it
 
 ROOT_MEMORY = 24 * 2**30  # the machine a campaign is judged on: this project's 2-core, 24 GiB machine
 
@@ -104,14 +104,16 @@ def mutations(defaults: dict) -> list[Mutation]:
     def walk(node, path):
         if isinstance(node, dict):
             if path:
-                out.append(Mutation(_key(path), "mapping:number", _nest(defaults, path, 5)))
+                out.append(Mutation(key_name(path), "mapping:number", _nest(defaults, path, 5)))
                 out.append(
-                    Mutation(_key(path), "mapping:unknown-key", _nest(defaults, path, {**copy.deepcopy(node), "unknown_key": 1}))
+                    Mutation(
+                        key_name(path), "mapping:unknown-key", _nest(defaults, path, {**copy.deepcopy(node), "unknown_key": 1})
+                    )
                 )
             for key, item in node.items():
                 walk(item, (*path, key))
         elif isinstance(node, list):
-            key = _key(path)
+            key = key_name(path)
             first = node[0] if node else 1
             out.extend(
                 Mutation(key, what, _nest(defaults, path, value))
@@ -125,13 +127,13 @@ def mutations(defaults: dict) -> list[Mutation]:
             )
             if node and not isinstance(first, (list, dict)):  # the first item's own mutations
                 out.extend(
-                    Mutation(_key((*path, 0)), what, _nest(defaults, (*path, 0), value))
+                    Mutation(key_name((*path, 0)), what, _nest(defaults, (*path, 0), value))
                     for what, value in _scalar_mutations(first)
                 )
             elif node:
                 walk(first, (*path, 0))
         else:
-            out.extend(Mutation(_key(path), what, _nest(defaults, path, value)) for what, value in _scalar_mutations(node))
+            out.extend(Mutation(key_name(path), what, _nest(defaults, path, value)) for what, value in _scalar_mutations(node))
 
     walk(defaults, ())
     return out
@@ -150,10 +152,10 @@ def _defaults(root) -> dict:
 
 def outcome(mutation: Mutation, root, memory_bytes: int = ROOT_MEMORY) -> str | None:
     """None where ``mutation`` is accepted; else the message that refuses it before any job, as a run's start and
-    ``crlrepro check-config`` give it (:func:`crlrepro.workflow.config.start_refusal`)."""
+    ``crlrepro check-config`` give it (:func:`crlrepro.workflow.preflight.start_refusal`)."""
     from snakemake.utils import update_config
 
-    from crlrepro.workflow.config import start_refusal
+    from crlrepro.workflow.preflight import start_refusal
 
     config = copy.deepcopy(_defaults(root))
     update_config(config, copy.deepcopy(mutation.file))

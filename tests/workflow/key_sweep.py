@@ -100,7 +100,9 @@ def snapshot(api, configfiles) -> dict:
     )._workflow
     return {
         r.name: {
-            "params": json.dumps({k: "<function>" if callable(v) else v for k, v in r.params.items()}, sort_keys=True, default=str),
+            "params": json.dumps(
+                {k: "<function>" if callable(v) else v for k, v in r.params.items()}, sort_keys=True, default=str
+            ),
             "files": json.dumps([sorted(map(str, r.input)), sorted(map(str, r.output))]),
         }
         for r in workflow.rules

@@ -296,7 +296,7 @@ def test_data_on_disk_is_checked_by_validation_only_where_asked(tmp_path):
 
 
 def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
-    from crlrepro.workflow.config import resource_problems
+    from crlrepro.workflow.preflight import resource_problems
 
     config = validate_config(default_config(), SCHEMA)
     assert resource_problems(config, 24 * 2**30) == []
@@ -332,7 +332,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     shipped configs pass. The campaign's four: lcgm.spectrum.samples 10^6 (7.3 TiB), tsybakov.bootstrap 10^9
     (156 GiB), lcgm.test_samples 10^9 and supervised_view.bias_views 10^8."""
     from crlrepro.studies.registry import COSTS, NOT_SIZES
-    from crlrepro.workflow.config import integer_keys, resource_problems
+    from crlrepro.workflow.config import integer_keys
+    from crlrepro.workflow.preflight import resource_problems
 
     schema = yaml.safe_load(SCHEMA.read_text())
     keys = integer_keys(schema)
@@ -404,7 +405,7 @@ def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
 def test_the_results_folder_is_the_whole_value_and_stays_inside_results(tmp_path):
     """`$` in the schema's pattern also matches before a final newline under re.search: the whole value must match.
     A link in the scale's folder (or the folder itself) that leads outside results/ would put outputs elsewhere."""
-    from crlrepro.workflow.config import results_location_problems
+    from crlrepro.workflow.preflight import results_location_problems
 
     for bad in ("results/nl\n", "results/../elsewhere", "results/smoke/", "/tmp/results"):
         with pytest.raises(ConfigError, match="results: .*does not match"):

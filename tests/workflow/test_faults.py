@@ -26,7 +26,8 @@ from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_rep
 from snakemake.utils import update_config
 
 from crlrepro.runtime.artifacts import RECORD_DIGEST, ArtifactError, nonfinite_problems, sidecar_path, verify, write_table
-from crlrepro.workflow.config import ConfigError, read_config_file, start_refusal, validate_config
+from crlrepro.workflow.config import ConfigError, read_config_file, validate_config
+from crlrepro.workflow.preflight import start_refusal
 
 FAULTS: dict[str, tuple[str, str]] = {}  # fault class -> (what was tried, what happened), in the order tried
 
@@ -245,7 +246,7 @@ def test_a_dry_run_refuses_every_config_a_run_refuses(tmp_path):
 
 
 def test_the_executor_a_command_line_asks_for_decides_whether_this_machine_sizes_the_jobs(tmp_path):
-    from crlrepro.workflow.config import requested_executor
+    from crlrepro.workflow.preflight import requested_executor
 
     assert requested_executor(["snakemake", "--cores", "all"], REPO, environ={}) == "local"  # profiles/default: none
     assert requested_executor(["snakemake", "--workflow-profile", "profiles/slurm"], REPO, environ={}) == "slurm"

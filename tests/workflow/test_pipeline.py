@@ -586,13 +586,14 @@ BAD_CONFIGS = {
 
 
 def _refusal(content: dict) -> str:
-    """What a run's checks say of ``content`` over config.yaml, in this process (crlrepro.workflow.config.start_refusal, on this
-    machine's memory): the message, or '' when it passes."""
+    """What a run's checks say of ``content`` over config.yaml, in this process (crlrepro.workflow.preflight.start_refusal, on
+    this machine's memory): the message, or '' when it passes."""
     import copy
 
     from snakemake.utils import update_config
 
-    from crlrepro.workflow.config import read_config_file, start_refusal
+    from crlrepro.workflow.config import read_config_file
+    from crlrepro.workflow.preflight import start_refusal
 
     config = read_config_file(REPO / "config.yaml")
     update_config(config, copy.deepcopy(content))

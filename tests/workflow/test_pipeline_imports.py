@@ -59,6 +59,7 @@ SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*.py"))
 NOT_IN_ANY_SCRIPT = {
     "workflow/cli.py": "the `crlrepro` command line",
     "workflow/config.py": "validated by the Snakefile before any job; a job gets its keys as params",
+    "workflow/preflight.py": "the start checks, made by the Snakefile and `crlrepro check-config` before any job",
     "workflow/verify.py": "`crlrepro verify`",
     "workflow/folder.py": "the Snakefile (a results folder's scale record, the publish checks) and `crlrepro verify`",
 }

@@ -14,14 +14,8 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro.studies import registry
-from crlrepro.workflow.config import (
-    ConfigError,
-    config_value,
-    read_config_file,
-    preflight_problems,
-    requested_executor,
-    validate_config,
-)
+from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
+from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points

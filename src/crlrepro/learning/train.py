@@ -311,6 +311,98 @@ def _load_checkpoint(path: Path | None, fingerprint: str):
     return state
 
 
+class _StepStats:
+    """The optional records of work and time of one training (the benchmarks' instrument, enabled by the environment
+    variable TRAINING_STATS_ENV naming a folder): the first step's FLOPs counted, the second's matmul share profiled,
+    the others timed; without the folder a step just runs."""
+
+    def __init__(self, folder: str | None, record: dict):
+        self.folder = folder
+        self.record = (
+            {
+                **record,
+                "steps": 0,
+                "flops_per_step": None,
+                "matmul_time_share": None,
+                "timed_steps": 0,
+                "timed_steps_s": 0.0,
+                "before_first_step_s": process_age(),
+                "loop_s": 0.0,
+            }
+            if folder
+            else None
+        )
+        self.loop_start = time.perf_counter()
+
+    def run(self, step: Callable[[], list[float]]) -> list[float]:
+        stats = self.record
+        if stats is None:
+            return step()
+        if stats["flops_per_step"] is None:  # every step has the same shapes: count the first
+            values, stats["flops_per_step"] = _counted(step)
+        elif stats["matmul_time_share"] is None:  # and profile the second
+            values, stats["matmul_time_share"] = _profiled(step)
+        else:  # the others are timed (the counted one runs slower)
+            tick = time.perf_counter()
+            values = step()
+            stats["timed_steps"] += 1
+            stats["timed_steps_s"] += time.perf_counter() - tick
+        return values
+
+    def finish(self, steps: int) -> None:
+        if self.record is not None:
+            self.record.update(steps=steps, loop_s=time.perf_counter() - self.loop_start)
+            write_training_stats(self.folder, self.record)
+
+
+def _training_data(data: Data, settings: TrainSettings, seeds: list[int], ensemble: bool):
+    """(n, epoch -> that epoch's tensors on the device, checked): fixed tensors are moved once and checked before any
+    work; a function's are checked at every epoch."""
+    device = settings.device
+    lead = 1 if ensemble else 0  # the sample axis of the data tensors
+    fixed = None if callable(data) else [t.to(device) for t in data]
+    n = (fixed if fixed is not None else data(0))[0].shape[lead]
+
+    def epoch_data(epoch: int) -> list[torch.Tensor]:
+        tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
+        if any(t.shape[lead] != n for t in tensors) or (ensemble and any(t.shape[0] != len(seeds) for t in tensors)):
+            raise ValueError(
+                f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
+                f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each"
+            )
+        return tensors
+
+    if fixed is not None:
+        epoch_data(0)  # unequal lengths fail before any work
+    return n, epoch_data
+
+
+def _resume(checkpoint, fingerprint, model, optimizer, members: int, ensemble: bool, name: str):
+    """(histories, the epoch to start from): a checkpoint of this very run (same fingerprint) restored into ``model``
+    and ``optimizer``, or empty histories and epoch 0."""
+    state = _load_checkpoint(checkpoint, fingerprint)
+    if state is None:
+        return [[] for _ in range(members)], 0
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    log.info("%s: resuming from %s after epoch %d", name, checkpoint, state["epoch"])
+    return (state["history"] if ensemble else [state["history"]]), state["epoch"]
+
+
+def _progress(settings: TrainSettings, steps_per_epoch: int, start: int, seeds: list[int], ensemble: bool) -> tqdm:
+    return tqdm(
+        total=settings.epochs * steps_per_epoch * settings.batch_size,
+        initial=start * steps_per_epoch * settings.batch_size,
+        unit="sample",
+        unit_scale=True,
+        desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
+        file=sys.stderr,
+        mininterval=2.0,
+        dynamic_ncols=False,
+        ncols=100,
+    )
+
+
 def train(
     model: torch.nn.Module,
     batch_loss: BatchLoss,
@@ -349,21 +441,7 @@ def train(
             f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
             "members; train them with adamw or sgd, or one by one"
         )
-    lead = 1 if ensemble else 0  # the sample axis of the data tensors
-    fixed = None if callable(data) else [t.to(device) for t in data]
-
-    def epoch_data(epoch: int) -> list[torch.Tensor]:
-        tensors = fixed if fixed is not None else [t.to(device) for t in data(epoch)]
-        if any(t.shape[lead] != n for t in tensors) or (ensemble and any(t.shape[0] != len(seeds) for t in tensors)):
-            raise ValueError(
-                f"{settings.name}: epoch {epoch}'s data tensors have shapes {[tuple(t.shape) for t in tensors]}, "
-                f"expected {'[' + str(len(seeds)) + ' members, ' if ensemble else '['}{n} samples, ...] each"
-            )
-        return tensors
-
-    n = (fixed if fixed is not None else data(0))[0].shape[lead]
-    if fixed is not None:
-        epoch_data(0)  # unequal lengths fail before any work (a function's are checked at every epoch)
+    n, epoch_data = _training_data(data, settings, seeds, ensemble)
     if settings.batch_size > n:
         raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
     model.to(device)
@@ -376,14 +454,7 @@ def train(
     checkpoint = Path(checkpoint) if checkpoint is not None else None
     fingerprint = f"{fingerprint}|{sorted(asdict(settings).items())}" + (f"|members {seeds}" if ensemble else "")
 
-    histories: list[list[dict]] = [[] for _ in seeds]
-    start = 0
-    state = _load_checkpoint(checkpoint, fingerprint)
-    if state is not None:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        histories, start = (state["history"] if ensemble else [state["history"]]), state["epoch"]
-        log.info("%s: resuming from %s after epoch %d", settings.name, checkpoint, start)
+    histories, start = _resume(checkpoint, fingerprint, model, optimizer, len(seeds), ensemble, settings.name)
     rows = torch.arange(len(seeds), device=device)[:, None]  # an ensemble's batch: member k's rows of member k's data
     step_loss = batch_loss
     compiled = use_compiler(settings.compile, (settings.epochs - start) * steps_per_epoch, device, settings.name)
@@ -392,21 +463,11 @@ def train(
         # eager. dynamic=False: every step has the same shapes, and each shape gets code of its own.
         step_loss = torch.compile(batch_loss, dynamic=False)
 
-    bar = tqdm(
-        total=settings.epochs * steps_per_epoch * settings.batch_size,
-        initial=start * steps_per_epoch * settings.batch_size,
-        unit="sample",
-        unit_scale=True,
-        desc=f"{settings.name} seed{'s ' + ','.join(map(str, seeds)) if ensemble else ' ' + str(settings.seed)}",
-        file=sys.stderr,
-        mininterval=2.0,
-        dynamic_ncols=False,
-        ncols=100,
-    )
+    bar = _progress(settings, steps_per_epoch, start, seeds, ensemble)
     if on_epoch is not None and start == 0:
         on_epoch(0, model)
-    stats_folder = os.environ.get(TRAINING_STATS_ENV)
-    stats = (
+    stats = _StepStats(
+        os.environ.get(TRAINING_STATS_ENV),
         {
             "job": os.environ.get(JOB_ENV, ""),
             "name": settings.name,
@@ -416,18 +477,8 @@ def train(
             "threads": torch.get_num_threads(),
             "batch_size": settings.batch_size,
             "compiled": compiled,
-            "steps": 0,
-            "flops_per_step": None,
-            "matmul_time_share": None,
-            "timed_steps": 0,
-            "timed_steps_s": 0.0,
-            "before_first_step_s": process_age(),
-            "loop_s": 0.0,
-        }
-        if stats_folder
-        else None
+        },
     )
-    loop_start = time.perf_counter()
     model.train()
     for epoch in range(start, settings.epochs):
         tensors = epoch_data(epoch)
@@ -461,17 +512,7 @@ def train(
                 optimizer.step()
                 return values
 
-            if stats is None:
-                values = optimiser_step()
-            elif stats["flops_per_step"] is None:  # every step has the same shapes: count the first
-                values, stats["flops_per_step"] = _counted(optimiser_step)
-            elif stats["matmul_time_share"] is None:  # and profile the second
-                values, stats["matmul_time_share"] = _profiled(optimiser_step)
-            else:  # the others are timed (the counted one runs slower)
-                tick = time.perf_counter()
-                values = optimiser_step()
-                stats["timed_steps"] += 1
-                stats["timed_steps_s"] += time.perf_counter() - tick
+            values = stats.run(optimiser_step)
             totals = [total + value for total, value in zip(totals, values, strict=True)]
             bar.update(settings.batch_size)
             if step % 50 == 0:
@@ -481,18 +522,18 @@ def train(
         if on_epoch is not None:
             on_epoch(epoch + 1, model)
         if checkpoint is not None:
-            payload = {
-                "fingerprint": fingerprint,
-                "epoch": epoch + 1,
-                "history": histories if ensemble else histories[0],
-                "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(),
-            }
-            save_torch(payload, checkpoint)
+            save_torch(
+                {
+                    "fingerprint": fingerprint,
+                    "epoch": epoch + 1,
+                    "history": histories if ensemble else histories[0],
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                },
+                checkpoint,
+            )
     bar.close()
-    if stats is not None:
-        stats.update(steps=(settings.epochs - start) * steps_per_epoch, loop_s=time.perf_counter() - loop_start)
-        write_training_stats(stats_folder, stats)
+    stats.finish((settings.epochs - start) * steps_per_epoch)
     if checkpoint is not None:  # finished: nothing left to resume
         checkpoint.unlink(missing_ok=True)
         sidecar_path(checkpoint).unlink(missing_ok=True)

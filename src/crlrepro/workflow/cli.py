@@ -21,11 +21,12 @@ __all__ = ["GENERATED_FROM_PUBLISHED", "main"]
 
 def _check_config(paths: list[str], cluster: bool = False) -> int:
     """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before
-    its first job (:func:`crlrepro.workflow.config.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's
+    its first job (:func:`crlrepro.workflow.preflight.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's
     memory and GPU are not checked); else 1, printing each problem."""
     from snakemake.utils import update_config
 
-    from crlrepro.workflow.config import ConfigError, read_config_file, start_refusal
+    from crlrepro.workflow.config import ConfigError, read_config_file
+    from crlrepro.workflow.preflight import start_refusal
 
     root = Path.cwd()
     try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 import re
 from pathlib import Path
 
@@ -19,29 +18,25 @@ import jsonschema
 from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.runtime.costs import config_value
 from crlrepro.runtime.yamlfile import ConfigError, read_yaml
-from crlrepro.studies.registry import COSTS, figure_styles
+from crlrepro.studies.registry import figure_styles
 
 __all__ = [
+    "config_items",
     "config_value",
     "ConfigError",
     "data_problems",
     "EPOCH_LIMIT",
     "integer_keys",
+    "key_name",
     "load_config",
     "MAGNITUDE_LIMIT",
-    "mixture_resolution_problems",
     "MIXTURE_QUADRATURES",
-    "RESOLUTION",
-    "scale_folder",
-    "preflight_problems",
+    "mixture_resolution_problems",
     "read_config_file",
     "read_yaml",
-    "requested_executor",
-    "resource_problems",
-    "results_location_problems",
+    "RESOLUTION",
+    "scale_folder",
     "SEED_LIMIT",
-    "start_refusal",
-    "TIME_LIMIT_S",
     "validate_config",
     "WEIGHT_SUM_TOLERANCE",
 ]
@@ -55,7 +50,8 @@ def scale_folder(scale: str) -> str:
     return "results" if scale == "default" else f"results/{scale}"
 
 
-def _key(path) -> str:
+def key_name(path) -> str:
+    """A config path as every message names it: ``gmm.std_x[1]``."""
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -88,10 +84,21 @@ def _describe(error: jsonschema.ValidationError) -> str:
         missing = next((name for name in error.validator_value if error.message == f"{name!r} is a required property"), None)
         if missing is not None:
             return (
-                f"{_key([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
+                f"{key_name([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
                 "every key (a --configfile only overrides some): restore it there"
             )
-    return f"{_key(error.absolute_path)}: {message}"
+    return f"{key_name(error.absolute_path)}: {message}"
+
+
+def data_problems(config: dict) -> list[str]:
+    """What a run needs of its data and does not find: the CIFAR-10 or Fashion-MNIST files, and enough
+    images of each class for S3's training sets, and few-label counts that fit every class (checked before any job,
+    in a dry run too: :func:`crlrepro.workflow.preflight.preflight_problems`)."""
+    view = config.get("supervised_view", {})
+    missing = missing_data_message(view.get("data", {})) if view.get("data") else None
+    if missing:
+        return [missing]
+    return balance_problems(view) + few_label_problems(view) if view else []
 
 
 def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
@@ -306,7 +313,6 @@ def mixture_resolution_problems(config: dict) -> list[str]:
 # past TIME_LIMIT_S, is refused naming the keys. Every integer key of the schema is either in a cost or in
 # NOT_SIZES with its reason (tested).
 
-TIME_LIMIT_S = 30 * 24 * 3600
 EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
 
 
@@ -352,181 +358,17 @@ def integer_keys(schema: dict) -> list[str]:
     return sorted(set(found))
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:,.1f} GiB"
-
-
-def resource_problems(config: dict, memory_bytes: int) -> list[str]:
-    """Sizes that cannot run on a machine with ``memory_bytes`` of memory, jobs that would take more than
-    :data:`TIME_LIMIT_S` on this CPU (:data:`COSTS`), and epoch counts past :data:`EPOCH_LIMIT`, each naming the keys
-    it grows with. Checked when a local run starts; a cluster run sizes its jobs with the profile's mem_mb, runtime
-    and --set-resources instead."""
-    problems = []
-    for cost in COSTS:
-        lead, *others = cost.keys
-        value = config_value(config, lead)
-        if value is None:  # an unset key (its effective value comes from elsewhere): the costs led by the set keys report
-            continue
-        shown = max(value) if isinstance(value, list) and value else value
-        also = f" (with {', '.join(others)})" if others else ""
-        if cost.memory is not None:
-            need = cost.memory(config)
-            if need > memory_bytes:
-                problems.append(
-                    f"{lead}: {shown} {cost.what}{also} need about {_gib(need)} in one job, more than this "
-                    f"machine's {_gib(memory_bytes)}; lower it, or run on a cluster (profiles/slurm, "
-                    "--set-resources mem_mb=...)"
-                )
-        if cost.seconds is not None:
-            past_epoch_limit = lead.endswith("epochs") and value > EPOCH_LIMIT  # reported below
-            seconds = cost.seconds(config)
-            if seconds > TIME_LIMIT_S and not past_epoch_limit:
-                problems.append(
-                    f"{lead}: {shown} {cost.what}{also} take about {seconds / 86400:,.0f} days for one job "
-                    "on this CPU (measured rates); lower it, or run on GPUs or a cluster"
-                )
-    for path, value in _walk(config):
-        if path and path[-1] == "epochs" and isinstance(value, int) and value > EPOCH_LIMIT:
-            problems.append(
-                f"{_key(path)}: {value} epochs is more than {EPOCH_LIMIT:,}; a larger number is a typo, not an experiment"
-            )
-    return problems
-
-
-def results_location_problems(results: str, workdir: str | Path = ".") -> list[str]:
-    """Where the scale's folder ``results`` (a path under ``results/``) or anything already in it leads outside
-    ``results/`` once symbolic links are resolved: outputs, sidecars and logs would land elsewhere. ``results/``
-    itself may be a link (to a scratch disk, say); links inside it must stay inside it. Checked when a run starts."""
-    workdir = Path(workdir)
-    root = (workdir / "results").resolve()
-    folder = workdir / results
-    if not folder.resolve().is_relative_to(root):
-        return [
-            f"results: {results!r} leads to {folder.resolve()}, outside results/ ({root}) once links are resolved; "
-            "remove the link or choose a folder under results/"
-        ]
-    problems = []
-    if folder.is_dir():
-        for directory, subdirectories, files in os.walk(folder):  # links are listed, not followed
-            for name in subdirectories + files:
-                path = Path(directory) / name
-                if path.is_symlink() and not path.resolve().is_relative_to(root):
-                    problems.append(
-                        f"results: {path} is a link to {path.resolve()}, outside results/ ({root}); what the "
-                        "run writes there would land outside the results tree: remove the link"
-                    )
-    return problems
-
-
-def data_problems(config: dict) -> list[str]:
-    """What a run needs of its data and does not find: the CIFAR-10 or Fashion-MNIST files, and enough
-    images of each class for S3's training sets, and few-label counts that fit every class (checked before any job,
-    in a dry run too: :func:`preflight_problems`)."""
-    view = config.get("supervised_view", {})
-    missing = missing_data_message(view.get("data", {})) if view.get("data") else None
-    if missing:
-        return [missing]
-    return balance_problems(view) + few_label_problems(view) if view else []
-
-
-def preflight_problems(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> list[str]:
-    """Everything a run checks when it starts, before any job and before Snakemake removes an output it would
-    recompute (the workflow's ``onstart``, and ``crlrepro check-config``): the results folder
-    (:func:`results_location_problems`), the data (:func:`data_problems`) and, where the jobs run on this machine
-    (``local``), the memory and time of each job (:func:`resource_problems`, against ``memory_bytes``, by default this
-    machine's memory) and a GPU for ``device: cuda``. A cluster run (``local=False``) sizes its jobs with the profile."""
-    problems = results_location_problems(config["results"], workdir) + data_problems(config)
-    if local:
-        if memory_bytes is None:
-            import psutil
-
-            memory_bytes = psutil.virtual_memory().total
-        problems += resource_problems(config, memory_bytes)
-        if config.get("device") == "cuda":
-            from crlrepro.runtime.device import physical_gpus
-
-            if not physical_gpus():
-                problems.append(
-                    "device: cuda, but no GPU is visible on this machine (CUDA_VISIBLE_DEVICES, NVML): set "
-                    "device: auto or cpu (e.g. --config device=auto), or submit to a cluster "
-                    "(--workflow-profile profiles/slurm)"
-                )
-    return problems
-
-
-def requested_executor(argv: list[str], basedir: str | Path, environ=os.environ) -> str:
-    """The executor a Snakemake command line asks for: ``--executor``/``-e``, else the ``executor:`` of its profile
-    (``--profile``, ``--workflow-profile`` or ``SNAKEMAKE_PROFILE``; ``profiles/default`` of the workflow when none is
-    named), else ``local``. Snakemake decides the executor after it has read the Snakefile, and a dry run always runs
-    its own, so the workflow reads the intent from the command line to size jobs before any of them: a cluster run's
-    jobs are sized by its profile, not by this machine's memory."""
-
-    def option(names):
-        for i, word in enumerate(argv):
-            for name in names:
-                if word == name and i + 1 < len(argv):
-                    return argv[i + 1]
-                if word.startswith(name + "="):
-                    return word.split("=", 1)[1]
-        return None
-
-    executor = option(("--executor", "-e"))
-    if executor:
-        return executor
-    profiles = [
-        option(("--profile",)) or environ.get("SNAKEMAKE_PROFILE"),
-        option(("--workflow-profile",)) or str(Path(basedir) / "profiles" / "default"),
-    ]
-    for profile in profiles:
-        if profile and profile != "none":
-            executor = _profile_executor(profile, basedir)
-            if executor:
-                return executor
-    return "local"
-
-
-def _profile_executor(profile: str, basedir: str | Path) -> str | None:
-    """The ``executor:`` of the first config file of the profile ``profile`` (a folder, or a name Snakemake looks up
-    beside the workflow, in ~/.config/snakemake or /etc/xdg/snakemake); None where it sets none."""
-    for folder in (
-        Path(profile),
-        Path(basedir) / profile,
-        Path.home() / ".config" / "snakemake" / profile,
-        Path("/etc/xdg/snakemake") / profile,
-    ):
-        for name in ("config.v8+.yaml", "config.yaml"):
-            if (folder / name).is_file():
-                try:
-                    executor = (read_yaml(folder / name) or {}).get("executor")
-                except (ConfigError, AttributeError):
-                    return None
-                return str(executor) if executor else None
-    return None
-
-
-def start_refusal(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> str:
-    """What a run refuses ``config`` (merged over config.yaml) with, stage by stage as a run makes the checks:
-    :func:`validate_config` without the data on disk (as the Snakefile reads it; ``config`` is validated in place),
-    then :func:`preflight_problems` (``onstart``); '' when it starts. ``crlrepro check-config`` prints it."""
-    try:
-        validate_config(config, Path(workdir) / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
-    except ConfigError as error:
-        return str(error)
-    problems = preflight_problems(config, workdir, memory_bytes=memory_bytes, local=local)
-    return "cannot start:\n  " + "\n  ".join(problems) if problems else ""
-
-
 SEED_LIMIT = 2**32  # every seed is used by NumPy and torch and in seed arithmetic: keep it a 32-bit value
 
 
-def _walk(value, path=()):
+def config_items(value, path=()):
     yield path, value
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _walk(item, (*path, key))
+            yield from config_items(item, (*path, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _walk(item, (*path, index))
+            yield from config_items(item, (*path, index))
 
 
 MAGNITUDE_LIMIT = 1e6  # every non-integer number of a config is a scale, a rate or a tolerance of order one
@@ -575,9 +417,9 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
     the schema's integer keys, which the size model bounds): means, widths, temperatures, rates and tolerances
     of order one, where 1e12 is a typo (and squares past float64's range near 1e154)."""
     problems = []
-    for path, value in _walk(config):
+    for path, value in config_items(config):
         if isinstance(value, float) and not math.isfinite(value):
-            problems.append(f"{_key(path)}: must be a finite number, got {value}")
+            problems.append(f"{key_name(path)}: must be a finite number, got {value}")
         elif (
             isinstance(value, (int, float))
             and not isinstance(value, bool)
@@ -585,13 +427,13 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
             and not any(_matches(_schema_key(path), pattern) for pattern in integers)
         ):
             problems.append(
-                f"{_key(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
+                f"{key_name(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
                 "tolerance of order one, and a larger value is a typo, not an experiment"
             )
         name = next((part for part in reversed(path) if isinstance(part, str)), "")
         is_seed = name in ("seed", "seeds") or name.endswith("_seed")
         if is_seed and isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
-            problems.append(f"{_key(path)}: a seed must be below 2^32 = {SEED_LIMIT}, got {value}")
+            problems.append(f"{key_name(path)}: a seed must be below 2^32 = {SEED_LIMIT}, got {value}")
     return problems
 
 
@@ -623,7 +465,7 @@ _SCHEMAS: dict = {}
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
     """Validate ``config`` in place (deriving `results` and A2's seeds where left out) and return it; raise :class:`ConfigError`
     listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (the Snakefile
-    makes them in :func:`preflight_problems`, with the other start checks)."""
+    makes them in :func:`crlrepro.workflow.preflight.preflight_problems`, with the other start checks)."""
     schema = _read_schema(str(schema_path), Path(schema_path).stat().st_mtime_ns)
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
