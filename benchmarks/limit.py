@@ -136,7 +136,7 @@ def script_startup(scripts_dir: Path = REPO / "workflow" / "scripts", repeats: i
 
     bare, _ = seconds("pass")
     rows = []
-    for script in sorted(scripts_dir.glob("*.py")):
+    for script in sorted(scripts_dir.glob("*/*.py")):  # one folder per study
         modules = _library_imports(script)
         code = "".join(f"import {m}\n" for m in modules) + "import sys; print('torch' in sys.modules)"
         spent, out = seconds(code)

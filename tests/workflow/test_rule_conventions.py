@@ -172,7 +172,7 @@ def test_the_keys_check_names_an_unread_and_an_untaken_key(tmp_path):
     text = rules_file.read_text()
     assert text.count('**keys("tsybakov_table"),') == 1
     rules_file.write_text(text.replace('**keys("tsybakov_table"),', "unused=1,"))
-    script = workdir / "workflow" / "scripts" / "oce_identity.py"
+    script = workdir / "workflow" / "scripts" / "oce" / "oce_identity.py"
     script.write_text(script.read_text().replace('"oce"', '"OCE"').replace("params.oce", "params.OCE"))
     problems = _keys_problems(workdir, _rules(workdir))
     assert sorted(p.split(":")[0] for p in problems) == ["oce_identity", "tsybakov_table", "tsybakov_table"], problems

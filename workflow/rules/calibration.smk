@@ -22,7 +22,7 @@ rule calibration_train:
     params:
         **keys("calibration_train"),
     script:
-        "../scripts/calibration_train.py"
+        "../scripts/calibration/calibration_train.py"
 
 
 rule calibration_table:
@@ -41,7 +41,7 @@ rule calibration_table:
     params:
         **keys("calibration_table"),
     script:
-        "../scripts/calibration_table.py"
+        "../scripts/calibration/calibration_table.py"
 
 
 rule calibration_families:
@@ -59,7 +59,7 @@ rule calibration_families:
     params:
         **keys("calibration_families"),
     script:
-        "../scripts/calibration_families.py"
+        "../scripts/calibration/calibration_families.py"
 
 
 rule tsybakov_small_t:
@@ -76,7 +76,7 @@ rule tsybakov_small_t:
     params:
         **keys("tsybakov_small_t"),
     script:
-        "../scripts/tsybakov_small_t.py"
+        "../scripts/calibration/tsybakov_small_t.py"
 
 
 rule figure_calibration:
@@ -99,7 +99,7 @@ rule figure_calibration:
         **keys("figure_calibration"),
         style=figure_style("calibration"),
     script:
-        "../scripts/figure_calibration.py"
+        "../scripts/calibration/figure_calibration.py"
 
 
 rule claims_c2:
@@ -119,4 +119,4 @@ rule claims_c2:
     conda:
         CONDA_ENV
     script:
-        "../scripts/claims_c2.py"
+        "../scripts/calibration/claims_c2.py"

@@ -105,10 +105,10 @@ os.environ[CONFIGFILES_ENV] = str(effective_config_path(RESULTS))
 
 
 def library(script):
-    """The library files that workflow/scripts/<script>.py imports (its import closure): declared as
-    inputs, editing a module reruns exactly the rules whose scripts use it."""
-    scripts = Path(workflow.basedir) / "workflow" / "scripts"
-    return [workdir_relative(path) for path in imported_library_files(scripts / f"{script}.py", SRC / "crlrepro")]
+    """The library files that workflow/scripts/<study>/<script>.py imports (its import closure): declared as
+    inputs, editing a module reruns exactly the rules whose scripts use it. Script names are unique across studies."""
+    (path,) = (Path(workflow.basedir) / "workflow" / "scripts").glob(f"*/{script}.py")
+    return [workdir_relative(p) for p in imported_library_files(path, SRC / "crlrepro")]
 
 
 CONDA_ENV = "../../envs/crlrepro.yaml"

@@ -23,7 +23,7 @@ rule gmm_mlp_train:
         **keys("gmm_mlp_train"),
         checkpoint_dir=f"{RESULTS}/checkpoints/gmm_mlp",
     script:
-        "../scripts/gmm_mlp_train.py"
+        "../scripts/gmm_mlp/gmm_mlp_train.py"
 
 
 rule gmm_mlp_table:
@@ -41,7 +41,7 @@ rule gmm_mlp_table:
     params:
         **keys("gmm_mlp_table"),
     script:
-        "../scripts/gmm_mlp_table.py"
+        "../scripts/gmm_mlp/gmm_mlp_table.py"
 
 
 rule gmm_mlp_samples_train:
@@ -69,7 +69,7 @@ rule gmm_mlp_samples_train:
         samples=lambda wildcards: int(wildcards.N),
         checkpoint_dir=lambda wildcards: f"{RESULTS}/checkpoints/gmm_mlp_samples/N{wildcards.N}",
     script:
-        "../scripts/gmm_mlp_train.py"
+        "../scripts/gmm_mlp/gmm_mlp_train.py"
 
 
 rule gmm_mlp_samples_table:
@@ -88,7 +88,7 @@ rule gmm_mlp_samples_table:
     params:
         **keys("gmm_mlp_samples_table"),
     script:
-        "../scripts/gmm_mlp_samples_table.py"
+        "../scripts/gmm_mlp/gmm_mlp_samples_table.py"
 
 
 rule l2_minima:
@@ -105,7 +105,7 @@ rule l2_minima:
     params:
         **keys("l2_minima"),
     script:
-        "../scripts/l2_minima.py"
+        "../scripts/gmm_mlp/l2_minima.py"
 
 
 rule approximation_bound:
@@ -125,7 +125,7 @@ rule approximation_bound:
     params:
         **keys("approximation_bound"),
     script:
-        "../scripts/approximation_bound.py"
+        "../scripts/gmm_mlp/approximation_bound.py"
 
 
 rule figure_gmm_mlp:
@@ -150,7 +150,7 @@ rule figure_gmm_mlp:
         **keys("figure_gmm_mlp"),
         style=figure_style("gmm_mlp"),
     script:
-        "../scripts/figure_gmm_mlp.py"
+        "../scripts/gmm_mlp/figure_gmm_mlp.py"
 
 
 rule claims_a2:
@@ -172,4 +172,4 @@ rule claims_a2:
     params:
         setting=claim_setting("A2"),
     script:
-        "../scripts/claims_a2.py"
+        "../scripts/gmm_mlp/claims_a2.py"

@@ -17,7 +17,7 @@ rule gmm_spectrum:
     params:
         **keys("gmm_spectrum"),
     script:
-        "../scripts/gmm_spectrum.py"
+        "../scripts/gmm_spectrum/gmm_spectrum.py"
 
 
 rule gmm_convergence:
@@ -34,7 +34,7 @@ rule gmm_convergence:
     params:
         **keys("gmm_convergence"),
     script:
-        "../scripts/gmm_convergence.py"
+        "../scripts/gmm_spectrum/gmm_convergence.py"
 
 
 rule figure_gmm_spectrum:
@@ -60,7 +60,7 @@ rule figure_gmm_spectrum:
         **keys("figure_gmm_spectrum"),
         style=figure_style("gmm_spectrum"),
     script:
-        "../scripts/figure_gmm_spectrum.py"
+        "../scripts/gmm_spectrum/figure_gmm_spectrum.py"
 
 
 rule claims_a1:
@@ -80,4 +80,4 @@ rule claims_a1:
     params:
         setting=claim_setting("A1"),
     script:
-        "../scripts/claims_a1.py"
+        "../scripts/gmm_spectrum/claims_a1.py"

@@ -23,7 +23,7 @@ rule lcgm_train:
         **keys("lcgm_train"),
         checkpoint_dir=f"{RESULTS}/checkpoints/lcgm",
     script:
-        "../scripts/lcgm_train.py"
+        "../scripts/lcgm/lcgm_train.py"
 
 
 # lcgm.sensitivity: one job per row of the grid (a noise_y) that trains anything: D = K at each separation, and the
@@ -56,7 +56,7 @@ for i in lcgm_sensitivity_rows():
             points=lcgm_sensitivity_row(i),
             checkpoint_dir=f"{RESULTS}/checkpoints/lcgm_sensitivity",
         script:
-            "../scripts/lcgm_train.py"
+            "../scripts/lcgm/lcgm_train.py"
 
 
 rule lcgm_table:
@@ -75,7 +75,7 @@ rule lcgm_table:
     params:
         **keys("lcgm_table"),
     script:
-        "../scripts/lcgm_table.py"
+        "../scripts/lcgm/lcgm_table.py"
 
 
 rule lcgm_spectrum:
@@ -94,7 +94,7 @@ rule lcgm_spectrum:
     params:
         **keys("lcgm_spectrum"),
     script:
-        "../scripts/lcgm_spectrum.py"
+        "../scripts/lcgm/lcgm_spectrum.py"
 
 
 rule lcgm_sensitivity_table:
@@ -113,7 +113,7 @@ rule lcgm_sensitivity_table:
     params:
         **keys("lcgm_sensitivity_table"),
     script:
-        "../scripts/lcgm_sensitivity_table.py"
+        "../scripts/lcgm/lcgm_sensitivity_table.py"
 
 
 rule figure_lcgm:
@@ -138,7 +138,7 @@ rule figure_lcgm:
     params:
         style=figure_style("lcgm"),
     script:
-        "../scripts/figure_lcgm.py"
+        "../scripts/lcgm/figure_lcgm.py"
 
 
 rule claims_a3:
@@ -159,4 +159,4 @@ rule claims_a3:
     params:
         setting=claim_setting("A3"),
     script:
-        "../scripts/claims_a3.py"
+        "../scripts/lcgm/claims_a3.py"

@@ -16,7 +16,7 @@ rule oce_identity:
     params:
         **keys("oce_identity"),
     script:
-        "../scripts/oce_identity.py"
+        "../scripts/oce/oce_identity.py"
 
 
 rule claims_c5:
@@ -34,4 +34,4 @@ rule claims_c5:
     params:
         **keys("claims_c5"),
     script:
-        "../scripts/claims_c5.py"
+        "../scripts/oce/claims_c5.py"

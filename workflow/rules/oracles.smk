@@ -17,7 +17,7 @@ rule oracle_table:
     params:
         **keys("oracle_table"),
     script:
-        "../scripts/oracle_table.py"
+        "../scripts/oracles/oracle_table.py"
 
 
 rule claims_c1:
@@ -36,4 +36,4 @@ rule claims_c1:
     params:
         **keys("claims_c1"),
     script:
-        "../scripts/claims_c1.py"
+        "../scripts/oracles/claims_c1.py"

@@ -16,7 +16,7 @@ rule summary:
     conda:
         CONDA_ENV
     script:
-        "../scripts/summary.py"
+        "../scripts/report/summary.py"
 
 
 rule report_captions:
@@ -40,7 +40,7 @@ rule report_captions:
     params:
         captions=REPORT_CAPTIONS,
     script:
-        "../scripts/report_captions.py"
+        "../scripts/report/report_captions.py"
 
 
 # This run's verdicts beside every other scale published in this checkout (docs/results/<scale>/, listed when the
@@ -72,7 +72,7 @@ rule scales_table:
         others=OTHER_SCALES,
         config=comparison_config(config),
     script:
-        "../scripts/scales_table.py"
+        "../scripts/report/scales_table.py"
 
 
 # `snakemake publish --cores 1 [--configfile ...]`: this scale's summary, claims tables and figures, checked, with a
@@ -98,4 +98,4 @@ rule publish:
         scale=config["scale"],
         config=config,
     script:
-        "../scripts/publish.py"
+        "../scripts/report/publish.py"

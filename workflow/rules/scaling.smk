@@ -21,7 +21,7 @@ rule deviation_train:
     params:
         **keys("deviation_train"),
     script:
-        "../scripts/deviation_train.py"
+        "../scripts/scaling/deviation_train.py"
 
 
 rule deviation_table:
@@ -43,7 +43,7 @@ rule deviation_table:
     params:
         **keys("deviation_table"),
     script:
-        "../scripts/deviation_table.py"
+        "../scripts/scaling/deviation_table.py"
 
 
 rule scaling_train:
@@ -64,7 +64,7 @@ rule scaling_train:
         **keys("scaling_train"),
         points=lambda wildcards: sweep_trained_points(wildcards.sweep, config["consistency"]),
     script:
-        "../scripts/scaling_train.py"
+        "../scripts/scaling/scaling_train.py"
 
 
 rule scaling_table:
@@ -84,7 +84,7 @@ rule scaling_table:
     params:
         **keys("scaling_table"),
     script:
-        "../scripts/scaling_table.py"
+        "../scripts/scaling/scaling_table.py"
 
 
 rule figure_scaling:
@@ -107,7 +107,7 @@ rule figure_scaling:
     params:
         style=figure_style("scaling"),
     script:
-        "../scripts/figure_scaling.py"
+        "../scripts/scaling/figure_scaling.py"
 
 
 rule claims_c3:
@@ -127,7 +127,7 @@ rule claims_c3:
     conda:
         CONDA_ENV
     script:
-        "../scripts/claims_c3.py"
+        "../scripts/scaling/claims_c3.py"
 
 
 rule budget_table:
@@ -146,7 +146,7 @@ rule budget_table:
     params:
         **keys("budget_table"),
     script:
-        "../scripts/budget_table.py"
+        "../scripts/scaling/budget_table.py"
 
 
 rule figure_budget:
@@ -166,7 +166,7 @@ rule figure_budget:
     params:
         style=figure_style("budget"),
     script:
-        "../scripts/figure_budget.py"
+        "../scripts/scaling/figure_budget.py"
 
 
 rule claims_c4:
@@ -185,4 +185,4 @@ rule claims_c4:
     params:
         **keys("claims_c4"),
     script:
-        "../scripts/claims_c4.py"
+        "../scripts/scaling/claims_c4.py"

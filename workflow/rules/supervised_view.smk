@@ -25,7 +25,7 @@ rule image_views:
     params:
         **keys("image_views"),
     script:
-        "../scripts/image_views.py"
+        "../scripts/supervised_view/image_views.py"
 
 
 rule ssl_train:
@@ -46,7 +46,7 @@ rule ssl_train:
         **keys("ssl_train"),
         checkpoint_dir=f"{RESULTS}/checkpoints/ssl",
     script:
-        "../scripts/ssl_train.py"
+        "../scripts/supervised_view/ssl_train.py"
 
 
 rule ssl_eval:
@@ -67,7 +67,7 @@ rule ssl_eval:
     params:
         **keys("ssl_eval"),
     script:
-        "../scripts/ssl_eval.py"
+        "../scripts/supervised_view/ssl_eval.py"
 
 
 rule ssl_baselines:
@@ -85,7 +85,7 @@ rule ssl_baselines:
     params:
         **keys("ssl_baselines"),
     script:
-        "../scripts/ssl_baselines.py"
+        "../scripts/supervised_view/ssl_baselines.py"
 
 
 rule ssl_table:
@@ -104,7 +104,7 @@ rule ssl_table:
     params:
         experiments={e: ssl_evaluations(e) for e in SSL_EXPERIMENTS},
     script:
-        "../scripts/ssl_table.py"
+        "../scripts/supervised_view/ssl_table.py"
 
 
 rule figure_ssl:
@@ -124,7 +124,7 @@ rule figure_ssl:
         style=figure_style("ssl"),
         experiments=list(SSL_EXPERIMENTS),
     script:
-        "../scripts/figure_ssl.py"
+        "../scripts/supervised_view/figure_ssl.py"
 
 
 rule claims_ssl:
@@ -145,4 +145,4 @@ rule claims_ssl:
         experiments=list(SSL_EXPERIMENTS),
         setting=claim_setting(*SSL_EXPERIMENTS),
     script:
-        "../scripts/claims_ssl.py"
+        "../scripts/supervised_view/claims_ssl.py"

@@ -17,7 +17,7 @@ rule tsybakov_table:
     params:
         **keys("tsybakov_table"),
     script:
-        "../scripts/tsybakov_table.py"
+        "../scripts/tsybakov/tsybakov_table.py"
 
 
 rule tsybakov_exact:
@@ -38,7 +38,7 @@ rule tsybakov_exact:
     params:
         **keys("tsybakov_exact"),
     script:
-        "../scripts/tsybakov_exact.py"
+        "../scripts/tsybakov/tsybakov_exact.py"
 
 
 rule figure_tsybakov:
@@ -63,7 +63,7 @@ rule figure_tsybakov:
         **keys("figure_tsybakov"),
         style=figure_style("tsybakov"),
     script:
-        "../scripts/figure_tsybakov.py"
+        "../scripts/tsybakov/figure_tsybakov.py"
 
 
 rule claims_a4:
@@ -87,4 +87,4 @@ rule claims_a4:
         **keys("claims_a4"),
         setting=claim_setting("A4"),
     script:
-        "../scripts/claims_a4.py"
+        "../scripts/tsybakov/claims_a4.py"
