@@ -76,7 +76,7 @@ def _recovers(spec, r2: pd.Series, reference: dict, setting: dict) -> Claim:
     contradicts; a bound at or above 1, what a constant probe leaves, would say nothing). Not comparable where a key
     the paper fixes differs."""
     paper = float(reference[spec.paper_value])
-    bound = 1.0 - paper + reported_rounding(paper)
+    bound = round(1.0 - paper + reported_rounding(paper), 12)  # 0.035, not 0.035000000000000024
     unexplained = 1.0 - r2.to_numpy(dtype=float)
     decision = decide_bound(unexplained, np.full_like(unexplained, bound), 1.0)
     mismatched = setting_mismatches(reference, setting, spec.depends_on)
