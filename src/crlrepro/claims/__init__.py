@@ -1,1 +1,2 @@
-"""Claims and verdicts: the registry of experiments and claims, the papers' reported values, each paper's claims, the summary."""
+"""Claims and verdicts: what an experiment, a claim and a study are (spec), the decision of each claim kind
+(verdicts), and the papers' reported values (reference). Each study's claims live in its own package (crlrepro.studies)."""
