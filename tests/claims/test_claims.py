@@ -228,6 +228,9 @@ def test_a3_recovery_is_decided_per_seed_and_needs_the_papers_setting():
     row = rows["A3.r2_f_recovers"]
     assert row.verdict == CONTRADICTED and row.measured == pytest.approx(0.04) and row.paper_value == pytest.approx(0.035)
     assert "violated at 1 of" in row.reason and rows["A3.r2_g_recovers"].verdict == REPRODUCED
+    nothing = {**ref, "r2_f": -0.05}  # a paper R² below 0: the bound 1.055 ≥ 1, no better than a constant probe
+    row = {r.claim_id: r for r in a3_claims(table, elbow, nothing, paper_setting("A3"))}["A3.r2_f_recovers"]
+    assert row.verdict == INCONCLUSIVE and "says nothing" in row.reason
     other = {**paper_setting("A3"), "lcgm.epochs": 5}
     row = {r.claim_id: r for r in a3_claims(table, elbow, ref, other)}["A3.r2_f_recovers"]
     assert row.verdict == NOT_COMPARABLE and "lcgm.epochs" in row.reason

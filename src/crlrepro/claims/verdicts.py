@@ -241,9 +241,8 @@ def detectable_difference(sd: float, n: int, alpha: float, power: float = POWER)
         high *= 2  # pragma: no mutate
     else:
         raise ValueError(f"no effect reaches power {power} with n = {n}, alpha = {alpha}")
-    return float(
-        optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high, xtol=1e-12 * high)
-    )  # pragma: no mutate (the root's precision)
+    root = optimize.brentq(lambda e: paired_t_power(e, sd, n, alpha) - power, 0.0, high, xtol=1e-12 * high)  # pragma: no mutate
+    return float(root)  # (the pragma: the root's precision)
 
 
 def reported_rounding(value: float) -> float:
