@@ -22,7 +22,7 @@ from snakemake.utils import update_config
 sys.path.insert(0, str(Path("src").resolve()))
 
 from crlrepro.runtime.yamlfile import read_yaml  # noqa: E402
-from crlrepro.workflow.config import ConfigError, validate_config  # noqa: E402
+from crlrepro.workflow.config import ConfigError, read_schema, validate_config  # noqa: E402
 
 SCHEMA = Path("workflow/schemas/config.schema.yaml")
 
@@ -110,7 +110,7 @@ def snapshot(api, configfiles) -> dict:
 
 
 def main(scale: str, out_dir: str) -> dict:
-    schema = read_yaml(SCHEMA)
+    schema = read_schema(SCHEMA)
     base = read_yaml("config.yaml")
     update_config(base, read_yaml(scale))
     report = {}

@@ -10,7 +10,7 @@ from snakemake.utils import update_config
 
 from crlrepro.runtime.artifacts import config_hash
 from crlrepro.runtime.yamlfile import read_yaml
-from crlrepro.workflow.config import ConfigError, config_value, load_config, validate_config
+from crlrepro.workflow.config import ConfigError, config_value, load_config, read_schema, schema_files, validate_config
 
 
 def default_config():
@@ -140,9 +140,10 @@ def test_every_default_is_written_once_in_config_yaml():
     """The schema types and bounds; config.yaml alone holds the defaults. Fails if the schema grows a default (a second
     source that a deleted key would silently fall back to), if config.yaml lacks a key the schema declares, or if it
     sets a key the schema does not."""
-    schema = read_yaml(SCHEMA)
-    defaults = [".".join(p) for p in _walk_keys(schema) if p[-1] == "default" and "properties" in p]
+    raw = [read_yaml(f) for f in schema_files(SCHEMA)]  # the main schema and every study's fragment, as written
+    defaults = [".".join(p) for part in raw for p in _walk_keys(part) if p[-1] == "default" and "properties" in p]
     assert not defaults, f"defaults written in the schema too: {defaults}"
+    schema = read_schema(SCHEMA)
     config = read_yaml(REPO / "config.yaml")
     for path, node in _schema_objects(schema):
         declared = set(node["properties"])
@@ -189,7 +190,7 @@ def test_every_yaml_file_the_project_owns_reads_with_the_one_loader(tmp_path):
             "src/crlrepro/claims/paper_values.yaml",
         )
     ]
-    owned += [SCHEMA, *sorted((REPO / "configs").glob("*.yaml"))]
+    owned += [SCHEMA, *sorted((REPO / "configs").glob("*.yaml")), *sorted((REPO / "src/crlrepro/studies").glob("*/schema.yaml"))]
     for path in owned:
         assert read_yaml(path) is not None, path
     twice = tmp_path / "twice.yaml"
@@ -335,7 +336,7 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     from crlrepro.workflow.config import integer_keys
     from crlrepro.workflow.preflight import resource_problems
 
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = read_schema(SCHEMA)
     keys = integer_keys(schema)
     in_costs = {key for cost in COSTS for key in cost.keys}
     assert {"lcgm.spectrum.samples", "tsybakov.bootstrap", "lcgm.test_samples", "supervised_view.bias_views"} <= in_costs
@@ -485,3 +486,30 @@ def test_check_config_names_the_file_and_line_and_accepts_a_valid_scale(tmp_path
     bad.write_text("supervised_view: {data: {name: cifar10, root: no/such/dir}}\n")
     assert main(["check-config", "--cluster", str(bad)]) == 1
     assert "supervised_view.data.root: no CIFAR-10 at no/such/dir" in capsys.readouterr().err
+
+
+def test_each_study_states_its_keys_in_its_own_schema_and_a_key_declared_twice_is_refused():
+    """The composed schema: every study's fragment merged at its blocks (A1's and A2's into one `approximation`); a key
+    two fragments both declare is an error naming it."""
+    from crlrepro.studies.registry import schema_fragments
+    from crlrepro.workflow.config import _merge_fragment
+
+    fragments = {path.parent.name for path in schema_fragments()}
+    assert fragments == {
+        "gmm_spectrum",
+        "gmm_mlp",
+        "lcgm",
+        "tsybakov",
+        "oracles",
+        "calibration",
+        "scaling",
+        "oce",
+        "supervised_view",
+    }
+    approximation = read_schema(SCHEMA)["properties"]["approximation"]["properties"]
+    assert {"dims", "convergence_nodes"} <= set(approximation) and {"train_samples", "epochs"} <= set(approximation)
+    schema = {"properties": {"block": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
+    _merge_fragment(schema, "block", {"properties": {"b": {"type": "number"}}}, "one.yaml")
+    assert set(schema["properties"]["block"]["properties"]) == {"a", "b"}
+    with pytest.raises(ConfigError, match="two.yaml: the key block.a is declared twice"):
+        _merge_fragment(schema, "block", {"properties": {"a": {"type": "number"}}}, "two.yaml")

@@ -32,6 +32,7 @@ __all__ = [
     "ROLES",
     "RULE_STUDY",
     "rule_params",
+    "schema_fragments",
     "SCALES_FILES",
     "Study",
     "STUDIES",
@@ -56,6 +57,15 @@ NOT_SIZES = {
 RULE_STUDY = {rule: s for s in STUDIES for rule in s.rule_keys}
 if len(RULE_STUDY) != sum(len(s.rule_keys) for s in STUDIES):
     raise ValueError("a rule is declared by two studies")
+
+
+def schema_fragments() -> list:
+    """Each study's config schema (``<study package>/schema.yaml``: its keys' types and bounds), in the studies' order;
+    crlrepro.workflow.config.read_schema merges them into workflow/schemas/config.schema.yaml."""
+    from pathlib import Path
+
+    packages = (gmm_spectrum, gmm_mlp, lcgm, tsybakov, oracles, calibration, scaling, oce, supervised_view)
+    return [path for p in packages if (path := Path(p.__file__).with_name("schema.yaml")).is_file()]
 
 
 def rule_params(rule: str, config: dict) -> dict:

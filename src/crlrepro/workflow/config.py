@@ -18,13 +18,14 @@ import jsonschema
 from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.runtime.costs import config_value
 from crlrepro.runtime.yamlfile import ConfigError, read_yaml
-from crlrepro.studies.registry import figure_styles
+from crlrepro.studies.registry import figure_styles, schema_fragments
 
 __all__ = [
     "config_items",
     "config_value",
     "ConfigError",
     "data_problems",
+    "DERIVED",
     "EPOCH_LIMIT",
     "integer_keys",
     "key_name",
@@ -33,9 +34,11 @@ __all__ = [
     "MIXTURE_QUADRATURES",
     "mixture_resolution_problems",
     "read_config_file",
+    "read_schema",
     "read_yaml",
     "RESOLUTION",
     "scale_folder",
+    "schema_files",
     "SEED_LIMIT",
     "validate_config",
     "WEIGHT_SUM_TOLERANCE",
@@ -452,11 +455,59 @@ def read_config_file(path: str | Path) -> dict:
     return data
 
 
-def _read_schema(path: str, mtime_ns: int) -> dict:
-    """The schema file as data: parsed once per path and modification time, a fresh copy for each caller."""
-    if (path, mtime_ns) not in _SCHEMAS:
-        _SCHEMAS[(path, mtime_ns)] = read_yaml(path)
-    return copy.deepcopy(_SCHEMAS[(path, mtime_ns)])
+# Keys a config may leave out: validate_config derives them (results from scale, A2's seeds from everyone's).
+DERIVED = ("results", "approximation.seeds")
+
+
+def _merge_fragment(schema: dict, dotted: str, node: dict, source: str) -> None:
+    """Put a study's schema ``node`` at block ``dotted`` of ``schema``: a new block, or its properties added to a
+    block the main schema or another study declares (a key declared twice is an error naming both)."""
+    *parents, last = dotted.split(".")
+    holder = schema
+    for part in parents:
+        holder = holder["properties"][part]
+    properties = holder.setdefault("properties", {})
+    if last not in properties:
+        properties[last] = node
+        return
+    target = properties[last]
+    target.setdefault("properties", {})
+    for key, sub in node.get("properties", {}).items():
+        if key in target["properties"]:
+            raise ConfigError(f"{source}: the key {dotted}.{key} is declared twice in the config schema")
+        target["properties"][key] = sub
+    extra = set(node) - {"properties"}
+    if extra:
+        raise ConfigError(f"{source}: {dotted} adds properties to an existing block, nothing else (got {sorted(extra)})")
+
+
+def _require_everything(node: dict, path: tuple = ()) -> None:
+    """Every property of every object is required, except the derived ones: config.yaml sets every key."""
+    if isinstance(node.get("properties"), dict):
+        node["required"] = [k for k in node["properties"] if ".".join((*path, k)) not in DERIVED]
+        for key, sub in node["properties"].items():
+            _require_everything(sub, (*path, key))
+
+
+def schema_files(schema_path: str | Path) -> list[Path]:
+    """The main schema and every study's fragment (crlrepro.studies.registry.schema_fragments), in that order."""
+    return [Path(schema_path), *schema_fragments()]
+
+
+def read_schema(schema_path: str | Path) -> dict:
+    """The config schema: the main file (the keys the studies share, the ``$defs``) with every study's fragment merged
+    at the blocks it names, and every key required (the derived ones excepted). Parsed once per set of files and
+    modification times, a fresh copy for each caller."""
+    files = schema_files(schema_path)
+    key = tuple((str(f), f.stat().st_mtime_ns) for f in files)
+    if key not in _SCHEMAS:
+        schema = read_yaml(files[0])
+        for fragment in files[1:]:
+            for dotted, node in (read_yaml(fragment) or {}).items():
+                _merge_fragment(schema, dotted, node, str(fragment))
+        _require_everything(schema)
+        _SCHEMAS[key] = schema
+    return copy.deepcopy(_SCHEMAS[key])
 
 
 _SCHEMAS: dict = {}
@@ -466,7 +517,7 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     """Validate ``config`` in place (deriving `results` and A2's seeds where left out) and return it; raise :class:`ConfigError`
     listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (the Snakefile
     makes them in :func:`crlrepro.workflow.preflight.preflight_problems`, with the other start checks)."""
-    schema = _read_schema(str(schema_path), Path(schema_path).stat().st_mtime_ns)
+    schema = read_schema(schema_path)
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
     overrides["propertyNames"] = {"enum": figure_styles()}
