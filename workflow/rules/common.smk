@@ -17,6 +17,7 @@ from crlrepro.studies import registry
 from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
 from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
+from crlrepro.studies.gmm_mlp import convergence_study
 from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
@@ -152,11 +153,10 @@ def gmm_mlp_sample_study():
     """A2's convergence study in the sample size, as (pairs per epoch, seed, model file): the largest D trained on each
     of approximation.convergence_samples (A2's own models of that D, on approximation.train_samples, are evaluated
     once, by gmm_mlp_table)."""
-    approx, d = config["approximation"], max(config["approximation"]["dims"])
+    d = max(config["approximation"]["dims"])
     return [
         (n, seed, f"{RESULTS}/models/gmm_mlp_samples/N{n}/D{d}_seed{seed}.pt")
-        for n in approx["convergence_samples"]
-        for seed in approx["seeds"]
+        for n, seed in convergence_study(config["approximation"])
     ]
 
 

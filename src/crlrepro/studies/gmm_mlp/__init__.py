@@ -11,7 +11,7 @@ from crlrepro.claims.spec import OPTIMISER, RECIPE, ClaimSpec, Derived, Experime
 from crlrepro.runtime.costs import FLOPS, Cost, count, quadrature_bytes, two_tower_bytes, two_tower_rate
 from crlrepro.runtime.costs import config_value as at
 
-__all__ = ["TRAINING", "A2_UNREPORTED", "RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
+__all__ = ["convergence_study", "TRAINING", "A2_UNREPORTED", "RULE_KEYS", "COSTS", "NOT_SIZES", "STUDY"]
 
 
 A2_UNREPORTED = ("approximation.train_samples", "approximation.fresh_pairs", *OPTIMISER)
@@ -81,8 +81,16 @@ NOT_SIZES = {
 
 # Paper 2's stated training recipe and optimiser, every key the trainer reads (A2 and A3 train with it).
 TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden", "layers", "compile"))
+
+
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
+def convergence_study(approximation: dict) -> list[tuple[int, int]]:
+    """A2's convergence study in the sample size, as (pairs per epoch, seed) in the order of its model files: the
+    largest D trained on each of approximation.convergence_samples, for every seed."""
+    return [(n, seed) for n in approximation["convergence_samples"] for seed in approximation["seeds"]]
+
+
 RULE_KEYS = {
     "gmm_mlp_train": {
         "gmm": "gmm",
@@ -108,7 +116,7 @@ RULE_KEYS = {
     "gmm_mlp_samples_table": {
         "samples": Derived(
             ("approximation.convergence_samples", "approximation.seeds"),
-            lambda c: [n for n in c["approximation"]["convergence_samples"] for _ in c["approximation"]["seeds"]],
+            lambda c: [n for n, _ in convergence_study(c["approximation"])],
         ),
         "D": Derived(("approximation.dims",), lambda c: max(c["approximation"]["dims"])),
         "gmm": "gmm",
