@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from crlrepro.experiments.calibration import calibration_table, calibration_trajectory, fit_calibration_exponent
+from crlrepro.experiments.calibration import calibration_table, calibration_trajectories, fit_calibration_exponent
 from crlrepro.experiments.generalization import (
     budget_summary,
     draw_negative_sample,
@@ -460,12 +460,17 @@ def test_calibration_exponent_resamples_whole_runs():
     assert by_point["low"] != pytest.approx(0.5, abs=0.05)
 
 
-def test_calibration_trajectory_starts_at_the_initialisation(paper_gmm):
+def test_calibration_trajectories_start_at_the_initialisation_one_per_seed(paper_gmm):
     settings = TrainSettings(epochs=2, batch_size=64, learning_rate=1e-3, weight_decay=0.0, seed=0)
-    points = calibration_trajectory(paper_gmm, 2, 0, 0.5, 256, settings, hidden=16, layers=2, nodes=60, inner_nodes=200)
-    assert points["checkpoint"].tolist() == [0, 1, 2]
-    assert (points["excess_loss"] > 0).all() and points["model"].eq("D2_seed0").all()
-    assert points["excess_loss"].iloc[-1] < points["excess_loss"].iloc[0]
+    kwargs = dict(hidden=16, layers=2, nodes=60, inner_nodes=200)
+    stacked = calibration_trajectories(paper_gmm, 2, [0, 3], 0.5, 256, settings, **kwargs)
+    for seed, points in zip([0, 3], stacked, strict=True):
+        assert points["checkpoint"].tolist() == [0, 1, 2]
+        assert (points["excess_loss"] > 0).all() and points["model"].eq(f"D2_seed{seed}").all()
+        assert points["excess_loss"].iloc[-1] < points["excess_loss"].iloc[0]
+    (alone,) = calibration_trajectories(paper_gmm, 2, [3], 0.5, 256, settings, **kwargs)  # seed 3 in a stack of its own
+    pd.testing.assert_frame_equal(alone, stacked[1], rtol=1e-4)
+    assert not np.allclose(stacked[0]["excess_loss"], stacked[1]["excess_loss"])  # two seeds, two trainings
 
 
 # -- C3 at the theorem's mechanism: fixed scores ------------------------------------------------------------

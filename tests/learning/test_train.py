@@ -386,3 +386,44 @@ def test_a_compiled_training_matches_the_eager_one_to_rounding_and_repeats_to_th
     torch.testing.assert_close(values[0][0], values[1][0], rtol=1e-5, atol=1e-6)
     for g, h in zip(values[0][1], values[1][1], strict=True):
         torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-6)
+
+
+def test_bfloat16_runs_the_forward_pass_in_bfloat16_and_the_loss_in_float32():
+    from crlrepro.learning.train import full_precision
+
+    seen = {}
+
+    def batch_loss(model, batch, rng):
+        x, y = batch
+        fx, gy = model(x, y)
+        seen["forward"] = fx.dtype
+        (fx, gy), exact = full_precision(fx, gy)
+        with exact:
+            scores = fx @ gy.T
+            seen["scores"] = scores.dtype
+            return info_nce_in_batch(fx, gy, 0.5)
+
+    x, y = (torch.randn(256, 1) for _ in range(2))
+    for precision, forward in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
+        torch.manual_seed(0)
+        model = TwoTower(1, 1, 2, hidden=16)
+        history = train(model, batch_loss, [x, y], replace(SETTINGS, epochs=2, precision=precision))
+        assert seen == {"forward": forward, "scores": torch.float32}
+        assert all(p.dtype == torch.float32 for p in model.parameters())  # master weights stay float32
+        assert history[-1]["loss"] < history[0]["loss"] + 0.05
+
+
+def test_bfloat16_training_agrees_with_float32_to_its_rounding_not_to_the_bit():
+    a, ha = train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, SETTINGS, hidden=32)
+    b, hb = train_gmm_two_tower(GMM, 2, 0, 0.5, 2048, replace(SETTINGS, precision="bfloat16"), hidden=32)
+    assert not same_weights(a, b)
+    losses = [h["loss"] for h in ha], [h["loss"] for h in hb]
+    assert losses[1] == pytest.approx(losses[0], abs=0.02)
+
+
+def test_an_unknown_precision_fails_before_any_work_naming_it():
+    def batch_loss(model, batch, rng):
+        raise AssertionError("no step may run")
+
+    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16; got 'float16'"):
+        train(TwoTower(1, 1, 2, hidden=8), batch_loss, [torch.randn(64, 1)] * 2, replace(SETTINGS, precision="float16"))

@@ -24,7 +24,7 @@ from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieva
 __all__ = [
     "FAMILY_FIT_NOT_APPLICABLE",
     "calibration_table",
-    "calibration_trajectory",
+    "calibration_trajectories",
     "family_exponents",
     "fit_calibration_exponent",
     "PERTURBATIONS",
@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from crlrepro.learning.train import TrainSettings
 
 
-def calibration_trajectory(
+def calibration_trajectories(
     gmm: LatentClassGMM,
     dim: int,
-    seed: int,
+    seeds,
     tau: float,
     samples: int,
     settings: TrainSettings,
@@ -48,32 +48,50 @@ def calibration_trajectory(
     layers: int,
     nodes: int,
     inner_nodes: int,
-) -> pd.DataFrame:
-    """Train one two-tower model (A2's recipe: in-batch InfoNCE on ``samples`` GMM pairs) and measure
-    every checkpoint, from the initialisation (epoch 0) to the last epoch: L(s) − L* and E(s)."""
+    stack: int | None = None,
+) -> list[pd.DataFrame]:
+    """Train one two-tower model per seed (A2's recipe: in-batch InfoNCE on ``samples`` GMM pairs drawn with that
+    seed; in stacks of at most ``stack`` seeds, :func:`crlrepro.experiments.approximation.train_two_tower_stack`) and
+    measure every checkpoint of each, from the initialisation (epoch 0) to the last epoch: L(s) − L* and E(s). One table
+    per seed."""
     # torch is imported here, not at the top: the rules that only analyse these trajectories stay torch-free
-    from crlrepro.experiments.approximation import train_gmm_two_tower
+    from crlrepro.experiments.approximation import gmm_pairs, train_two_tower_stack
     from crlrepro.learning.networks import numpy_score
 
+    seeds = [int(seed) for seed in seeds]
     grid = gmm.grid(nodes)
-    rows = []
+    rows = [[] for _ in seeds]
 
-    def measure(epoch, model):
-        score = numpy_score(model)
-        rows.append(
-            {
-                "checkpoint": int(epoch),
-                "excess_loss": excess_contrastive_risk(score, grid, tau),
-                "auc": retrieval_auc(score, gmm, nodes, inner_nodes),
-            }
-        )
+    def measure(epoch, models):
+        for k, model in models.items():
+            score = numpy_score(model)
+            rows[k].append(
+                {
+                    "checkpoint": int(epoch),
+                    "excess_loss": excess_contrastive_risk(score, grid, tau),
+                    "auc": retrieval_auc(score, gmm, nodes, inner_nodes),
+                }
+            )
 
-    train_gmm_two_tower(gmm, dim, seed, tau, samples, settings, hidden=hidden, layers=layers, on_epoch=measure)
-    table = pd.DataFrame(rows)
-    table.insert(0, "model", f"D{dim}_seed{seed}")
-    table.insert(1, "D", int(dim))
-    table.insert(2, "seed", int(seed))
-    return table
+    train_two_tower_stack(
+        [gmm_pairs(gmm, seed, samples) for seed in seeds],
+        [dim] * len(seeds),
+        seeds,
+        tau,
+        settings,
+        hidden=hidden,
+        layers=layers,
+        stack=stack,
+        on_epoch=measure,
+    )
+    tables = []
+    for seed, member_rows in zip(seeds, rows, strict=True):
+        table = pd.DataFrame(member_rows)
+        table.insert(0, "model", f"D{dim}_seed{seed}")
+        table.insert(1, "D", int(dim))
+        table.insert(2, "seed", int(seed))
+        tables.append(table)
+    return tables
 
 
 def calibration_table(points: pd.DataFrame, gmm: LatentClassGMM, tau: float, *, nodes: int, inner_nodes: int) -> pd.DataFrame:

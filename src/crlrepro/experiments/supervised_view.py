@@ -26,6 +26,7 @@ from torch import nn
 
 from crlrepro.learning.losses import contrastive_loss, supervised_prototype_loss
 from crlrepro.learning.networks import ContrastiveModel
+from crlrepro.learning.train import full_precision
 
 __all__ = [
     "EXPERIMENT_NOT_APPLICABLE",
@@ -73,10 +74,11 @@ def contrastive_batch_loss(alpha: float, ratio: float, similarity: str, loss: st
             from crlrepro.learning.augment import augment_batch
 
             v1, v2 = augment_batch(batch[0], augment, rng), augment_batch(batch[0], augment, rng)
-        z = model(torch.cat([v1, v2]))
-        if loss == "supervised_prototype":  # the labelled reference: batch = [images, labels]
-            return supervised_prototype_loss(z[: len(v1)], z[len(v1) :], batch[1], ratio)
-        return contrastive_loss(z[: len(v1)], z[len(v1) :], loss, alpha, ratio, similarity)
+        (z,), exact = full_precision(model(torch.cat([v1, v2])))  # the encoder in the run's precision, the loss in float32
+        with exact:
+            if loss == "supervised_prototype":  # the labelled reference: batch = [images, labels]
+                return supervised_prototype_loss(z[: len(v1)], z[len(v1) :], batch[1], ratio)
+            return contrastive_loss(z[: len(v1)], z[len(v1) :], loss, alpha, ratio, similarity)
 
     return batch_loss
 

@@ -91,33 +91,62 @@ class TwoTower(nn.Module):
 
 
 class TwoTowerEnsemble(nn.Module):
-    """M two-tower models of one architecture (:class:`TwoTower`) trained as one: every parameter stacked along
-    a leading member dimension, so that a step runs each layer of all members and both towers as one batched
-    matmul ([2M, in, out]) and one optimiser step updates them all. Members stay independent: inputs are
-    [M, n, d], outputs [M, n, D], member k's output depends on member k's parameters and inputs alone.
+    """M two-tower models (:class:`TwoTower`) trained as one: every parameter stacked along a leading member
+    dimension, so that a step runs each layer of all members and both towers as one batched matmul ([2M, in, out])
+    and one optimiser step updates them all. Members stay independent: inputs are [M, n, d], outputs [M, n, D],
+    member k's output depends on member k's parameters and inputs alone.
+
+    Members share their architecture except, possibly, the output dimension D: a member of dimension D_k < D = max_k
+    D_k has its last layer padded with zero columns (weights and biases) and its output multiplied by a 0/1 mask
+    that zeroes columns D_k.. (so their gradients are exactly zero, AdamW and SGD leave them at zero, and the score
+    f(x)ᵀg(y) sums the same D_k products and exact zeros): one stack holds, e.g., a whole D sweep.
 
     Built from the members themselves (each initialised as it would be alone, e.g. under its own seed);
-    :meth:`member` returns member k as a plain :class:`TwoTower` (for evaluation and saving)."""
+    :meth:`member` returns member k as a plain :class:`TwoTower` of its own D (for evaluation and saving)."""
 
     def __init__(self, members):
         super().__init__()
         members = list(members)
-        if not members or any(m.architecture != members[0].architecture for m in members):
-            raise ValueError("an ensemble needs at least one member, all of one architecture")
-        self.architecture = dict(members[0].architecture)
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        shape = lambda m: {k: v for k, v in m.architecture.items() if k != "dim"}  # noqa: E731
+        if any(shape(m) != shape(members[0]) for m in members):
+            raise ValueError(
+                "an ensemble's members must share their architecture except the output dimension D; got "
+                + ", ".join(sorted({str(m.architecture) for m in members}))
+            )
+        self.dims = [int(m.architecture["dim"]) for m in members]
+        width = max(self.dims)
+        self.architecture = {**members[0].architecture, "dim": width}
         self.score_bound = members[0].score_bound
         self.members = len(members)
-        stack = lambda tensors: nn.Parameter(torch.stack([t.detach().clone() for t in tensors]))  # noqa: E731
-        # the input layers as [M, d, h] (nn.Linear keeps [h, d]) and biases [M, 1, h]
-        self.input_x_weight = stack([m.input_x.weight.T for m in members])
-        self.input_x_bias = stack([m.input_x.bias[None] for m in members])
-        self.input_y_weight = stack([m.input_y.weight.T for m in members])
-        self.input_y_bias = stack([m.input_y.bias[None] for m in members])
-        # layers 2..L as [M, 2, in, out] (towers stacked inside each member, as in TwoTower)
-        self.weights = nn.ParameterList(stack([m.weights[i] for m in members]) for i in range(len(members[0].weights)))
-        self.biases = nn.ParameterList(stack([m.biases[i] for m in members]) for i in range(len(members[0].biases)))
+        last = len(members[0].weights) - 1  # the output layer: the last of layers 2..L, or the input layer (-1)
 
-    def _bounded(self, h: torch.Tensor) -> torch.Tensor:
+        def pad(tensor: torch.Tensor) -> torch.Tensor:  # zero columns up to the widest member's D
+            return nn.functional.pad(tensor.detach().clone(), (0, width - tensor.shape[-1]))
+
+        def stack(tensors, padded: bool = False) -> nn.Parameter:
+            return nn.Parameter(torch.stack([pad(t) if padded else t.detach().clone() for t in tensors]))
+
+        # the input layers as [M, d, h] (nn.Linear keeps [h, d]) and biases [M, 1, h]
+        self.input_x_weight = stack([m.input_x.weight.T for m in members], last == -1)
+        self.input_x_bias = stack([m.input_x.bias[None] for m in members], last == -1)
+        self.input_y_weight = stack([m.input_y.weight.T for m in members], last == -1)
+        self.input_y_bias = stack([m.input_y.bias[None] for m in members], last == -1)
+        # layers 2..L as [M, 2, in, out] (towers stacked inside each member, as in TwoTower)
+        self.weights = nn.ParameterList(stack([m.weights[i] for m in members], i == last) for i in range(last + 1))
+        self.biases = nn.ParameterList(stack([m.biases[i] for m in members], i == last) for i in range(last + 1))
+        mask = None
+        if len(set(self.dims)) > 1:
+            mask = (torch.arange(width)[None, :] < torch.tensor(self.dims)[:, None]).to(self.input_x_weight.dtype)[:, None]
+        self.register_buffer("output_mask", mask)  # [M, 1, D], or None when every member has the full D
+
+    def _bounded(self, h: torch.Tensor, members: int | None = None) -> torch.Tensor:
+        """The output layer's h [M, n, D] (or [M·t, n, D] for ``members`` = M, towers t inside) masked to each
+        member's D and, with a score bound, normalised."""
+        if self.output_mask is not None:
+            mask = self.output_mask if members is None else self.output_mask.repeat_interleave(h.shape[0] // members, dim=0)
+            h = h * mask
         if self.score_bound is None:
             return h
         return math.sqrt(self.score_bound) * nn.functional.normalize(h, dim=-1)
@@ -147,20 +176,24 @@ class TwoTowerEnsemble(nn.Module):
         h = h.reshape(2 * m, *h.shape[2:])
         for weight, bias in zip(self.weights, self.biases, strict=True):
             h = torch.baddbmm(bias.reshape(2 * m, *bias.shape[2:]), torch.relu(h), weight.reshape(2 * m, *weight.shape[2:]))
-        h = self._bounded(h).reshape(m, 2, *h.shape[1:])
+        h = self._bounded(h, m).reshape(m, 2, *h.shape[1:])
         return h[:, 0], h[:, 1]
 
     def member(self, k: int) -> TwoTower:
-        """Member k as a plain TwoTower on the CPU (a copy, in eval mode)."""
-        model = TwoTower(**{key: v for key, v in self.architecture.items() if key != "score_bound"}, score_bound=self.score_bound)
+        """Member k as a plain TwoTower of its own D on the CPU (a copy, in eval mode)."""
+        dim = self.dims[k]
+        architecture = {key: v for key, v in self.architecture.items() if key != "score_bound"} | {"dim": dim}
+        model = TwoTower(**architecture, score_bound=self.score_bound)
+        last = len(self.weights) - 1
+        cut = lambda t, i: t[..., :dim] if i == last else t  # noqa: E731  (the padding off the output layer)
         state = {
-            "input_x.weight": self.input_x_weight[k].T,
-            "input_x.bias": self.input_x_bias[k, 0],
-            "input_y.weight": self.input_y_weight[k].T,
-            "input_y.bias": self.input_y_bias[k, 0],
+            "input_x.weight": cut(self.input_x_weight[k], -1).T,
+            "input_x.bias": cut(self.input_x_bias[k, 0], -1),
+            "input_y.weight": cut(self.input_y_weight[k], -1).T,
+            "input_y.bias": cut(self.input_y_bias[k, 0], -1),
         }
-        state |= {f"weights.{i}": w[k] for i, w in enumerate(self.weights)}
-        state |= {f"biases.{i}": b[k] for i, b in enumerate(self.biases)}
+        state |= {f"weights.{i}": cut(w[k], i) for i, w in enumerate(self.weights)}
+        state |= {f"biases.{i}": cut(b[k], i) for i, b in enumerate(self.biases)}
         model.load_state_dict({key: v.detach().cpu().contiguous() for key, v in state.items()})
         return model.eval()
 

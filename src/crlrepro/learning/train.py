@@ -51,6 +51,8 @@ __all__ = [
     "MATMUL_OPS",
     "NonFiniteLossError",
     "OPTIMIZERS",
+    "full_precision",
+    "PRECISIONS",
     "process_age",
     "seed_everything",
     "train",
@@ -85,6 +87,34 @@ class TrainSettings:
     # compiled step computes the same function as the eager one up to floating-point rounding, and is itself
     # deterministic on the CPU.
     compile: str | bool = False
+    # The arithmetic of the forward pass: "float32", or "bfloat16" (torch.autocast: matrix products and convolutions in
+    # bfloat16, master weights, optimiser state and gradients' accumulation in float32; a batch_loss computes its loss
+    # in float32, see full_precision). On a CPU with AVX-512 BF16 or AMX a convolution's forward runs ~2x faster.
+    precision: str = "float32"
+
+
+PRECISIONS = ("float32", "bfloat16")
+
+
+def full_precision(*tensors: torch.Tensor):
+    """``tensors`` in float32 and a context with autocast off: where a batch_loss computes its loss (score matrices,
+    log-sum-exp) from a forward pass that may have run in bfloat16 (``TrainSettings.precision``)::
+
+        z = model(x)                       # under the trainer's autocast
+        (z,), exact = full_precision(z)
+        with exact:
+            loss = contrastive_loss(z, ...)  # in float32
+    """
+    device = tensors[0].device.type if tensors else "cpu"
+    return [t.float() for t in tensors], torch.autocast(device, enabled=False)
+
+
+def _autocast(settings: TrainSettings):
+    """The forward pass's autocast context for ``settings.precision`` (float32: none)."""
+    if settings.precision not in PRECISIONS:
+        raise ValueError(f"{settings.name}: precision must be one of {', '.join(PRECISIONS)}; got {settings.precision!r}")
+    device = torch.device(settings.device).type
+    return torch.autocast(device, dtype=torch.bfloat16, enabled=settings.precision == "bfloat16")
 
 
 COMPILE_MODES = ("auto", True, False, "on", "off")  # YAML 1.1 reads a bare on/off as true/false
@@ -441,6 +471,7 @@ def train(
             f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
             "members; train them with adamw or sgd, or one by one"
         )
+    _autocast(settings)  # an unknown precision fails before any work
     n, epoch_data = _training_data(data, settings, seeds, ensemble)
     if settings.batch_size > n:
         raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")
@@ -477,6 +508,7 @@ def train(
             "threads": torch.get_num_threads(),
             "batch_size": settings.batch_size,
             "compiled": compiled,
+            "precision": settings.precision,
         },
     )
     model.train()
@@ -499,7 +531,8 @@ def train(
                 batch, rng = [t[orders[0][window]] for t in tensors], rngs[0]
 
             def optimiser_step(batch=batch, rng=rng, epoch=epoch, step=step) -> list[float]:  # this step's, bound
-                loss = step_loss(model, batch, rng)
+                with _autocast(settings):  # the forward pass in settings.precision
+                    loss = step_loss(model, batch, rng)
                 values = loss.detach().tolist() if ensemble else [loss.item()]  # one read per step
                 for seed, value in zip(seeds, values, strict=True):  # the finiteness check and the epoch mean
                     if not math.isfinite(value):

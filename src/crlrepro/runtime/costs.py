@@ -56,10 +56,12 @@ def two_tower_rate(config: dict, hidden=None, layers=None) -> float:
 
 
 def two_tower_bytes(config: dict, dim: float, batch: float) -> float:
-    """Parameters, gradients and AdamW's two moments of both towers (float32), activations, and the b×b scores."""
+    """Parameters, gradients and AdamW's two moments of both towers (float32), activations, and the b×b scores, for
+    every member of a stack (``training.stack``)."""
     t = config["training"]
     h, L = t["hidden"], t["layers"]
-    return 32 * (L * h * h + h * (dim + 64)) + 16 * L * batch * h + 16 * batch * batch
+    one = 32 * (L * h * h + h * (dim + 64)) + 16 * L * batch * h + 16 * batch * batch
+    return one * t.get("stack", 1)  # a stack holds that many models at once
 
 
 def quadrature_bytes(nodes: float) -> float:

@@ -44,6 +44,7 @@ for seed in t["seeds"]:
         device=run.device,
         steps_per_epoch=steps_per_epoch,
         optimizer=t["optimizer"],
+        precision=p["precision"],
     )
     record = {
         "balance": w.balance,

@@ -141,7 +141,7 @@ RULE_KEYS = {
         "tau": "tau",
         "seeds": "seeds",
         "calibration": ("consistency.calibration", ("samples", "epochs", "batch_size", "learning_rate", "nodes", "inner_nodes")),
-        "training": ("training", ("hidden", "layers", "weight_decay", "compile")),
+        "training": ("training", ("hidden", "layers", "weight_decay", "compile", "stack", "precision")),
         "device": "device",
     },
     "calibration_table": {

@@ -70,6 +70,13 @@ COSTS = (
         memory=_towers_bytes,
     ),
     Cost(("training.hidden", "training.layers"), "hidden width of the towers", memory=_towers_bytes),
+    Cost(
+        ("training.stack", "approximation.train_samples"),
+        "models trained as one stack (their pairs and towers at once)",
+        memory=lambda c: (
+            min(at(c, "training.stack"), count(_a2_seeds(c))) * 80.0 * at(c, "approximation.train_samples") + _towers_bytes(c)
+        ),
+    ),
 )
 
 
@@ -80,7 +87,7 @@ NOT_SIZES = {
 
 
 # Paper 2's stated training recipe and optimiser, every key the trainer reads (A2 and A3 train with it).
-TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden", "layers", "compile"))
+TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden", "layers", "compile", "stack", "precision"))
 
 
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing

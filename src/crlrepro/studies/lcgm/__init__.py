@@ -125,12 +125,13 @@ NOT_SIZES = {
 
 # The LCGM itself (its classes, views, noise and means): what LatentClassModel.from_config reads.
 MODEL = ("classes", "dim_x", "dim_y", "noise_x", "noise_y", "separation", "mean_seed")
-TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden", "layers", "compile"))  # paper 2's recipe
+# paper 2's recipe, and the stack size (A3's precision is lcgm.precision)
+TRAINING = ("training", ("batch_size", "learning_rate", "weight_decay", "hidden", "layers", "compile", "stack"))
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
     "lcgm_train": {
-        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
+        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs", "precision")),
         "dims": "lcgm.dims",
         "tau": "tau",
         "training": TRAINING,
@@ -138,7 +139,7 @@ RULE_KEYS = {
     },
     "lcgm_sensitivity_train": {
         "seed": Derived(("seeds",), lambda c: c["seeds"][0]),  # the grid trains the first seed
-        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs")),
+        "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs", "precision")),
         "sensitivity": ("lcgm.sensitivity", ("noise_y", "separation")),
         "tau": "tau",
         "training": TRAINING,

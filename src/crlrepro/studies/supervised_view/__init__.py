@@ -245,6 +245,7 @@ RULE_KEYS = {
     },
     "ssl_train": {
         "training": TRAINING,
+        "precision": "supervised_view.precision",
         "balance": ("supervised_view.balance", ("per_class", "imbalance_ratio")),
         "device": "device",
     },
