@@ -1,13 +1,12 @@
-"""Benchmark: what a CPU-hour buys. Per study, the seconds one seed costs at the default and recipe scales, and, from
+"""Benchmark: what a CPU-hour buys. Per study, the seconds a seed costs at the default and recipe scales, and, from
 the published claims' power columns, the seeds (and CPU-hours) that would decide each undecided direction or rate row.
 
     python benchmarks/decisions.py [--scales default recipe] [--cores 2] [--out results/benchmarks]
 
-1. Seconds per seed (measured): for each scale, a fresh copy of this checkout runs the rules that train and evaluate
-   per seed (PER_SEED below) from an empty results/, with every study's seeds cut to its first one (`--until` those
-   rules, their inputs included but not counted); a study's seconds per seed are its rules' job seconds (their
-   `benchmark:` files). One seed alone trains in stacks of one: an upper bound on a further seed's time where stacks
-   pay.
+1. Seconds per seed (measured): for each scale, a fresh copy of this checkout runs the rules that train per seed
+   (PER_SEED below; `--until` those rules, their inputs included but not counted) from an empty results/, with every
+   study's seeds cut to its first SEEDS (two: the fewest C3 accepts); a study's seconds per seed are its rules' job
+   seconds (their `benchmark:` files) over SEEDS.
 2. Seeds to decide (read): every claim row of docs/results/<scale>/summary.csv that is inconclusive, of kind
    direction or rate: its power text's "N seeds would give 80% power" (directions), or "about X× the seeds or
    samples" (rates: X times the study's seeds); rows whose power text names no number of seeds (none up to 1000, or a
@@ -35,15 +34,17 @@ from crlrepro.studies.registry import STUDIES
 from crlrepro.workflow.config import read_config_file, validate_config
 
 REPO = Path(__file__).resolve().parents[1]
+SEEDS = 2  # seeds per study in the measuring run (consistency.scaling.seeds needs two)
 SCALE_CONFIGS = {"default": None, "recipe": "configs/recipe.yaml", "smoke": "configs/smoke.yaml"}
-# The rules whose jobs grow with a study's seeds: its trainings and the per-model evaluation (paper 3's probes). A3's
-# sensitivity grid and C3's fixed-score draws train one seed whatever the seeds, and the tables are per study.
+# The rules whose jobs grow with a study's seeds: its trainings. A3's sensitivity grid and C3's fixed-score draws train
+# one seed whatever the seeds. Paper 3's per-model evaluation (ssl_eval, ~6 s a run) is left out: `--until ssl_eval`
+# stops Snakemake 9 with "Out of jobs ready to be started" (snakemake/snakemake#823).
 PER_SEED = {
     "gmm_mlp": ("gmm_mlp_train", "gmm_mlp_samples_train"),
     "lcgm": ("lcgm_train",),
     "calibration": ("calibration_train",),
     "scaling": ("scaling_train",),
-    "supervised_view": ("ssl_train", "ssl_eval"),
+    "supervised_view": ("ssl_train",),
 }
 
 
@@ -69,8 +70,8 @@ def seeds_key(study: str) -> str:
     return key
 
 
-def one_seed_override(config: dict) -> dict:
-    """Every per-seed study's seeds cut to the first, as a config fragment."""
+def few_seeds_override(config: dict) -> dict:
+    """Every per-seed study's seeds cut to the first SEEDS, as a config fragment."""
     override: dict = {}
     for study in PER_SEED:
         key = seeds_key(study)
@@ -78,21 +79,21 @@ def one_seed_override(config: dict) -> dict:
         *parents, last = key.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[last] = list(config_value(config, key))[:1]
+        node[last] = list(config_value(config, key))[:SEEDS]
     return override
 
 
 def seconds_per_seed(root: Path, scale: str, cores: int) -> dict[str, float]:
-    """{study: job seconds of its PER_SEED rules for one seed} at ``scale``, measured in a fresh copy."""
+    """{study: job seconds of its PER_SEED rules per seed} at ``scale``, measured in a fresh copy with SEEDS seeds."""
     configfile = SCALE_CONFIGS[scale]
     workdir = clone(root / scale)
-    (workdir / "one-seed.yaml").write_text(yaml.safe_dump(one_seed_override(merged_config(configfile))))
-    files = ["--configfile", *([configfile] if configfile else []), "one-seed.yaml"]
+    (workdir / "few-seeds.yaml").write_text(yaml.safe_dump(few_seeds_override(merged_config(configfile))))
+    files = ["--configfile", *([configfile] if configfile else []), "few-seeds.yaml"]
     rules = [rule for rules in PER_SEED.values() for rule in rules]
     snakemake(workdir, cores, ["--until", *rules, *files])
     times = rule_times(workdir, results_folder(configfile))
     per_rule = times.groupby("rule")["seconds"].sum()
-    return {study: float(sum(per_rule.get(rule, 0.0) for rule in rules)) for study, rules in PER_SEED.items()}
+    return {study: float(sum(per_rule.get(rule, 0.0) for rule in rules)) / SEEDS for study, rules in PER_SEED.items()}
 
 
 def study_of(claim_id: str) -> str | None:
@@ -157,7 +158,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     seconds.to_csv(args.out / "seconds_per_seed.csv", index=False)
     decisions.to_csv(args.out / "decisions.csv", index=False)
-    print("Seconds per seed (one seed's training and per-model evaluation, job time on this machine):\n")
+    print(f"Seconds per seed (the trainings, job time over {SEEDS} seeds on this machine):\n")
     print(markdown(seconds))
     print("\nWhat would decide each undecided direction or rate claim (80 % power at the observed effect):\n")
     print(markdown(decisions))
