@@ -184,3 +184,28 @@ def test_retrieval_auc_of_a_score_that_is_nan_somewhere_is_nan(skewed_gmm):
         return s
 
     assert np.isnan(retrieval_auc(score, skewed_gmm, 12, 60))
+
+
+def test_bayes_auc_ties_a_row_flat_to_rounding_on_odd_rules(paper_gmm):
+    """τ·PMI at x = 0 on a symmetric mixture is flat in y only to rounding (±3e-15): counted as strict comparisons
+    those pairs were 1.5e-3 off E* at 201 nodes. With rounding-level ties, odd and even rules agree with the
+    piecewise E* (10+ digits) to the rule's own error; with no tolerance the defect shows (so the test can fail)."""
+    from crlrepro.theory.bayes_ranking import bayes_auc_piecewise
+    from crlrepro.theory.oracles import bayes_auc
+
+    exact = bayes_auc_piecewise(paper_gmm, 32)
+    even = abs(bayes_auc(paper_gmm, 200, 1000) - exact)
+    for odd in (201, 401):
+        assert abs(bayes_auc(paper_gmm, odd, 1000) - exact) < 2 * even
+    strict = retrieval_auc(paper_gmm.pmi, paper_gmm, 201, 1000, tie_tolerance=0.0)
+    assert abs(strict - exact) > 10 * even
+    with pytest.raises(ValueError, match="tie_tolerance"):
+        retrieval_auc(paper_gmm.pmi, paper_gmm, 201, 1000, tie_tolerance=-1.0)
+
+
+def test_retrieval_auc_leaves_rows_that_vary_beyond_rounding_alone(skewed_gmm):
+    """A row is snapped flat only within the tolerance: a score varying by 1e-9 in y keeps its strict ranking."""
+    tiny = lambda a, b: 1e-9 * np.multiply.outer(np.ones_like(a), b) + 3.0  # noqa: E731
+    kept = retrieval_auc(tiny, skewed_gmm, 40, 400)
+    assert kept == pytest.approx(retrieval_auc(lambda a, b: np.multiply.outer(np.ones_like(a), b), skewed_gmm, 40, 400), abs=1e-6)
+    assert abs(kept - 0.5) > 1e-4  # (snapped flat it would be ½)

@@ -135,7 +135,10 @@ def _crossed_cells(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(cells), np.concatenate(levels), np.concatenate(rising)
 
 
-def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> float:
+TIE_ULPS = 64  # scores that agree to within this many units in the last place of the score's scale are tied
+
+
+def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie_tolerance: float | None = None) -> float:
     """The AUC-type retrieval criterion of paper 1 (Sec. 3) by quadrature,
 
         E(s) = P[s(x, y) > s(x, y')] + ½ P[s(x, y) = s(x, y')],   (x, y) ~ p,  y' ~ P_Y,
@@ -155,8 +158,21 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
     set of positive P_Y-mass only on flat cells at level v (a non-flat cell meets v at one point), whose mass counts
     half, found by bisection among the flat cells sorted by level. So a constant score has E = ½ (times the rule's
     P_Y-mass of the support), and a score flat in y' at some x (x·y at x = 0, a node of an odd-sized rule on a
-    symmetric mixture) is not biased there. A score that is NaN anywhere on the rule gives NaN."""
+    symmetric mixture) is not biased there. A score that is NaN anywhere on the rule gives NaN.
+
+    Rounding: a score computed in floating point is flat only to within its rounding error (τ·PMI at x = 0 on a
+    symmetric mixture is ±3e-15, not 0). A row x whose values on the rule all lie within ``tie_tolerance`` of each
+    other is taken as exactly flat (its levels, and the positives' levels within the tolerance, set to the row's
+    median), so its pairs tie. The default tolerance is :data:`TIE_ULPS` units in the last place of the score's
+    scale, max |s| over the outer rule's nodes. Flat ranges within a row must be exactly flat (as a clipped score
+    is); where such a range ends inside a cell of the inner rule (not on a node) the error of this rule is first
+    order in that cell's width."""
     grid = gmm.grid(nodes)
+    if tie_tolerance is None:
+        scale = np.abs(np.asarray(score(grid.x.nodes, grid.y.nodes), dtype=float))
+        tie_tolerance = TIE_ULPS * np.finfo(float).eps * (float(np.nanmax(scale)) if np.isfinite(scale).any() else 0.0)
+    if not tie_tolerance >= 0:
+        raise ValueError(f"tie_tolerance must be a number ≥ 0, got {tie_tolerance!r}")
     lo, hi = grid.y.nodes[0], grid.y.nodes[-1]
     t = np.linspace(lo, hi, int(inner_nodes))
     cdf_args = (gmm.weights, gmm.mean_y, gmm.std_y)
@@ -168,6 +184,7 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
         xs = grid.x.nodes[start : start + chunk]
         u_rows = np.asarray(score(xs, t), dtype=float)  # (c, M) score on the fine y' grid
         v_rows = np.asarray(score(xs, grid.y.nodes), dtype=float)  # (c, n_y) levels at the positives
+        _snap_flat_rows(u_rows, v_rows, tie_tolerance)
         top = np.maximum(u_rows[:, :-1], u_rows[:, 1:])  # a cell lies wholly below v when its maximum does
         order = np.argsort(top, axis=1, kind="stable")
         top_sorted = np.take_along_axis(top, order, axis=1)
@@ -191,6 +208,17 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16) -> 
                 )
             total += float(joint[start + row] @ mass)
     return total
+
+
+def _snap_flat_rows(u_rows: np.ndarray, v_rows: np.ndarray, tolerance: float) -> None:
+    """In place: each row whose levels on the inner rule span at most ``tolerance`` set to its median, and the
+    positives' levels within ``tolerance`` of it likewise (rows holding NaN are left as they are)."""
+    with np.errstate(invalid="ignore"):
+        flat = np.flatnonzero(u_rows.max(axis=1) - u_rows.min(axis=1) <= tolerance)
+    for row in flat:
+        level = float(np.median(u_rows[row]))
+        u_rows[row] = level
+        v_rows[row, np.abs(v_rows[row] - level) <= tolerance] = level
 
 
 def bayes_auc(gmm, nodes: int, inner_nodes: int) -> float:
