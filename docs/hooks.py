@@ -43,7 +43,7 @@ def claims_section(paper: int, page_dir: Path) -> str:
             "|---|---|---|---|---|---|",
         ]
         for c in e.claims:
-            role = c.role if c.role == "claim" else f"diagnostic: {_cell(c.why)}"
+            role = c.role if c.role == "claim" else f"{c.role}: {_cell(c.why)}"
             out.append(
                 f"| `{c.key}` | {role} | {c.kind} | {_cell(c.statement)} | "
                 f"{', '.join(f'`{k}`' for k in c.depends_on) or '—'} | {', '.join(f'`{k}`' for k in c.unreported) or '—'} |"

@@ -11,7 +11,7 @@ from crlrepro.studies.summary import claims_caption, collect_summary, rst_text, 
 KEYS = {
     "A1": "tail_sum",
     "A2": "excess_risk",
-    "C2": "exponent_sqrt",
+    "C2": "exponent_tsybakov",
     "C5": "oce",
     "S1": "balanced_beats_infonce",
     "S2": "cosine_beats",
@@ -72,10 +72,11 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
         ]
     )
     text = summary_markdown(summary)
-    assert "All papers: 1 reproduced, 1 contradicted, 1 inconclusive, 1 not comparable, 1 verified (of 5 claims)." in text
+    assert "All papers: 1 reproduced, 1 contradicted, 1 inconclusive, 1 not comparable (of 4 claims)." in text
+    assert "Mathematics checked (not counted): 1 verified (of 1 checks of mathematics)" in text
     assert (
         "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text
-        and "| 1 | 0 | 1 | 0 | 0 | 1 | 0 |" in text
+        and "| 1 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
         and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
     )
     headings = [line for line in text.splitlines() if line.startswith("## Paper")]
@@ -137,7 +138,7 @@ def test_diagnostics_are_shown_apart_and_not_counted():
     assert "| 2 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
     assert "Diagnostics (not counted): 1 reproduced, 1 verified (of 2 diagnostics)" in text
     section = text[text.index("## Diagnostics") :]
-    why = experiment("A2").claim("excess_risk_decreases").why
+    why = experiment("A2").claim("excess_risk_decreases").posed("D1-D2")[1]
     assert why and why in section and experiment("C1").claim("monte_carlo").why in section
     assert (
         text.index("## Paper 2") < text.index("## Diagnostics") and "| A2 | D1-D2 |" not in text[: text.index("## Diagnostics")]
@@ -165,10 +166,50 @@ def test_every_registered_row_has_a_role_and_every_diagnostic_says_why():
 
     for e in EXPERIMENTS:
         for spec in e.claims:
-            assert spec.role in ROLES, (e.id, spec.key)
-            assert bool(spec.why) == (spec.role == "diagnostic"), (e.id, spec.key)
+            for role, why in (spec.posed(), *(spec.posed(detail) for detail, _, _ in spec.rows)):
+                assert role in ROLES, (e.id, spec.key)
+                assert bool(why) == (role != "claim"), (e.id, spec.key)
     roles = {spec.role for e in EXPERIMENTS for spec in e.claims}
     assert roles == set(ROLES)
+
+
+def test_a_spec_refuses_an_unknown_role_or_a_missing_why_and_poses_rows_by_detail():
+    from crlrepro.claims.spec import ClaimSpec, mathematics, out_of_reach
+
+    with pytest.raises(ValueError, match="role 'maybe'"):
+        ClaimSpec("k", "s", "value", role="maybe", why="w")
+    with pytest.raises(ValueError, match="needs .*why"):
+        ClaimSpec("k", "s", "value", rows=(("D1", "diagnostic", ""),))
+    with pytest.raises(ValueError, match="has no why"):
+        ClaimSpec("k", "s", "value", why="a claim needs no excuse")
+    spec = ClaimSpec("k", "s", "direction", rows=(("D1-D2", "diagnostic", "nested"),))
+    assert spec.posed("D1-D2") == ("diagnostic", "nested") and spec.posed("D4-D8") == ("claim", "")
+    assert out_of_reach(spec, "ImageNet").posed() == ("out of reach", "ImageNet")
+    assert mathematics(spec, "an identity").posed("D4-D8") == ("mathematics", "an identity")
+
+
+def test_rows_out_of_reach_and_mathematics_are_shown_apart_with_their_why():
+    from crlrepro.studies.registry import experiment
+
+    summary = collect_summary(
+        [
+            table(row("C5", "verified", "identity"), row("C2", "reproduced", "rate")),
+            table(row("S4", "not comparable", key="accuracy", claim="base"), row("S4", "reproduced", "direction", key="accuracy_order")),
+        ]
+    )
+    assert summary["role"].tolist() == ["claim", "mathematics", "out of reach", "claim"]
+    text = summary_markdown(summary)
+    assert "All papers: 2 reproduced (of 2 claims)." in text
+    assert "Out of reach here (not counted): 1 not comparable (of 1 rows out of reach)" in text
+    reach = experiment("S4").claim("accuracy").why
+    section = text[text.index("## Out of reach here") : text.index("## Mathematics checked")]
+    assert "what would bring it into reach" in section and reach in section and "| S4 | base |" in section
+    assert experiment("C5").claim("oce").why in text[text.index("## Mathematics checked") :]
+    assert "| S4 | base |" not in text[: text.index("## Out of reach here")]
+    caption = claims_caption("d", summary)
+    assert "rows out of reach, not counted: 1 not comparable" in caption and "(value, out of reach)" in caption
+    page = summary_html(summary)
+    assert "<h2>Out of reach here</h2>" in page and "<h2>Mathematics checked</h2>" in page
 
 
 def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from crlrepro.runtime.costs import config_value
 
@@ -22,10 +22,13 @@ __all__ = [
     "ClaimSpec",
     "diagnostic",
     "Experiment",
+    "mathematics",
+    "out_of_reach",
     "OPTIMISER",
     "Paper",
     "PAPERS",
     "RECIPE",
+    "ROLE_WHY",
     "ROLES",
     "Study",
 ]
@@ -49,16 +52,28 @@ PAPERS = {
 }
 
 
-ROLES = ("claim", "diagnostic")
+# How a row is posed. Only ``claim`` rows are counted in the headline; the others are shown apart, each with its why:
+#   claim         tests a statement the paper makes (or a theorem's inequality on measured quantities), and can fail here;
+#   out of reach  the paper's number comes from data or a scale no machine here has (ImageNet, CLIP training steps):
+#                 its why says what would bring it into reach (it becomes a claim at a scale that reaches it);
+#   mathematics   an identity, or the paper's own arithmetic, checked on our numbers: verified, never "reproduced";
+#   diagnostic    our own checks, context numbers, checks of our simulator, rows the paper gives no number or statement
+#                 for, and rows that cannot fail in their setting.
+ROLES = ("claim", "out of reach", "mathematics", "diagnostic")
+ROLE_WHY = {
+    "out of reach": "what would bring it into reach",
+    "mathematics": "what it checks",
+    "diagnostic": "why a diagnostic",
+}
 
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """One registered row (or family of rows) of a claims table. ``role``: ``claim`` when it tests a statement the
-    paper makes (or a theorem's inequality on measured quantities), ``diagnostic`` for our own checks, context
-    numbers, checks of our simulator, rows the paper gives no number or statement for, and rows that cannot fail
-    in their setting; ``why`` says why a row is a diagnostic (the summary shows it). Only claims are counted in the
-    headline, the per-paper counts and the report captions."""
+    """One registered row (or family of rows) of a claims table: its ``role`` (:data:`ROLES`) and ``why`` (required for
+    every role but ``claim``: the summary shows it). ``rows`` poses some of its rows otherwise, as
+    ``(detail, role, why)`` with detail the claim id's part after the key (``D1-D2`` of ``A2.<key>.D1-D2``): e.g. the
+    steps of a family that cannot fail here are diagnostics while its last step stays a claim. Only claims are counted
+    in the headline, the per-paper counts and the report captions."""
 
     key: str
     statement: str
@@ -68,11 +83,36 @@ class ClaimSpec:
     unreported: tuple[str, ...] = ()
     role: str = "claim"
     why: str = ""
+    rows: tuple[tuple[str, str, str], ...] = ()
+
+    def __post_init__(self):
+        for role, why in ((self.role, self.why), *((r, w) for _, r, w in self.rows)):
+            if role not in ROLES:
+                raise ValueError(f"claim {self.key!r}: role {role!r} is not one of {ROLES}")
+            if bool(why) != (role != "claim"):
+                raise ValueError(f"claim {self.key!r}: a {role} row {'needs' if role != 'claim' else 'has no'} why")
+
+    def posed(self, detail: str = "") -> tuple[str, str]:
+        """(role, why) of the row with this detail (the claim id after ``<experiment>.<key>.``)."""
+        for name, role, why in self.rows:
+            if name == detail:
+                return role, why
+        return self.role, self.why
 
 
 def diagnostic(spec: ClaimSpec, why: str) -> ClaimSpec:
     """``spec`` as a diagnostic, with the reason it is not a test of the paper."""
-    return ClaimSpec(spec.key, spec.statement, spec.kind, spec.paper_value, spec.depends_on, spec.unreported, "diagnostic", why)
+    return replace(spec, role="diagnostic", why=why)
+
+
+def out_of_reach(spec: ClaimSpec, reach: str) -> ClaimSpec:
+    """``spec`` as out of reach here, with what would bring it into reach (the data set, the scale, a GPU)."""
+    return replace(spec, role="out of reach", why=reach)
+
+
+def mathematics(spec: ClaimSpec, why: str) -> ClaimSpec:
+    """``spec`` as mathematics checked (an identity, or the paper's own arithmetic), with what it checks."""
+    return replace(spec, role="mathematics", why=why)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from crlrepro.claims.spec import ROLE_WHY
 from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
 from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 
@@ -26,6 +27,8 @@ __all__ = [
     "decided_table",
     "DIAGNOSTIC_COLUMNS",
     "diagnostics_only",
+    "posed_apart",
+    "row_posing",
     "rst_text",
     "SUMMARY_COLUMNS",
     "summary_html",
@@ -47,6 +50,13 @@ def claim_spec(experiment_id: str, claim_id: str):
     return experiment(experiment_id).claim(rest.split(".")[0])
 
 
+def row_posing(experiment_id: str, claim_id: str) -> tuple[str, str]:
+    """(role, why) of a row, from its spec in the registry (:meth:`crlrepro.claims.spec.ClaimSpec.posed`)."""
+    spec = claim_spec(experiment_id, claim_id)
+    detail = claim_id.partition(".")[2].partition(".")[2]
+    return spec.posed(detail)
+
+
 def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
     """Claims tables, each checked, in the registry's order of experiments (each table's rows in order), with each
     row's role from the registry (:data:`SUMMARY_COLUMNS`)."""
@@ -57,7 +67,7 @@ def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
     table.insert(
         CLAIM_COLUMNS.index("kind") + 1,
         "role",
-        [claim_spec(row.experiment, row.claim_id).role for row in table.itertuples(index=False)],
+        [row_posing(row.experiment, row.claim_id)[0] for row in table.itertuples(index=False)],
     )
     rank = table["experiment"].map(EXPERIMENT_ORDER.index)
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
@@ -69,7 +79,14 @@ def claims_only(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def diagnostics_only(table: pd.DataFrame) -> pd.DataFrame:
-    return table[table["role"] == "diagnostic"] if "role" in table else table.iloc[:0]
+    return posed_apart(table, "diagnostic")
+
+
+def posed_apart(table: pd.DataFrame, role: str) -> pd.DataFrame:
+    """The rows of one role shown apart from the claims (out of reach, mathematics, diagnostic)."""
+    if role not in ROLE_WHY:
+        raise ValueError(f"role {role!r} is not shown apart; those are {list(ROLE_WHY)}")
+    return table[table["role"] == role] if "role" in table else table.iloc[:0]
 
 
 def verdict_counts(table: pd.DataFrame, noun: str = "claims") -> str:
@@ -117,15 +134,33 @@ def _markdown_cell(text: str) -> str:
 
 
 DIAGNOSTIC_COLUMNS = COLUMNS + ["why a diagnostic"]
-_DIAGNOSTICS_NOTE = (
-    "Diagnostics are our own checks, context numbers, checks of our simulator, rows the paper gives no "
-    "number or statement for, and rows that cannot fail in their setting: they keep their verdicts but "
-    "are not counted above; each says why it is a diagnostic."
-)
+# The rows shown apart, by role: the section's title, the count's noun, and what the section says of its rows.
+_APART = {
+    "out of reach": (
+        "Out of reach here",
+        "rows out of reach",
+        "Rows whose paper number comes from data or a scale no machine here has (ImageNet accuracies, CLIP training "
+        "steps): measured on what this machine has, shown with what would bring them into reach, and not counted "
+        "above. They become claims at a scale that reaches them.",
+    ),
+    "mathematics": (
+        "Mathematics checked",
+        "checks of mathematics",
+        "Identities and the paper's own arithmetic, checked on our numbers: verified or failed, never a reproduction "
+        "of an experiment, and not counted above.",
+    ),
+    "diagnostic": (
+        "Diagnostics",
+        "diagnostics",
+        "Diagnostics are our own checks, context numbers, checks of our simulator, rows the paper gives no "
+        "number or statement for, and rows that cannot fail in their setting: they keep their verdicts but "
+        "are not counted above; each says why it is a diagnostic.",
+    ),
+}
 
 
 def _why(row) -> str:
-    return claim_spec(row.experiment, row.claim_id).why
+    return row_posing(row.experiment, row.claim_id)[1]
 
 
 DECIDED = ("reproduced", "contradicted", "verified", "failed")
@@ -176,7 +211,7 @@ def decided_table(table: pd.DataFrame) -> pd.DataFrame:
 def summary_markdown(table: pd.DataFrame) -> str:
     """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
     with one row per claim, then the diagnostics in a section of their own."""
-    claims, diagnostics = claims_only(table), diagnostics_only(table)
+    claims = claims_only(table)
     lines = [
         "# crlrepro: claim-by-claim summary",
         "",
@@ -204,8 +239,10 @@ def summary_markdown(table: pd.DataFrame) -> str:
         ]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in decided.itertuples(index=False)]
         lines += ["", "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items()) + "."]
-    if len(diagnostics):
-        lines += ["", f"Diagnostics (not counted): {verdict_counts(diagnostics, 'diagnostics')}, below the papers."]
+    for role, (title, noun, _) in _APART.items():
+        rows = posed_apart(table, role)
+        if len(rows):
+            lines += ["", f"{title} (not counted): {verdict_counts(rows, noun)}, below the papers."]
     for paper, rows in _papers(claims):
         lines += [
             "",
@@ -217,21 +254,15 @@ def summary_markdown(table: pd.DataFrame) -> str:
             "|" + "---|" * len(COLUMNS),
         ]
         lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(row)) + " |" for row in rows.itertuples(index=False)]
-    if len(diagnostics):
+    for role, (title, noun, note) in _APART.items():
+        rows = posed_apart(table, role)
+        if not len(rows):
+            continue
+        columns = COLUMNS + [ROLE_WHY[role]]
+        lines += ["", f"## {title}", "", note, "", f"{verdict_counts(rows, noun)}.", ""]
+        lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
         lines += [
-            "",
-            "## Diagnostics",
-            "",
-            _DIAGNOSTICS_NOTE,
-            "",
-            f"{verdict_counts(diagnostics, 'diagnostics')}.",
-            "",
-            "| " + " | ".join(DIAGNOSTIC_COLUMNS) + " |",
-            "|" + "---|" * len(DIAGNOSTIC_COLUMNS),
-        ]
-        lines += [
-            "| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |"
-            for row in diagnostics.itertuples(index=False)
+            "| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |" for row in rows.itertuples(index=False)
         ]
     return "\n".join(lines) + "\n"
 
@@ -314,13 +345,17 @@ def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | No
     value, the verdict and its reason, then the run's ``provenance`` when given.
     reStructuredText, wrapped so that the report's Jinja pass leaves it as it is."""
     lines = [caption_text(description).rstrip(), "", "{% raw %}"]
-    tested, diagnostics = claims_only(claims), diagnostics_only(claims)
+    tested = claims_only(claims)
     if len(claims):
-        extra = f"; diagnostics, not counted: {verdict_counts(diagnostics, 'diagnostics')}" if len(diagnostics) else ""
+        extra = "".join(
+            f"; {noun}, not counted: {verdict_counts(rows, noun)}"
+            for role, (_, noun, _) in _APART.items()
+            if len(rows := posed_apart(claims, role))
+        )
         lines += [f"**This run:** {verdict_counts(tested)}{extra}.", ""]
     for row in claims.itertuples(index=False) if list_claims else ():
         paper = "" if not np.isfinite(row.paper_value) else f"; paper {_fmt(row.paper_value)}"
-        role = ", diagnostic" if getattr(row, "role", "claim") == "diagnostic" else ""
+        role = "" if getattr(row, "role", "claim") == "claim" else f", {row.role}"
         lines.append(
             f"- {row.experiment} ({row.kind}{role}), {rst_text(row.claim)}: measured {_fmt(row.measured)} "
             f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]{paper}: **{row.verdict}**, {rst_text(str(row.reason))}"
@@ -340,20 +375,22 @@ def claims_caption(description: str, claims: pd.DataFrame, provenance: dict | No
 
 def summary_html(table: pd.DataFrame) -> str:
     """The summary as a self-contained HTML page (for the report), laid out as :func:`summary_markdown`."""
-    claims, diagnostics = claims_only(table), diagnostics_only(table)
+    claims = claims_only(table)
     body = [f"<p>All papers: {html.escape(verdict_counts(claims))}.</p>"]
     sections = [
-        (f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, False)
+        (f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, None)
         for paper, rows in _papers(claims)
     ]
-    if len(diagnostics):
-        body.append(f"<p>Diagnostics (not counted): {html.escape(verdict_counts(diagnostics, 'diagnostics'))}.</p>")
-        sections.append(("Diagnostics", diagnostics, DIAGNOSTIC_COLUMNS, True))
+    for role, (title, noun, note) in _APART.items():
+        rows = posed_apart(table, role)
+        if len(rows):
+            body.append(f"<p>{html.escape(title)} (not counted): {html.escape(verdict_counts(rows, noun))}.</p>")
+            sections.append((title, rows, COLUMNS + [ROLE_WHY[role]], (noun, note)))
     for title, rows, columns, why in sections:
         body += [
             f"<h2>{title}</h2>",
-            f"<p>{html.escape(_DIAGNOSTICS_NOTE)}</p>" if why else "",
-            f"<p>{html.escape(verdict_counts(rows, 'diagnostics' if why else 'claims'))}.</p>",
+            f"<p>{html.escape(why[1])}</p>" if why else "",
+            f"<p>{html.escape(verdict_counts(rows, why[0] if why else 'claims'))}.</p>",
             "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
         ]
         for row in rows.itertuples(index=False):

@@ -30,7 +30,7 @@ import pandas as pd
 
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
-from crlrepro.studies.registry import PAPERS, experiment
+from crlrepro.studies.registry import PAPERS, ROLES, experiment
 
 __all__ = [
     "SCALES_NOT_APPLICABLE",
@@ -476,6 +476,9 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
     return pd.DataFrame(rows)
 
 
+_ROLE_TITLES = {"claim": "Claims", "out of reach": "Out of reach here", "mathematics": "Mathematics checked", "diagnostic": "Diagnostics"}
+
+
 def _comparison_columns(scales: list[str]) -> list[str]:
     return ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")), "what differs"]
 
@@ -483,10 +486,12 @@ def _comparison_columns(scales: list[str]) -> list[str]:
 def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
     """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role."""
     out = []
-    for role in ("claim", "diagnostic"):
+    for role in ROLES:
         part = table[table["role"] == role]
+        if role != "claim" and not len(part):
+            continue
         out.append(
-            f"**{role.capitalize()}s**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
+            f"**{_ROLE_TITLES[role]}**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
         )
         out.append("")
         columns = _comparison_columns(scales)
@@ -523,11 +528,13 @@ def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) ->
     import html
 
     body = []
-    for role in ("claim", "diagnostic"):
+    for role in ROLES:
         part = table[table["role"] == role]
+        if role != "claim" and not len(part):
+            continue
         columns = _comparison_columns(scales)
         body += [
-            f"<h2>{role.capitalize()}s</h2>",
+            f"<h2>{_ROLE_TITLES[role]}</h2>",
             f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
             "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
         ]

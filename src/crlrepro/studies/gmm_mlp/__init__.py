@@ -139,6 +139,11 @@ RULE_KEYS = {
 }
 
 
+# The early steps of A2's "decreases with D" families, posed as diagnostics (the last step, D = 4 → 8, stays a claim).
+_NESTED_STEPS = tuple(
+    (step, "diagnostic", "over nested model classes (a rank-D score is a rank-2D score) the early steps cannot fail here: their decrease is hundreds of times the smallest detectable difference (the power column); the last step stays a claim") for step in ("D1-D2", "D2-D4")
+)
+
 STUDY = Study(
     "gmm_mlp",
     (
@@ -180,14 +185,18 @@ STUDY = Study(
                     ("tau", "gmm", "approximation.epochs", *RECIPE),
                     A2_UNREPORTED,
                 ),
-                diagnostic(
-                    ClaimSpec("excess_risk_decreases", "MLP excess risk decreases with D", "direction"),
-                    "the summary states no ordering beyond Table 1's values, which the value rows test; over nested "
-                    "model classes the first steps (D = 1 → 2 → 4) cannot fail here, their decrease far above the smallest "
-                    "detectable difference (the power column), and the last step (D = 4 → 8) measures our training's noise "
-                    "more than the paper",
+                ClaimSpec(
+                    "excess_risk_decreases",
+                    "MLP excess risk decreases with D (Table 1's column falls at every step)",
+                    "direction",
+                    rows=_NESTED_STEPS,
                 ),
-                ClaimSpec("l2_distance_decreases", "MLP L2 distance decreases with D", "direction"),
+                ClaimSpec(
+                    "l2_distance_decreases",
+                    "MLP L2 distance decreases with D (Table 1's column falls at every step)",
+                    "direction",
+                    rows=_NESTED_STEPS,
+                ),
                 diagnostic(
                     ClaimSpec(
                         "l2_floor",
@@ -208,11 +217,15 @@ STUDY = Study(
                     "a check of our setting, not of the paper: the paper reports no sample size, and this row says whether "
                     "the value rows measure the recipe's limit or this scale's budget",
                 ),
-                ClaimSpec(
-                    "approx_bound",
-                    "Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and the "
-                    "trained MLPs; B = ‖s_D‖∞)",
-                    "bound",
+                diagnostic(
+                    ClaimSpec(
+                        "approx_bound",
+                        "Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and the "
+                        "trained MLPs; B = ‖s_D‖∞)",
+                        "bound",
+                    ),
+                    "cannot fail here: the bound (C·tail ≥ 0.13 at every D) is hundreds of times the quantity (~1e-3); "
+                    "the bound's shape is shown by A1's tail sums and truncation excess",
                 ),
             ),
             figure="gmm_mlp",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic, mathematics
 from crlrepro.runtime.costs import Cost
 from crlrepro.runtime.costs import config_value as at
 
@@ -121,7 +121,10 @@ STUDY = Study(
                     "one-sided and far from its edge: admissibility passes any μ̂ below the small-t limit μ₀ of F's local slope, "
                     "so it tests only that the paper's μ̂ is not above μ₀, not its value (A4.mu_hat does)",
                 ),
-                ClaimSpec("rate_arithmetic", "the paper's rate is (μ̂+1)/(μ̂+2) of its own μ̂", "identity", "rate"),
+                mathematics(
+                    ClaimSpec("rate_arithmetic", "the paper's rate is (μ̂+1)/(μ̂+2) of its own μ̂", "identity", "rate"),
+                    "the paper's own arithmetic: its two reported numbers against each other, no measurement of ours",
+                ),
                 diagnostic(
                     ClaimSpec("monte_carlo", "the exact F(t) (quadrature) agrees with the Monte-Carlo CDF", "identity"),
                     "checks our quadrature of F(t) against our own Monte Carlo",
