@@ -171,7 +171,7 @@ def test_sample_convergence_is_an_equivalence_test_at_the_value_rows_resolution(
 
 def test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted():
     """The D = 8 excess-risk row read with the convergence study: above the paper's value and still falling with the
-    training budget, it is inconclusive (more pairs per epoch, which the paper does not report, move it toward the
+    training budget, it is not comparable (more pairs per epoch, which the paper does not report, move it toward the
     paper's value); below it, or settled, or rising with the budget, it stays contradicted; other rows are untouched."""
 
     def rows(table, study):
@@ -179,8 +179,8 @@ def test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted()
 
     above = rows(a2_table(False), sample_study(False))  # ours far above the paper's at every D > 1; still falling
     row = above["A2.excess_risk.D8"]
-    assert row.verdict == INCONCLUSIVE and row.reason.startswith("still falling with the training budget")
-    assert "A2.converged_in_samples.D8: Δ = " in row.reason and "lies outside our interval" in row.reason  # the old reason kept
+    assert row.verdict == NOT_COMPARABLE and row.reason.startswith("the training budget (pairs per epoch, unreported")
+    assert "(A2.converged_in_samples.D8)" in row.reason and "lies outside our interval" in row.reason  # the old reason kept
     assert above["A2.excess_risk.D4"].verdict == CONTRADICTED and above["A2.l2_distance.D8"].verdict == CONTRADICTED
     assert rows(a2_table(False), sample_study(True))["A2.excess_risk.D8"].verdict == CONTRADICTED  # settled
     assert rows(a2_table(False), sample_study(True, ratio=0.5))["A2.excess_risk.D8"].verdict == CONTRADICTED  # rising
@@ -1553,3 +1553,22 @@ def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
     ]  # reversed
     rows = {r.claim_id: r for r in ssl_claims("S4", table, paper_values("S4"), IMAGENET)}
     assert rows["S4.bias_order.no_blur-base.prototype_bias_relative"].verdict == CONTRADICTED
+
+
+def test_c2_tsybakov_exponent_at_its_bound_is_decided_with_its_declared_margin():
+    """The fitted exponent sits on (μ+1)/(μ+2): without a margin no sample size decides it; with δ = ½ of the gap to ½
+    it is reproduced, and an exponent at the unaccelerated ½ is contradicted (the margin can fail)."""
+    table = pd.DataFrame(
+        {"model": "m", "checkpoint": [0], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2], "ratio": [0.05], "E_star": 0.8}
+    )
+
+    def row(fit, margin):
+        fit = {**fit, "points_used": 4, "floor": 1e-4}
+        rows = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.6621, 0.6621, 0.6621), margin=margin)
+        return {r.claim_id: r for r in rows}["C2.exponent_tsybakov"]
+
+    on = {"exponent": 0.6621, "low": 0.61, "high": 0.75}
+    assert row(on, 0.0).verdict == "inconclusive" and "no sample size decides" in row(on, 0.0).power
+    decided = row(on, 0.5)
+    assert decided.verdict == "reproduced" and "margin 0.081" in decided.tolerance
+    assert row({"exponent": 0.5, "low": 0.45, "high": 0.55}, 0.5).verdict == "contradicted"

@@ -424,5 +424,22 @@ def test_an_undecided_rate_says_how_much_more_data_would_decide_it():
     near = decide_rate(-0.4, -0.7, -0.1, -0.5, alternatives=(-0.25, -0.6))  # the nearest competitor, 0.15 away, decides
     assert f"about {factor:.3g}× the seeds or samples" in near.power
     on = decide_rate(0.5, 0.3, 0.7, 0.5, side="at_most")
-    assert "no amount of data is planned" in on.power
+    assert "no sample size decides" in on.power
     assert "×" not in decide_rate(0.2, 0.1, 0.3, 0.5, side="at_most").power  # decided: no plan
+
+
+def test_a_one_sided_rate_at_its_bound_needs_a_margin_declared_in_advance():
+    """A true exponent equal to the bound: without a margin the interval straddles it at any sample size, and the row
+    says so (no seed plan); with a margin δ it is a non-inferiority test, decided either way."""
+    on = decide_rate(0.662, 0.61, 0.71, 0.662, side="at_least")
+    assert on.verdict == "inconclusive" and "no sample size decides" in on.power
+    assert decide_rate(0.662, 0.61, 0.71, 0.662, side="at_least", margin=0.08).verdict == "reproduced"
+    below = decide_rate(0.45, 0.40, 0.50, 0.662, side="at_least", margin=0.08)
+    assert below.verdict == "contradicted" and "margin 0.08" in below.reason and "margin 0.08" in below.power
+    assert decide_rate(0.55, 0.50, 0.60, 0.662, side="at_least", margin=0.08).verdict == "inconclusive"
+    assert decide_rate(-0.97, -1.05, -0.93, -1.0, side="at_most", margin=0.1).verdict == "reproduced"
+    assert decide_rate(-0.7, -0.8, -0.6, -1.0, side="at_most", margin=0.1).verdict == "contradicted"
+    with pytest.raises(ValueError, match="margin"):
+        decide_rate(0.6, 0.5, 0.7, 0.5, side="at_least", margin=-0.1)
+    with pytest.raises(ValueError, match="one-sided"):
+        decide_rate(0.6, 0.5, 0.7, 0.5, alternatives=(1.0,), margin=0.1)

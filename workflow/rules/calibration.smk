@@ -118,5 +118,7 @@ rule claims_c2:
         f"{RESULTS}/benchmarks/claims_c2.tsv"
     conda:
         CONDA_ENV
+    params:
+        **keys("claims_c2"),
     script:
         "../scripts/calibration/claims_c2.py"

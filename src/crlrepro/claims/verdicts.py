@@ -337,6 +337,7 @@ def decide_rate(
     predicted_low: float | None = None,
     predicted_high: float | None = None,
     alternatives: tuple[float, ...] = (),
+    margin: float = 0.0,
 ) -> Decision:
     """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's.
 
@@ -346,7 +347,17 @@ def decide_rate(
     predicted, e.g. a bound on a decay) is contradicted when the whole interval lies above the
     prediction, reproduced when it lies at or below it, inconclusive when it straddles it; ``at_least``
     mirrors it. A prediction with its own interval (``predicted_low``, ``predicted_high``) is met
-    conservatively at its far end."""
+    conservatively at its far end.
+
+    ``margin`` δ ≥ 0, for a one-sided test whose truth may sit on the bound (an exponent equal to the bound's, where
+    no amount of data lifts the interval off it), declared before the run: the bound is tested as non-inferiority,
+    ``at_least`` reproduced when the interval lies at or above predicted − δ and contradicted when it lies wholly below
+    predicted − δ (``at_most`` mirrored); the reason and power name δ. Without one, an interval that straddles the
+    bound at an observed slope within rounding of it says that no sample size decides it."""
+    if not margin >= 0:
+        raise ValueError(f"margin must be ≥ 0, got {margin!r}")
+    if margin and side == "two":
+        raise ValueError("a margin is for a one-sided test (side 'at_least' or 'at_most')")
     if side not in SIDES:
         raise ValueError(f"side must be one of {SIDES}, got {side!r}")
     p_low = predicted if predicted_low is None else predicted_low
@@ -373,20 +384,28 @@ def decide_rate(
             f"the interval {interval} holds {_g(predicted)} and excludes {', '.join(_g(a) for a in alternatives)}",
             power,
         )
+    if margin:
+        power += f"; margin {_g(margin)} declared in advance"
+        shift = margin if side == "at_most" else -margin
+        p_low, p_high, predicted = p_low + shift, p_high + shift, predicted + shift
+    bound = f"the bound's {{}} less its margin {_g(margin)}" if margin else "the bound's {}"
     if side == "at_most":
         if low > p_high:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies above the bound's {_g(p_high)}", power)
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies above {bound.format(_g(p_high))}", power)
         if high <= p_low:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below the bound's {_g(p_low)}", power)
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {bound.format(_g(p_low))}", power)
     else:
         if high < p_low:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies below the bound's {_g(p_low)}", power)
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies below {bound.format(_g(p_low))}", power)
         if low >= p_high:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above the bound's {_g(p_high)}", power)
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {bound.format(_g(p_high))}", power)
+    distance = abs(slope - predicted)
+    if not margin and distance <= 1e-3 * max(abs(predicted), 1e-12):
+        plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
+    else:
+        plan = _rate_plan((high - low) / 2, distance)
     return Decision(
-        INCONCLUSIVE,
-        f"the interval {interval} straddles the bound's exponent {_g(predicted)}",
-        f"{power}; {_rate_plan((high - low) / 2, abs(slope - predicted))}",
+        INCONCLUSIVE, f"the interval {interval} straddles {bound.format(_g(predicted))}", f"{power}; {plan}"
     )
 
 
@@ -581,7 +600,8 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     group forms one Holm family (so nothing is chosen after seeing the data). A group is reproduced
     when any of its comparisons is, contradicted when all of them are, else inconclusive; its
     measured value and interval (at :func:`family_level`) are those of its decisive comparison: the
-    one with the smallest p-value on the verdict's side (the reverse's when contradicted)."""
+    one with the smallest p-value on the verdict's side (the reverse's when contradicted), and its reason leads with
+    that comparison."""
     decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
     size = len(decisions)
     level = family_level(size)
@@ -594,7 +614,9 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
         side = 1 if verdict == CONTRADICTED else 0
         p = np.array([c.p_values()[side] for c in comparisons], dtype=float)
         decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
-        reason = "; ".join(f"{c.label}: {d.verdict} ({d.reason})" for c, d in zip(comparisons, mine, strict=True))
+        # the reason leads with the comparison that decided the row, then the others in their order
+        order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
+        reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
         mean, low, high = comparisons[decisive].interval(level)
         rows.append(
             claim(

@@ -19,6 +19,7 @@ claims = c2_claims(
     # sharpest admissible μ is at most 1: the sharpest rate lies in [rate, 2/3]
     tsybakov_rate=(rate, rate, float(calibration_exponent(1.0))),
     families=read_table(snakemake.input.families),
+    margin=float(snakemake.params.tsybakov_margin),
     sqrt_setting="its CLIP-scale training steps (paper 1, Sec. 5); ours are two-tower MLPs on paper 1's 1-D "
     "mixture (consistency.gmm)",
 )

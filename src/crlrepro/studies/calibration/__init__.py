@@ -135,6 +135,7 @@ NOT_SIZES = {
 # The config keys each rule's computation reads (crlrepro.claims.spec.Study.params): the rule's params, so that changing
 # a key reruns exactly the rules that read it. A string is one key; (block, names) is those keys of a block.
 RULE_KEYS = {
+    "claims_c2": {"tsybakov_margin": "consistency.calibration.tsybakov_margin"},
     # one trajectory: its training and the quadrature that evaluates its checkpoints (not the fit or its bootstrap)
     "calibration_train": {
         "gmm": "consistency.gmm",

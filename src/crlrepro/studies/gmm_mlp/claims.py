@@ -100,9 +100,9 @@ def a2_claims(
 def _still_falling(row: Claim, convergence: Claim) -> Claim:
     """The excess-risk value row at the convergence study's D, read with the study: when the excess risk was still
     falling with the training budget (the study contradicted: Δ > 0 beyond its margin) and the paper's value lies
-    below ours, more pairs per epoch (which the paper does not report) move ours toward it, so the row cannot
-    contradict the paper, only this budget: inconclusive. Our value below the paper's stays contradicted (more
-    budget widens the gap); every other row is returned as it is."""
+    below ours, the training budget, which the paper does not report, moves ours toward it: by the rule for
+    unreported settings the row is not comparable, with the span the budget moved it by and the key. Our value below
+    the paper's stays contradicted (more budget widens the gap); every other row is returned as it is."""
     d = convergence.claim_id.rsplit(".D", 1)[1]
     if (
         row.claim_id != f"A2.excess_risk.D{d}"
@@ -114,12 +114,11 @@ def _still_falling(row: Claim, convergence: Claim) -> Claim:
         return row
     return replace(
         row,
-        verdict=INCONCLUSIVE,
-        reason=f"still falling with the training budget ({convergence.claim_id}: Δ = {convergence.measured:.3g} "
-        f"[{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] over the last doubling of the pairs per "
-        f"epoch), and the paper's {row.paper_value:.4g} lies below our {row.measured:.4g}, where more "
-        f"pairs (unreported by the paper) move it: this budget, not the paper's, is contradicted "
-        f"({row.reason})",
+        verdict=NOT_COMPARABLE,
+        reason=f"the training budget (pairs per epoch, unreported by the paper) still moves it: the last doubling "
+        f"lowered it by {convergence.measured:.3g} [{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] "
+        f"({convergence.claim_id}), toward the paper's {row.paper_value:.4g} from our {row.measured:.4g}; at this "
+        f"budget {row.reason}",
     )
 
 
