@@ -1572,3 +1572,28 @@ def test_c2_tsybakov_exponent_at_its_bound_is_decided_with_its_declared_margin()
     decided = row(on, 0.5)
     assert decided.verdict == "reproduced" and "margin 0.081" in decided.tolerance
     assert row({"exponent": 0.5, "low": 0.45, "high": 0.55}, 0.5).verdict == "contradicted"
+
+
+def test_c2_bound_is_searched_adversarially_and_a_score_above_it_contradicts():
+    """Thm 3.4 over checkpoints and searched scores: the largest ratio is the power; a searched score whose regret
+    exceeds its bound beyond the search's numerical error contradicts the theorem (the row can fail)."""
+    table = pd.DataFrame(
+        {"model": "m", "checkpoint": [0, 1], "excess_loss": [0.01, 0.001], "excess_auc": [0.003, 0.0005],
+         "bound": [0.2, 0.063], "ratio": [0.015, 0.008], "E_star": 0.8}
+    )
+    fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
+
+    def bound_row(search, error):
+        rows = c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), search=search, search_error=error)
+        return rows[0]
+
+    search = pd.DataFrame(
+        {"family": ["constant", "PMI transform (maximised)"], "parameters": ["s = 0", "start 0"],
+         "regret": [0.1, 0.2], "excess_loss": [0.1, 0.1], "bound": [0.3, 0.4], "ratio": [1 / 3, 0.5]}
+    )
+    held = bound_row(search, 1e-4)
+    assert held.verdict == "reproduced" and held.measured == pytest.approx(0.5)
+    assert "largest ratio found 0.5 (PMI transform (maximised) (start 0))" in held.power and "factor 2" in held.power
+    broken = search.assign(regret=[0.1, 0.45])
+    assert bound_row(broken, 1e-4).verdict == "contradicted"
+    assert bound_row(broken, 0.1).verdict == "reproduced"  # within the search's numerical error

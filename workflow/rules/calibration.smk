@@ -62,6 +62,24 @@ rule calibration_families:
         "../scripts/calibration/calibration_families.py"
 
 
+rule calibration_search:
+    input:
+        library("calibration_search"),
+    output:
+        table=f"{RESULTS}/consistency/calibration_search.csv",
+        summary=f"{RESULTS}/consistency/calibration_search_summary.json",
+    log:
+        f"{RESULTS}/logs/calibration_search.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/calibration_search.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("calibration_search"),
+    script:
+        "../scripts/calibration/calibration_search.py"
+
+
 rule tsybakov_small_t:
     input:
         library("tsybakov_small_t"),
@@ -109,6 +127,8 @@ rule claims_c2:
         fit=rules.calibration_table.output.fit,
         tsybakov=rules.tsybakov_small_t.output[0],
         families=rules.calibration_families.output.fits,
+        search=rules.calibration_search.output.table,
+        search_summary=rules.calibration_search.output.summary,
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/C2.csv",

@@ -20,6 +20,8 @@ claims = c2_claims(
     tsybakov_rate=(rate, rate, float(calibration_exponent(1.0))),
     families=read_table(snakemake.input.families),
     margin=float(snakemake.params.tsybakov_margin),
+    search=read_table(snakemake.input.search),
+    search_error=float(read_json(snakemake.input.search_summary)["regret_error"]),
     sqrt_setting="its CLIP-scale training steps (paper 1, Sec. 5); ours are two-tower MLPs on paper 1's 1-D "
     "mixture (consistency.gmm)",
 )
