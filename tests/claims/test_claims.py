@@ -1610,3 +1610,26 @@ def test_c2_bound_is_searched_adversarially_and_a_score_above_it_contradicts():
     broken = search.assign(regret=[0.1, 0.45])
     assert bound_row(broken, 1e-4).verdict == "contradicted"
     assert bound_row(broken, 0.1).verdict == "reproduced"  # within the search's numerical error
+
+
+def test_a2_l2_rows_are_judged_over_the_definitions_the_papers_column_allows():
+    """The paper does not define its L2 distance: each row is judged over the readings whose rank-D floor lies at or
+    below the paper's whole column; readings that disagree make it not comparable (the span named), all readings
+    contradicting it contradict it, and a column no reading allows is not comparable."""
+    from crlrepro.studies.gmm_mlp.claims import consistent_l2_definitions
+
+    paper = {int(d): float(v) for d, v in paper_values("A2")["l2_distance"].items()}
+    assert consistent_l2_definitions(l2_minima(True), paper) == [("plain", 1), ("plain", 2), ("joint", 1), ("joint", 2)]
+    assert consistent_l2_definitions(l2_minima(False), paper) == []
+    table = a2_table(True)
+    table["l2_plain"], table["l2_joint"] = table["l2_distance"], table["l2_distance"]
+
+    def row(t, minima):
+        rows = a2_claims(t, paper_values("A2"), paper_setting("A2"), minima=minima)
+        return {r.claim_id: r for r in rows}["A2.l2_distance.D4"]
+
+    mixed = row(table, l2_minima(True))
+    assert mixed.verdict == NOT_COMPARABLE and "the definition of the distance" in mixed.reason and "plain²" in mixed.reason
+    far = table.assign(l2_plain=lambda t: 50 * t["l2_plain"] + 0.5, l2_joint=lambda t: 50 * t["l2_joint"] + 0.5)
+    assert row(far, l2_minima(True)).verdict == CONTRADICTED
+    assert "none of them" in row(table, l2_minima(False)).reason

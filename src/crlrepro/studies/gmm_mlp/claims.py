@@ -21,15 +21,17 @@ from crlrepro.claims.verdicts import (
     Decision,
     claim,
     decide_bound,
+    decide_value,
     direction_claims,
     family_level,
     paired_by_seed,
+    reported_rounding,
     seed_interval,
     value_claim,
 )
 from crlrepro.studies.gmm_mlp import STUDY
 
-__all__ = ["a2_claims", "approximation_bound_claims", "l2_floor_claims", "sample_convergence_claim"]
+__all__ = ["a2_claims", "approximation_bound_claims", "consistent_l2_definitions", "l2_floor_claims", "sample_convergence_claim"]
 
 
 def a2_claims(
@@ -70,6 +72,9 @@ def a2_claims(
                 tolerance=f"seed interval at {level:.4g} + the paper's rounding",
             )
             floor = _l2_floor(minima, "x_shift_removed", d) if key == "l2_distance" else None
+            if key == "l2_distance" and row.verdict != NOT_COMPARABLE and _has_definitions(table, minima):
+                rows.append(_l2_over_definitions(row, table, minima, paper, d, level))
+                continue
             if floor is not None and paper.get(d) is not None and paper[d] < floor:
                 also = f"; also {row.reason}" if row.verdict == NOT_COMPARABLE else ""
                 row = replace(
@@ -95,6 +100,66 @@ def a2_claims(
         convergence = sample_convergence_claim(samples, level)
         rows = [_still_falling(row, convergence) for row in rows] + [convergence]
     return rows + (approximation_bound_claims(bound) if bound is not None else [])
+
+
+def _has_definitions(table: pd.DataFrame, minima: pd.DataFrame | None) -> bool:
+    return minima is not None and all(f"l2_{name}" in table for name in minima["definition"].unique())
+
+
+def consistent_l2_definitions(minima: pd.DataFrame, paper: dict[int, float]) -> list[tuple[str, int]]:
+    """The readings of the paper's unreported L2 distance that its column allows: each candidate definition as a norm
+    (power 1) and squared (power 2, a mean squared error), kept when its rank-D minimum is at most the paper's value at
+    every D the paper reports (else no rank-D score, the paper's MLP included, has that distance)."""
+    out = []
+    for definition, group in minima.groupby("definition", sort=False):
+        by_d = group.set_index("D")["minimum"]
+        dims = [d for d in sorted(paper) if d in by_d.index]
+        for power in (1, 2):
+            if dims and all(float(by_d.loc[d]) ** power <= paper[d] for d in dims):
+                out.append((str(definition), power))
+    return out
+
+
+def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, paper: dict, d: int, level: float) -> Claim:
+    """The L2 value row at D by the rule for unreported settings, over the definitions consistent with the paper's
+    column (:func:`consistent_l2_definitions`): reproduced only if reproduced under every one, contradicted only if
+    contradicted under every one, otherwise not comparable with the span of our values and the key (the definition);
+    not comparable too when no definition is consistent. Shown: the first consistent definition's value."""
+    consistent = consistent_l2_definitions(minima, paper)
+    if not consistent:
+        return replace(
+            row,
+            verdict=NOT_COMPARABLE,
+            reason="no candidate definition of the L2 distance (five, and their squares) has a rank-D minimum at or "
+            "below the paper's value at every D: its column is none of them",
+        )
+    runs = table[table["D"] == d].set_index("seed")
+    judged = []
+    for definition, power in consistent:
+        mean, low, high = seed_interval(runs[f"l2_{definition}"].to_numpy(dtype=float) ** power, level)
+        decision = decide_value(mean, low, high, paper[d], rounding=reported_rounding(paper[d]))
+        judged.append((definition + ("²" if power == 2 else ""), mean, low, high, decision))
+    words = {j[4].verdict for j in judged}
+    verdict = REPRODUCED if words == {REPRODUCED} else CONTRADICTED if words == {CONTRADICTED} else NOT_COMPARABLE
+    listing = "; ".join(f"{name}: {mean:.4g} [{low:.4g}, {high:.4g}] {dec.verdict}" for name, mean, low, high, dec in judged)
+    means = [j[1] for j in judged]
+    lead = (
+        f"{verdict} under every one of the {len(judged)} definitions consistent with the paper's column"
+        if verdict != NOT_COMPARABLE
+        else f"the definition of the distance, which the paper does not report, moves it over [{min(means):.4g}, "
+        f"{max(means):.4g}] across the {len(judged)} definitions consistent with its column"
+    )
+    name, mean, low, high, decision = judged[0]
+    return replace(
+        row,
+        claim=f"{row.claim} (judged over the definitions consistent with the paper's column; shown: {name})",
+        measured=float(mean),
+        ci_low=float(low),
+        ci_high=float(high),
+        verdict=verdict,
+        reason=f"{lead}: {listing}",
+        power=decision.power,
+    )
 
 
 def _still_falling(row: Claim, convergence: Claim) -> Claim:
