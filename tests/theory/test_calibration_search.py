@@ -37,6 +37,6 @@ def test_the_search_never_exceeds_the_bound_and_beats_its_own_families(skewed_gm
         skewed_gmm, 0.5, nodes=50, inner_nodes=150, levels=2, widths=[1.0], epsilons=[0.5], knots=4, starts=2,
         evaluations=40, seed=0,
     )
-    assert list(table.columns) == SEARCH_COLUMNS and len(table) == 1 + 2 + 1 + 2
+    assert list(table.columns) == SEARCH_COLUMNS and len(table) == 1 + 2 + 1 + 2 * (1 + 5)
     assert (table["ratio"] <= 1 + error).all() and error < 0.05
     assert table["ratio"].max() >= table.loc[table["family"] == "constant", "ratio"].iloc[0]

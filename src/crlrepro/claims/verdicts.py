@@ -388,24 +388,30 @@ def decide_rate(
         power += f"; margin {_g(margin)} declared in advance"
         shift = margin if side == "at_most" else -margin
         p_low, p_high, predicted = p_low + shift, p_high + shift, predicted + shift
-    bound = f"the bound's {{}} less its margin {_g(margin)}" if margin else "the bound's {}"
+    # the reason names the bound and its margin, then the level tested (the bound moved by the margin)
+    sign = "plus" if side == "at_most" else "less"
+    bound = f"the bound's {{}} {sign} its margin {_g(margin)}, {{}}" if margin else "the bound's {}"
+
+    def said(level: float) -> str:
+        return bound.format(_g(level - shift), _g(level)) if margin else bound.format(_g(level))
+
     if side == "at_most":
         if low > p_high:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies above {bound.format(_g(p_high))}", power)
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies above {said(p_high)}", power)
         if high <= p_low:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {bound.format(_g(p_low))}", power)
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {said(p_low)}", power)
     else:
         if high < p_low:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies below {bound.format(_g(p_low))}", power)
+            return Decision(CONTRADICTED, f"the whole interval {interval} lies below {said(p_low)}", power)
         if low >= p_high:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {bound.format(_g(p_high))}", power)
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {said(p_high)}", power)
     distance = abs(slope - predicted)
     if not margin and distance <= 1e-3 * max(abs(predicted), 1e-12):
         plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
     else:
         plan = _rate_plan((high - low) / 2, distance)
     return Decision(
-        INCONCLUSIVE, f"the interval {interval} straddles {bound.format(_g(predicted))}", f"{power}; {plan}"
+        INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}"
     )
 
 
