@@ -37,6 +37,7 @@ __all__ = [
     "adversarial_calibration_search",
     "band_reversal_score",
     "calibration_ratio",
+    "INTERPOLATION",
     "pmi_transform_score",
     "SEARCH_COLUMNS",
 ]
