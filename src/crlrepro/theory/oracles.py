@@ -37,6 +37,7 @@ __all__ = [
     "oracle_table",
     "population_contrastive_loss",
     "retrieval_auc",
+    "TIE_ULPS",
 ]
 
 if TYPE_CHECKING:  # pandas is imported where a table is built, not at import time
