@@ -53,7 +53,7 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     assert (at_used[["tail_sum_digits", "trunc_excess_risk_digits"]] >= 4).all().all()
 
     summary = pd.read_csv(results / "summary.csv")
-    assert list(summary.columns) == SUMMARY_COLUMNS and set(summary["role"]) == {"claim", "diagnostic"}
+    assert list(summary.columns) == SUMMARY_COLUMNS and set(summary["role"]) == {"claim", "out of reach", "mathematics", "diagnostic"}
     assert "## Diagnostics" in (results / "summary.md").read_text()
     assert set(summary["verdict"]) <= set(VERDICTS) and summary[["kind", "power", "reason"]].notna().all().all()
     a1 = summary[summary["experiment"] == "A1"]
@@ -489,8 +489,9 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         "l2_minima",
         "approximation_bound",
         "lcgm_sensitivity_table",
-        # C2's score families (paper 2's accelerated calibration on paper 1's mixture)
+        # C2's score families (paper 2's accelerated calibration on paper 1's mixture) and Thm 3.4's adversarial search
         "calibration_families",
+        "calibration_search",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     budget = smoke_run / "budget.yaml"
