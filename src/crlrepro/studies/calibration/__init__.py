@@ -21,6 +21,11 @@ def _families_members(config: dict) -> int:
     return count(families.get("dims", [])) + len(families.get("perturbations", [])) * len(families.get("epsilons", [1]))
 
 
+def _rule_bytes(c: dict, block: str) -> float:
+    """Memory of one quadrature rule of ``block`` (its ``nodes`` per view and ``inner_nodes``)."""
+    return quadrature_bytes(at(c, f"{block}.nodes")) + inner_bytes(at(c, f"{block}.nodes"), at(c, f"{block}.inner_nodes"))
+
+
 COSTS = (
     Cost(
         (
@@ -66,10 +71,7 @@ COSTS = (
     Cost(
         ("consistency.calibration.nodes", "consistency.calibration.inner_nodes"),
         "quadrature nodes per view",
-        memory=lambda c: (
-            quadrature_bytes(at(c, "consistency.calibration.nodes"))
-            + inner_bytes(at(c, "consistency.calibration.nodes"), at(c, "consistency.calibration.inner_nodes"))
-        ),
+        memory=lambda c: _rule_bytes(c, "consistency.calibration"),
     ),
     Cost(
         ("consistency.calibration.inner_nodes", "consistency.calibration.nodes"),
@@ -92,10 +94,7 @@ COSTS = (
             "consistency.calibration.search.evaluations",
         ),
         "scores the adversarial search of Thm 3.4 evaluates, each by quadrature",
-        memory=lambda c: (
-            quadrature_bytes(at(c, "consistency.calibration.search.nodes"))
-            + inner_bytes(at(c, "consistency.calibration.search.nodes"), at(c, "consistency.calibration.search.inner_nodes"))
-        ),
+        memory=lambda c: _rule_bytes(c, "consistency.calibration.search"),
         seconds=lambda c: (
             (
                 at(c, "consistency.calibration.search.levels") * len(c["consistency"]["calibration"]["search"]["widths"])
@@ -115,10 +114,7 @@ COSTS = (
             "consistency.calibration.families.dims",
         ),
         "quadrature nodes per view of the families",
-        memory=lambda c: (
-            quadrature_bytes(at(c, "consistency.calibration.families.nodes"))
-            + inner_bytes(at(c, "consistency.calibration.families.nodes"), at(c, "consistency.calibration.families.inner_nodes"))
-        ),
+        memory=lambda c: _rule_bytes(c, "consistency.calibration.families"),
         seconds=lambda c: (
             2
             * (
