@@ -1572,7 +1572,15 @@ def test_c2_tsybakov_exponent_at_its_bound_is_decided_with_its_declared_margin()
     """The fitted exponent sits on (μ+1)/(μ+2): without a margin no sample size decides it; with δ = ½ of the gap to ½
     it is reproduced, and an exponent at the unaccelerated ½ is contradicted (the margin can fail)."""
     table = pd.DataFrame(
-        {"model": "m", "checkpoint": [0], "excess_loss": [0.01], "excess_auc": [0.01], "bound": [0.2], "ratio": [0.05], "E_star": 0.8}
+        {
+            "model": "m",
+            "checkpoint": [0],
+            "excess_loss": [0.01],
+            "excess_auc": [0.01],
+            "bound": [0.2],
+            "ratio": [0.05],
+            "E_star": 0.8,
+        }
     )
 
     def row(fit, margin):
@@ -1591,8 +1599,15 @@ def test_c2_bound_is_searched_adversarially_and_a_score_above_it_contradicts():
     """Thm 3.4 over checkpoints and searched scores: the largest ratio is the power; a searched score whose regret
     exceeds its bound beyond the search's numerical error contradicts the theorem (the row can fail)."""
     table = pd.DataFrame(
-        {"model": "m", "checkpoint": [0, 1], "excess_loss": [0.01, 0.001], "excess_auc": [0.003, 0.0005],
-         "bound": [0.2, 0.063], "ratio": [0.015, 0.008], "E_star": 0.8}
+        {
+            "model": "m",
+            "checkpoint": [0, 1],
+            "excess_loss": [0.01, 0.001],
+            "excess_auc": [0.003, 0.0005],
+            "bound": [0.2, 0.063],
+            "ratio": [0.015, 0.008],
+            "E_star": 0.8,
+        }
     )
     fit = {"exponent": 0.9, "low": 0.8, "high": 1.0, "points_used": 4, "floor": 1e-4}
 
@@ -1601,8 +1616,14 @@ def test_c2_bound_is_searched_adversarially_and_a_score_above_it_contradicts():
         return rows[0]
 
     search = pd.DataFrame(
-        {"family": ["constant", "PMI transform (maximised)"], "parameters": ["s = 0", "start 0"],
-         "regret": [0.1, 0.2], "excess_loss": [0.1, 0.1], "bound": [0.3, 0.4], "ratio": [1 / 3, 0.5]}
+        {
+            "family": ["constant", "PMI transform (maximised)"],
+            "parameters": ["s = 0", "start 0"],
+            "regret": [0.1, 0.2],
+            "excess_loss": [0.1, 0.1],
+            "bound": [0.3, 0.4],
+            "ratio": [1 / 3, 0.5],
+        }
     )
     held = bound_row(search, 1e-4)
     assert held.verdict == "reproduced" and held.measured == pytest.approx(0.5)

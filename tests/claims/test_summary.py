@@ -194,7 +194,10 @@ def test_rows_out_of_reach_and_mathematics_are_shown_apart_with_their_why():
     summary = collect_summary(
         [
             table(row("C5", "verified", "identity"), row("C2", "reproduced", "rate")),
-            table(row("S4", "not comparable", key="accuracy", claim="base"), row("S4", "reproduced", "direction", key="accuracy_order")),
+            table(
+                row("S4", "not comparable", key="accuracy", claim="base"),
+                row("S4", "reproduced", "direction", key="accuracy_order"),
+            ),
         ]
     )
     assert summary["role"].tolist() == ["claim", "mathematics", "out of reach", "claim"]

@@ -34,8 +34,17 @@ def test_a_monotone_transform_of_the_bayes_score_has_no_regret_and_a_reversal_ha
 
 def test_the_search_never_exceeds_the_bound_and_beats_its_own_families(skewed_gmm):
     table, error = adversarial_calibration_search(
-        skewed_gmm, 0.5, nodes=50, inner_nodes=150, levels=2, widths=[1.0], epsilons=[0.5], knots=4, starts=2,
-        evaluations=40, seed=0,
+        skewed_gmm,
+        0.5,
+        nodes=50,
+        inner_nodes=150,
+        levels=2,
+        widths=[1.0],
+        epsilons=[0.5],
+        knots=4,
+        starts=2,
+        evaluations=40,
+        seed=0,
     )
     assert list(table.columns) == SEARCH_COLUMNS and len(table) == 1 + 2 + 1 + 2 * (1 + 5)
     assert (table["ratio"] <= 1 + error).all() and error < 0.05

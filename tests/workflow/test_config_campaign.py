@@ -15,6 +15,7 @@ from crlrepro.workflow.config import read_config_file
 ROOT = Path(__file__).resolve().parents[2]
 
 _SEED = "a seed of 0 is a seed"
+_FEWER_SEARCHED = "fewer scores searched (the power column shows what was found)"
 _MEAN = "a component mean anywhere on the line (0 and negative included) is a mixture"
 _NO_DECAY = "no weight decay (AdamW as Adam) is a recipe"
 _ONE = "one value of a sweep: its rows are decided over that value alone (the smoke scale runs it)"
@@ -37,9 +38,11 @@ ACCEPTED = {
     "consistency.oce.seed=int:zero": _SEED,
     "consistency.calibration.seed=int:zero": _SEED,
     "consistency.calibration.search.seed=int:zero": _SEED,
-    "consistency.calibration.search.widths=list:one": "one band width: fewer scores searched (the power column shows what was found)",
-    "consistency.calibration.search.epsilons=list:one": "one perturbation size: fewer scores searched (the power column shows what was found)",
-    "consistency.calibration.tsybakov_margin=float:zero": "no margin: the row then says that no sample size decides it at its bound",
+    "consistency.calibration.search.widths=list:one": _FEWER_SEARCHED,
+    "consistency.calibration.search.epsilons=list:one": _FEWER_SEARCHED,
+    "consistency.calibration.tsybakov_margin=float:zero": (
+        "no margin: the row then says that no sample size decides it at its bound"
+    ),
     "consistency.scaling.seeds[0]=int:zero": _SEED,
     "consistency.deviation.seed=int:zero": _SEED,
     "supervised_view.data.split_seed=int:zero": _SEED,

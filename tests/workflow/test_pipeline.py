@@ -53,7 +53,12 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     assert (at_used[["tail_sum_digits", "trunc_excess_risk_digits"]] >= 4).all().all()
 
     summary = pd.read_csv(results / "summary.csv")
-    assert list(summary.columns) == SUMMARY_COLUMNS and set(summary["role"]) == {"claim", "out of reach", "mathematics", "diagnostic"}
+    assert list(summary.columns) == SUMMARY_COLUMNS and set(summary["role"]) == {
+        "claim",
+        "out of reach",
+        "mathematics",
+        "diagnostic",
+    }
     assert "## Diagnostics" in (results / "summary.md").read_text()
     assert set(summary["verdict"]) <= set(VERDICTS) and summary[["kind", "power", "reason"]].notna().all().all()
     a1 = summary[summary["experiment"] == "A1"]

@@ -410,9 +410,7 @@ def decide_rate(
         plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
     else:
         plan = _rate_plan((high - low) / 2, distance)
-    return Decision(
-        INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}"
-    )
+    return Decision(INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}")
 
 
 def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER) -> str:

@@ -17,7 +17,8 @@ rule, so the regret carries no rule-to-rule error):
 * transforms s = τ·T(PMI) with T piecewise linear on ``knots`` points of the PMI's range, T's values maximised
   numerically (Nelder–Mead on −ρ) from several starts: a nearly constant map, the reversal, a fold at the median,
   then random maps. The theorem can fail only where its bound is below 2E* − 1, the largest regret any score has, so
-  the maximised ratio is discounted by (2E* − 1)/bound past that level. Any function of the PMI is a limit of these, non-monotone ones included (a monotone T keeps E(s) = E*).
+  the maximised ratio is discounted by (2E* − 1)/bound past that level. Any function of the PMI is a limit of these,
+  non-monotone ones included (a monotone T keeps E(s) = E*).
 
 The ratio's numerical error is measured on the best score found, as the change of its regret from a rule with half
 the nodes (both views and the inner rule).
@@ -96,7 +97,8 @@ def adversarial_calibration_search(
 ):
     """Every score the search evaluated that is a family's member or an optimiser's end point, as a table with
     :data:`SEARCH_COLUMNS` (``parameters`` as text), and the numerical error of the largest informative ratio found
-    (bound below 2E* − 1; its regret's change from the half-sized rule). ``levels`` band centres spread over the PMI's central 99.8 % × each of ``widths``;
+    (bound below 2E* − 1; its regret's change from the half-sized rule). ``levels`` band centres spread over the PMI's
+    central 99.8 % × each of ``widths``;
     ``epsilons`` for sin(x·y); ``starts`` Nelder–Mead runs of at most ``evaluations`` evaluations each on ``knots``
     values of T (three fixed starts, then random ones from ``seed``)."""
     import pandas as pd

@@ -476,7 +476,12 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
     return pd.DataFrame(rows)
 
 
-_ROLE_TITLES = {"claim": "Claims", "out of reach": "Out of reach here", "mathematics": "Mathematics checked", "diagnostic": "Diagnostics"}
+_ROLE_TITLES = {
+    "claim": "Claims",
+    "out of reach": "Out of reach here",
+    "mathematics": "Mathematics checked",
+    "diagnostic": "Diagnostics",
+}
 
 
 def _comparison_columns(scales: list[str]) -> list[str]:

@@ -141,7 +141,13 @@ RULE_KEYS = {
 
 # The early steps of A2's "decreases with D" families, posed as diagnostics (the last step, D = 4 → 8, stays a claim).
 _NESTED_STEPS = tuple(
-    (step, "diagnostic", "over nested model classes (a rank-D score is a rank-2D score) the early steps cannot fail here: their decrease is hundreds of times the smallest detectable difference (the power column); the last step stays a claim") for step in ("D1-D2", "D2-D4")
+    (
+        step,
+        "diagnostic",
+        "over nested model classes (a rank-D score is a rank-2D score) the early steps cannot fail here: their decrease "
+        "is hundreds of times the smallest detectable difference (the power column); the last step stays a claim",
+    )
+    for step in ("D1-D2", "D2-D4")
 )
 
 STUDY = Study(

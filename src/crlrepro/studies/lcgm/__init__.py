@@ -221,8 +221,7 @@ STUDY = Study(
                 ),
                 diagnostic(
                     ClaimSpec("r2_order", "R² of f above R² of g at D = K (the two values' order)", "direction"),
-                    "the summary states no order between f's and g's recovery, only their two values (tested by the rows "
-                    "above)",
+                    "the summary states no order between f's and g's recovery, only their two values (tested by the rows above)",
                 ),
                 ClaimSpec(
                     "elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value", "elbow", ("lcgm.classes",)

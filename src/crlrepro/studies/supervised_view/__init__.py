@@ -302,7 +302,9 @@ STUDY = Study(
             "S2",
             "similarity: cosine vs dot vs negative Euclidean",
             (
-                out_of_reach(ClaimSpec("accuracy", "top-1 accuracy per similarity", "value", "linear_top1", _SSL_DATA), _IMAGENET),
+                out_of_reach(
+                    ClaimSpec("accuracy", "top-1 accuracy per similarity", "value", "linear_top1", _SSL_DATA), _IMAGENET
+                ),
                 ClaimSpec("cosine_beats", "cosine with normalisation beats the other similarity", "direction"),
             ),
         ),
@@ -310,7 +312,9 @@ STUDY = Study(
             "S3",
             "data balance: uniform vs Pareto long-tailed of equal size",
             (
-                out_of_reach(ClaimSpec("accuracy", "top-1 accuracy per training set", "value", "linear_top1", _SSL_DATA), _IMAGENET),
+                out_of_reach(
+                    ClaimSpec("accuracy", "top-1 accuracy per training set", "value", "linear_top1", _SSL_DATA), _IMAGENET
+                ),
                 ClaimSpec(
                     "uniform_beats_long_tailed",
                     "balanced training data beat long-tailed data of the same size, overall and on the tail classes",
@@ -330,7 +334,9 @@ STUDY = Study(
             "S4",
             "prototype representation bias: base / no blur / + rotation",
             (
-                out_of_reach(ClaimSpec("accuracy", "top-1 accuracy per augmentation", "value", "linear_top1", _SSL_DATA), _IMAGENET),
+                out_of_reach(
+                    ClaimSpec("accuracy", "top-1 accuracy per augmentation", "value", "linear_top1", _SSL_DATA), _IMAGENET
+                ),
                 out_of_reach(
                     ClaimSpec(
                         "bias",
