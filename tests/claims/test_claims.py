@@ -102,6 +102,32 @@ def l2_minima(good: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def excess_minima(good: bool, best_share: float = 1.0) -> pd.DataFrame:
+    """The best rank-D excess risk (crlrepro.theory.rank_d_excess.excess_minima_table): good, 0.9 of the paper's value at
+    every D; bad, 1.5 of it (no rank-D score reaches the paper's column); and the shape rows D = 3, 5 without a minimum."""
+    paper = paper_values("A2")["excess_risk"]
+    rows = [
+        {
+            "D": d,
+            "tail_sum": 10 * v,
+            "truncation_excess": 2 * v,
+            "truncation_ratio": 0.2,
+            "quadrature_error": 1e-15,
+            "zero_excess": 0.13,
+            "resolved": True,
+            "minimum": (0.9 if good else 1.5) * v,
+            "minimum_ratio": 0.09,
+            "starts": 4,
+            "start_spread": 0.0 if best_share == 1 else 0.5,
+            "best_share": best_share,
+            "iterations": 100,
+        }
+        for d, v in paper.items()
+    ]
+    rows += [{"D": d, "tail_sum": 1e-3, "truncation_excess": 1e-4, "truncation_ratio": 0.1} for d in (3, 5)]
+    return pd.DataFrame(rows).sort_values("D")
+
+
 def sample_study(good: bool, ratio: float | None = None, seeds=SEEDS, noise: float = 0.01, shared: bool = True) -> pd.DataFrame:
     """A2's convergence study at D = 8: the excess risk at 50k, 100k and 200k pairs per epoch. good: the two largest
     sizes differ by 0.1 % of the value; bad: halving the pairs triples it; ``ratio``: E(100k)/E(200k). Seed noise of
@@ -127,6 +153,7 @@ def a2(good: bool):
         bound=approximation_bound(good),
         minima=l2_minima(good),
         samples=sample_study(good) if good else sample_study(False, ratio=1 / 3),
+        excess=excess_minima(good),
     )
 
 
@@ -655,6 +682,27 @@ def test_the_approximation_bound_needs_a_finite_sup_norm_and_an_informative_cons
     assert row.verdict == INCONCLUSIVE and "says nothing" in row.reason
     row = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), bound=approximation_bound(True))[-1]
     assert row.verdict == REPRODUCED and row.measured == pytest.approx(0.08 / 3) and "D=4: 0.08" in row.claim
+
+
+def test_a_paper_excess_below_the_best_rank_d_excess_contradicts_only_where_the_starts_agree():
+    def rows(table):
+        built = a2_claims(a2_table(True), paper_values("A2"), paper_setting("A2"), excess=table)
+        return {r.claim_id: r for r in built if r.claim_id.startswith("A2.excess_floor")}
+
+    assert list(rows(excess_minima(True))) == [f"A2.excess_floor.D{d}" for d in (1, 2, 4, 8)]  # the shape rows add none
+    good = rows(excess_minima(True))["A2.excess_floor.D1"]
+    assert good.verdict == REPRODUCED and "at or above" in good.reason and "margin (paper − minimum)/paper = 0.1" in good.power
+    bad = rows(excess_minima(False))["A2.excess_floor.D2"]
+    assert bad.verdict == CONTRADICTED and "is below" in bad.reason and bad.measured == pytest.approx(1.5 * 4.616e-4)
+    # a minimum that some starts missed is an upper bound only: more starts could go below the paper's value
+    unsure = rows(excess_minima(False, best_share=0.5))["A2.excess_floor.D2"]
+    assert unsure.verdict == INCONCLUSIVE and "starts disagree" in unsure.reason
+    # within the paper's rounding: 4.616e-4 stands for [4.6155e-4, 4.6165e-4]
+    edge = excess_minima(True)
+    edge.loc[edge["D"] == 2, "minimum"] = 4.6164e-4
+    assert rows(edge)["A2.excess_floor.D2"].verdict == REPRODUCED
+    edge.loc[edge["D"] == 2, "minimum"] = 4.6166e-4
+    assert rows(edge)["A2.excess_floor.D2"].verdict == CONTRADICTED
 
 
 def test_a_paper_value_below_the_rank_d_floor_is_not_compared_and_names_the_floor():

@@ -108,6 +108,23 @@ rule l2_minima:
         "../scripts/gmm_mlp/l2_minima.py"
 
 
+rule excess_minima:
+    input:
+        library("excess_minima"),
+    output:
+        f"{RESULTS}/approximation/excess_minima.csv",
+    log:
+        f"{RESULTS}/logs/excess_minima.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/excess_minima.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("excess_minima"),
+    script:
+        "../scripts/gmm_mlp/excess_minima.py"
+
+
 rule approximation_bound:
     input:
         library("approximation_bound"),
@@ -160,6 +177,7 @@ rule claims_a2:
         samples=rules.gmm_mlp_samples_table.output[0],
         bound=rules.approximation_bound.output.bound,
         minima=rules.l2_minima.output[0],
+        excess=rules.excess_minima.output[0],
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A2.csv",
