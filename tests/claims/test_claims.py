@@ -618,6 +618,16 @@ def s4(good: bool):
     return ssl_claims("S4", ssl_table("augmentation", accuracy, bias), ref, IMAGENET)
 
 
+def s4_association(good: bool):
+    """S4's bias–accuracy association: good, the paper's values (lower bias with higher accuracy); bad, the bias rising
+    with the accuracy."""
+    ref = paper_values("S4")
+    accuracy, bias = dict(ref["linear_top1"]), dict(ref["prototype_bias"])
+    if not good:
+        bias = {"base": 38.5, "no_blur": 37.0, "plus_rotation": 35.5}
+    return ssl_claims("S4", ssl_table("augmentation", accuracy, bias), ref, IMAGENET)
+
+
 BUILDERS = {
     "A1": a1,
     "A2": a2,
@@ -635,6 +645,7 @@ BUILDERS = {
 }
 # claims whose passing or failing inputs differ from their experiment's
 CASES = {
+    ("S4", "bias_accuracy"): s4_association,
     ("C2", "exponent_sqrt"): c2_sqrt,
     ("A3", "r2_g_recovers"): a3_probes_fall_short,
     ("A4", "mu_hat"): lambda good: a4(good, every=good),  # the rule over windows: reproduced only if every one gives it
@@ -1114,7 +1125,8 @@ def test_s3_tests_the_tail_classes_beside_the_overall_accuracy():
 def test_s4_orders_pairs_and_reports_the_paper_values_as_reference():
     rows = s4(True)
     directions = [r for r in rows if r.kind == "direction"]
-    assert len(directions) == 3 + 3  # three accuracy pairs (linear top-1, the paper's metric), three bias pairs
+    # three accuracy pairs (linear top-1, the paper's metric), three bias pairs, the bias–accuracy association
+    assert len(directions) == 3 + 3 + 1 and directions[-1].claim_id == "S4.bias_accuracy.linear_top1"
     assert {r.claim_id for r in directions if "bias_order" in r.claim_id} == {
         "S4.bias_order.no_blur-base.prototype_bias_relative",
         "S4.bias_order.plus_rotation-base.prototype_bias_relative",
@@ -1130,6 +1142,7 @@ def test_s4_with_two_augmentations_tests_the_one_pair_present():
     assert {r.claim_id for r in rows if r.kind == "direction"} == {
         "S4.accuracy_order.base-no_blur.linear_top1",
         "S4.bias_order.no_blur-base.prototype_bias_relative",
+        "S4.bias_accuracy.linear_top1",
     }
     with pytest.raises(ValueError, match="S9"):
         ssl_claims("S9", table, {}, IMAGENET)
@@ -1702,3 +1715,21 @@ def test_a2_l2_rows_are_judged_over_the_definitions_the_papers_column_allows():
     far = table.assign(l2_plain=lambda t: 50 * t["l2_plain"] + 0.5, l2_joint=lambda t: 50 * t["l2_joint"] + 0.5)
     assert row(far, l2_minima(True)).verdict == CONTRADICTED
     assert "none of them" in row(table, l2_minima(False)).reason
+
+
+def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bias():
+    ref = paper_values("S4")
+    table = ssl_table("augmentation", dict(ref["linear_top1"]), dict(ref["prototype_bias"]))
+    row = next(r for r in ssl_claims("S4", table, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy"))
+    assert row.verdict == REPRODUCED and row.measured < -0.5 and "under every reading" in row.reason
+    # the raw reading rising with the accuracy: the definition decides it
+    flipped = table.assign(prototype_bias_raw=lambda t: -t["prototype_bias_raw"])
+    row = next(r for r in ssl_claims("S4", flipped, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy"))
+    assert row.verdict == NOT_COMPARABLE and "definition (unreported) decides it" in row.reason
+    assert row.ci_low < 0 < row.ci_high  # the span of ρ over the readings
+    # untrained baselines and diverged runs are not runs of an augmentation
+    noisy = pd.concat([table, table.assign(model="random_encoder", prototype_bias=99.0, prototype_bias_raw=99.0)])
+    again = next(r for r in ssl_claims("S4", noisy, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy"))
+    assert again.measured == pytest.approx(
+        next(r for r in ssl_claims("S4", table, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy")).measured
+    )

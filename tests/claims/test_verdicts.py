@@ -443,3 +443,26 @@ def test_a_one_sided_rate_at_its_bound_needs_a_margin_declared_in_advance():
         decide_rate(0.6, 0.5, 0.7, 0.5, side="at_least", margin=-0.1)
     with pytest.raises(ValueError, match="one-sided"):
         decide_rate(0.6, 0.5, 0.7, 0.5, alternatives=(1.0,), margin=0.1)
+
+
+def test_an_association_is_decided_by_its_interval_on_the_claimed_side():
+    from crlrepro.claims.verdicts import decide_association
+
+    x = np.arange(12.0)
+    noise = np.array([0.3, -0.2, 0.5, -0.4, 0.1, 0.0, -0.3, 0.2, 0.4, -0.1, -0.5, 0.25])
+    assert decide_association(x, -x + noise, sign=-1).verdict == REPRODUCED
+    assert decide_association(x, x + noise, sign=-1).verdict == CONTRADICTED
+    assert decide_association(x, x + noise, sign=1).verdict == REPRODUCED
+    assert decide_association(x, -x + noise, sign=1).verdict == CONTRADICTED
+    weak = decide_association(x, np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0]), sign=-1)
+    assert weak.verdict == INCONCLUSIVE and "contains 0" in weak.reason and "points give 80% power" in weak.power
+    # the interval: Fisher z with Fieller–Hartley–Pearson's variance 1.06/(n − 3)
+    rho = stats.spearmanr(x, x + 3 * noise).statistic
+    half = stats.norm.ppf(0.975) * np.sqrt(1.06 / 9)
+    low = np.tanh(np.arctanh(rho) - half)
+    assert f"[{low:.4g}," in decide_association(x, x + 3 * noise, sign=1).reason
+    assert decide_association(x[:3], x[:3], sign=1).verdict == INCONCLUSIVE  # too few points
+    assert "without variation" in decide_association(x, np.ones(12), sign=1).reason
+    assert decide_association([1, 2, np.nan, 4, 5], [5, 4, 3, 2, np.inf], sign=-1).reason.startswith("3 points")
+    with pytest.raises(ValueError, match="sign"):
+        decide_association(x, x, sign=0)

@@ -36,6 +36,7 @@ __all__ = [
     "CLAIM_COLUMNS",
     "CLAIM_NOT_APPLICABLE",
     "claims_frame",
+    "decide_association",
     "decide_bound",
     "decide_directions",
     "decide_identity",
@@ -510,6 +511,41 @@ def _seed_plan(mean: float, sd: float, alpha: float) -> str:
             else "the observed difference is 0: no number of seeds is planned"
         )
     return f"{needed} seeds would give {POWER:.0%} power to decide it ({side}) at the observed difference {_g(mean)}"
+
+
+def decide_association(x, y, *, sign: int, level: float = LEVEL, power: float = POWER) -> Decision:
+    """``direction``: a monotone association between two measured quantities, "higher x goes with lower y" (``sign``
+    −1) or with higher y (+1), over independent runs: Spearman's ρ with the interval
+
+        tanh(atanh ρ ± z_{(1+level)/2} · √(1.06/(n − 3)))     (Fieller, Hartley and Pearson's variance for Spearman),
+
+    reproduced when the interval lies wholly on the claimed side of 0, contradicted when wholly on the other,
+    otherwise inconclusive (also with fewer than 4 points or no variation). Power: the interval's half-width and the
+    points that give ``power`` to decide at the observed ρ, 3 + 1.06 ((z_α + z_power)/atanh|ρ|)²."""
+    if sign not in (-1, 1):
+        raise ValueError(f"sign must be -1 or +1, got {sign!r}")
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    n = int(x.size)
+    if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return Decision(INCONCLUSIVE, f"{n} points{' without variation' if n >= 4 else ''}: no rank correlation", f"{n} points")
+    rho = float(stats.spearmanr(x, y).statistic)
+    z = stats.norm.ppf((1 + level) / 2)
+    half = z * np.sqrt(1.06 / (n - 3))
+    centre = float(np.arctanh(np.clip(rho, -0.999999, 0.999999)))
+    low, high = float(np.tanh(centre - half)), float(np.tanh(centre + half))
+    needed = 3 + 1.06 * ((z + stats.norm.ppf(power)) / abs(centre)) ** 2 if rho else np.inf
+    plan = f"{int(np.ceil(needed))} points give {power:.0%} power at ρ = {_g(rho)}" if np.isfinite(needed) else "ρ = 0"
+    said = f"Spearman ρ = {_g(rho)} [{_g(low)}, {_g(high)}] over {n} runs"
+    text = f"{n} points; interval ±{_g(half)} in atanh ρ; {plan}"
+    claimed, reverse = (high < 0, low > 0) if sign < 0 else (low > 0, high < 0)
+    side = "negative" if sign < 0 else "positive"
+    if claimed:
+        return Decision(REPRODUCED, f"{said}: {side}", text)
+    if reverse:
+        return Decision(CONTRADICTED, f"{said}: the interval lies on the other side of 0", text)
+    return Decision(INCONCLUSIVE, f"{said}: the interval contains 0", text)
 
 
 def decide_identity(error: float, tolerance: float) -> Decision:
