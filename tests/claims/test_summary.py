@@ -74,6 +74,7 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced, 1 contradicted, 1 inconclusive, 1 not comparable (of 4 claims)." in text
     assert "Mathematics checked (not counted): 1 verified (of 1 checks of mathematics)" in text
+    assert "Identities (`verified`" not in text  # no claim is an identity: the identities are shown apart
     assert (
         "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text
         and "| 1 | 0 | 1 | 0 | 0 | 0 | 0 |" in text

@@ -223,11 +223,12 @@ def summary_markdown(table: pd.DataFrame) -> str:
     counts = {paper.number: rows["verdict"].value_counts() for paper, rows in _papers(claims)}
     for paper, _ in _papers(claims):
         lines.append(f"| {paper.number} | " + " | ".join(str(counts[paper.number].get(v, 0)) for v in VERDICTS) + " |")
-    lines += [
-        "",
-        "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
-        "reproductions of its experiments.",
-    ]
+    if (claims["kind"] == "identity").any():  # identities are posed apart (mathematics) unless a claim is one
+        lines += [
+            "",
+            "Identities (`verified` / `failed`) check the paper's mathematics on our numbers; they are not "
+            "reproductions of its experiments.",
+        ]
     decided = decided_table(table)
     if len(decided):
         lines += [
