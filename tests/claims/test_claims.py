@@ -494,7 +494,40 @@ def c3(good: bool):
     deviations = deviation_slopes(-1.0, -0.5, -0.5) if good else deviation_slopes(-0.5, -1.0, -1.0, inbatch_m=0.0)
     # E* = 0.85: good, SCRL's AUC gap closes from 0.15 to 0.03 over m = 2..32 (r ≈ 0.58), SSCRL's from 0.10 to 0.06
     # (r ≈ 0.18); bad, both gaps widen, SCRL's faster (r < 0 for both, SCRL's lower)
-    return c3_claims(deviations, slopes, c3_runs(0.02 if good else -0.02), ref, e_star=0.85)
+    return c3_claims(
+        deviations, slopes, c3_runs(0.02 if good else -0.02), ref, e_star=0.85, gap_rates=gap_rates(good), rate_margin=0.25
+    )
+
+
+def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
+    """crlrepro.experiments.rate_fits.gap_rate_table: good, every rate 0.4 above its exponent (interval ±0.1); bad,
+    every rate at half its exponent less 0.2, wholly below the margin of a quarter of the exponent."""
+    exponent = {("scrl", "m"): 1.0, ("scrl", "n"): 0.5, ("sscrl", "m"): 0.5, ("sscrl", "n"): 0.5}
+    rows = []
+    for (regime, axis), e in exponent.items():
+        r = e + 0.4 if good else max(e / 2 - 0.2, 0.0)
+        rows.append(
+            {
+                "regime": regime,
+                "axis": axis,
+                "fit_from": 2 if regime == "sscrl" and axis == "m" else 1,
+                "fit_to": 64,
+                "floor": 0.004,
+                "amplitude": 1.0,
+                "rate": r,
+                "rms_log": 0.02,
+                "rate_low": r - 0.1,
+                "rate_high": r + 0.1,
+                "chi2": 1.0,
+                "fit_p": 0.6 if fits else 0.001,
+                "fits": fits,
+                "window_from": 8,
+                "points": 4,
+                "seeds": 5,
+                "predicted": e,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def c4(good: bool):
@@ -978,7 +1011,8 @@ def test_c2_score_families_are_tested_against_the_accelerated_exponent():
 def test_c3_gap_decaying_faster_than_the_bound_is_not_a_contradiction():
     rows = c3(True)
     gaps = [r for r in rows if r.claim_id.startswith("C3.gap_rate")]
-    assert len(gaps) == 4 and all(r.verdict == REPRODUCED and r.measured < r.paper_value for r in gaps)
+    # rates, not slopes: a faster decay is a larger rate
+    assert len(gaps) == 4 and all(r.verdict == REPRODUCED and r.measured > r.paper_value for r in gaps)
 
 
 def test_c3_mechanism_rates_are_two_sided_and_tell_the_regimes_apart():
@@ -1733,3 +1767,28 @@ def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bia
     assert again.measured == pytest.approx(
         next(r for r in ssl_claims("S4", table, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy")).measured
     )
+
+
+def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
+    ref = paper_values("C3")
+    deviations = deviation_slopes(-1.0, -0.5, -0.5)
+    slopes = pd.DataFrame(columns=["regime", "axis", "quantity", "slope", "low", "high"])
+
+    def row(rates, margin=0.25):
+        built = c3_claims(deviations, slopes, c3_runs(0.02), ref, e_star=0.85, gap_rates=rates, rate_margin=margin)
+        return {r.claim_id: r for r in built if r.claim_id.startswith("C3.gap_rate")}
+
+    rows = row(gap_rates(True))
+    assert list(rows) == ["C3.gap_rate.scrl.m", "C3.gap_rate.scrl.n", "C3.gap_rate.sscrl.m", "C3.gap_rate.sscrl.n"]
+    scrl = rows["C3.gap_rate.scrl.m"]
+    assert scrl.verdict == REPRODUCED and "m = 8..64 of the sweep's 1..64" in scrl.claim and "less its margin 0.25" in scrl.reason
+    # a rate on the bound: decided only with the margin
+    on = gap_rates(True).assign(rate=lambda t: t["predicted"], rate_low=lambda t: t["predicted"] - 0.05)
+    on = on.assign(rate_high=lambda t: t["predicted"] + 0.05)
+    assert row(on)["C3.gap_rate.scrl.m"].verdict == REPRODUCED
+    assert row(on, margin=0.0)["C3.gap_rate.scrl.m"].verdict == INCONCLUSIVE
+    # pre-asymptotic throughout: no rate is read
+    pre = row(gap_rates(True, fits=False))["C3.gap_rate.sscrl.m"]
+    assert pre.verdict == INCONCLUSIVE and "pre-asymptotic" in pre.reason
+    short = gap_rates(True).assign(points=3, rate=np.nan, rate_low=np.nan, rate_high=np.nan, fits=False)
+    assert "at least 4 points" in row(short)["C3.gap_rate.scrl.m"].reason

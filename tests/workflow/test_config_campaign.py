@@ -40,6 +40,7 @@ ACCEPTED = {
     "consistency.calibration.search.seed=int:zero": _SEED,
     "consistency.calibration.search.widths=list:one": _FEWER_SEARCHED,
     "consistency.calibration.search.epsilons=list:one": _FEWER_SEARCHED,
+    "consistency.scaling.rate_margin=float:zero": "no margin: a gap rate on its bound then says that no sample size decides it",
     "consistency.calibration.tsybakov_margin=float:zero": (
         "no margin: the row then says that no sample size decides it at its bound"
     ),

@@ -110,12 +110,32 @@ rule figure_scaling:
         "../scripts/scaling/figure_scaling.py"
 
 
+rule gap_rates:
+    input:
+        library("gap_rates"),
+        table=rules.scaling_table.output.table,
+        paper_values=PAPER_VALUES,
+    output:
+        f"{RESULTS}/consistency/gap_rates.csv",
+    log:
+        f"{RESULTS}/logs/gap_rates.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gap_rates.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("gap_rates"),
+    script:
+        "../scripts/scaling/gap_rates.py"
+
+
 rule claims_c3:
     input:
         library("claims_c3"),
         deviation_slopes=rules.deviation_table.output.slopes,
         table=rules.scaling_table.output.table,
         slopes=rules.scaling_table.output.slopes,
+        gap_rates=rules.gap_rates.output[0],
         oracle=rules.oracle_table.output.oracle,
         paper_values=PAPER_VALUES,
     output:
@@ -126,6 +146,8 @@ rule claims_c3:
         f"{RESULTS}/benchmarks/claims_c3.tsv"
     conda:
         CONDA_ENV
+    params:
+        **keys("claims_c3"),
     script:
         "../scripts/scaling/claims_c3.py"
 

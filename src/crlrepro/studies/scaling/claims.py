@@ -20,7 +20,7 @@ from crlrepro.claims.verdicts import (
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
-__all__ = ["c3_claims", "c4_claims"]
+__all__ = ["c3_claims", "c4_claims", "gap_rate_claim"]
 
 
 def _in_batch_claims(fit, reference: dict) -> list[Claim]:
@@ -62,7 +62,13 @@ def _in_batch_claims(fit, reference: dict) -> list[Claim]:
 
 
 def c3_claims(
-    deviation_slopes: pd.DataFrame, slopes: pd.DataFrame, table: pd.DataFrame, reference: dict, e_star: float | None = None
+    deviation_slopes: pd.DataFrame,
+    slopes: pd.DataFrame,
+    table: pd.DataFrame,
+    reference: dict,
+    e_star: float | None = None,
+    gap_rates: pd.DataFrame | None = None,
+    rate_margin: float = 0.0,
 ) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
@@ -70,8 +76,10 @@ def c3_claims(
       the family's supremum of the inner term's deviation decays as m^{-1} under SCRL and m^{-1/2} under
       SSCRL, the outer term's as n^{-1/2}; ``rate`` claims tested two-sided, each against the other rate;
       in-batch negatives against SCRL's m^{-1} (two-sided) and the paper's SSCRL bound (one-sided);
-    * the trained model's gap |L(ŵ) − L̂_S(ŵ)| (``slopes``): the theorem bounds it from above, so its slope
-      is tested one-sided (at most the bound's exponent);
+    * the trained model's gap |L(ŵ) − L̂_S(ŵ)| (``gap_rates``, :func:`crlrepro.experiments.rate_fits.gap_rate_table`):
+      the theorem bounds it from above by c + a·x^(−e), so its rate r with the floor, on the sweep's asymptotic
+      window, is tested one-sided, r ≥ e·(1 − ``rate_margin``) (:func:`gap_rate_claim`); without ``gap_rates``, the
+      log-log slope of ``slopes`` one-sided;
     * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
       at the largest n than at the smallest, per regime, and (with the Bayes AUC ``e_star``) SCRL approaching E*
       faster in m than SSCRL: the rate r of E* − AUC(m) ≈ b·m^(−r) per seed
@@ -106,7 +114,9 @@ def c3_claims(
             )
         )
     rate = spec_of("gap_rate")
-    for fit in slopes[slopes["quantity"] == "gap"].itertuples():
+    if gap_rates is not None:
+        rows += [gap_rate_claim(fit, rate_margin) for fit in gap_rates.itertuples()]
+    for fit in slopes[(slopes["quantity"] == "gap") & (gap_rates is None)].itertuples():
         predicted = float(reference[f"slope_{fit.axis}"][fit.regime])
         sweep = table[(table["regime"] == fit.regime) & (table["sweep"] == fit.axis)]
         fixed = "n" if fit.axis == "m" else "m"
@@ -156,6 +166,49 @@ def c3_claims(
             )
         )
     return rows + direction_claims("C3", family)
+
+
+def gap_rate_claim(fit, margin_share: float) -> Claim:
+    """One sweep's C3.gap_rate row from a row of :func:`crlrepro.experiments.rate_fits.gap_rate_table`: the rate r of
+    |gap| ≈ c + a·x^(−r) on the asymptotic window against the bound's exponent e, one-sided with the margin
+    δ = e·``margin_share`` (:func:`crlrepro.claims.verdicts.decide_rate`, ``at_least``). Where no tail of the sweep of 4
+    or more points fits the form (χ² at 5 %), the sweep is pre-asymptotic throughout and the row is inconclusive."""
+    spec = STUDY.experiment("C3").claim("gap_rate")
+    exponent = float(fit.predicted)
+    fixed = "n" if fit.axis == "m" else "m"
+    where = (
+        f"{fit.axis} = {fit.window_from}..{fit.fit_to} of the sweep's {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds; "
+        f"floor c = {fit.floor:.3g}, rms log residual {fit.rms_log:.3g}, χ² p = {fit.fit_p:.3g}"
+    )
+    if not fit.points >= 4 or not fit.seeds >= 2:
+        decision = Decision(
+            INCONCLUSIVE,
+            f"{fit.points} points and {fit.seeds} seed(s): a rate with a floor (3 parameters) and its goodness of fit "
+            f"need at least 4 points and 2 seeds",
+            f"{fit.seeds} seeds, {fit.points} points",
+        )
+        where = f"{fit.axis} = {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds"
+    elif not bool(fit.fits):
+        decision = Decision(
+            INCONCLUSIVE,
+            f"no tail of 4 or more points fits c + a·{fit.axis}^(−r) (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the "
+            f"sweep is pre-asymptotic throughout, and a rate read from it would describe its transient",
+            f"{fit.seeds} seeds, {fit.points} points; larger {fit.axis} would reach the asymptotic region",
+        )
+    else:
+        decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, side="at_least", margin=exponent * margin_share)
+    return claim(
+        "C3",
+        f"C3.gap_rate.{fit.regime}.{fit.axis}",
+        f"{fit.regime.upper()}: {spec.statement}, r in {fit.axis} ≥ {exponent:g} at fixed {fixed} ({where})",
+        "rate",
+        decision,
+        measured=float(fit.rate),
+        low=float(fit.rate_low),
+        high=float(fit.rate_high),
+        paper=exponent,
+        tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit)",
+    )
 
 
 def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_tolerance: float | None = None) -> list[Claim]:
