@@ -6,7 +6,7 @@ in ``claims.py``, its figure in ``figure.py``, its rules in ``workflow/rules/ora
 
 from __future__ import annotations
 
-from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic
+from crlrepro.claims.spec import ClaimSpec, Experiment, Study, diagnostic, mathematics
 from crlrepro.runtime.costs import Cost
 from crlrepro.runtime.costs import config_value as at
 
@@ -86,6 +86,16 @@ STUDY = Study(
                 diagnostic(
                     ClaimSpec("converged", "quadrature oracle converged to the configured significant digits", "identity"),
                     "checks the convergence of our own quadrature",
+                ),
+                mathematics(
+                    ClaimSpec(
+                        "shift_invariance",
+                        "Lemma 3.3: every population minimiser τ·PMI + g(x) maximises E: E(τ·PMI + g(x)) = E* for any "
+                        "function g of the anchor",
+                        "identity",
+                    ),
+                    "the lemma's identity on our quadrature of E (a shift of the candidate y instead, which the lemma does "
+                    "not allow, moves E: the row states by how much)",
                 ),
             ),
         ),
