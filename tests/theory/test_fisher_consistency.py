@@ -3,8 +3,8 @@ paper 1's mixture and on a skewed one the papers never used; a shift of the cand
 
 import pytest
 
-from crlrepro.theory.fisher_consistency import ANCHOR_SHIFTS, anchor_shift_errors
 from crlrepro.studies.oracles.claims import SHIFT_TOLERANCE
+from crlrepro.theory.fisher_consistency import ANCHOR_SHIFTS, anchor_shift_errors
 from crlrepro.theory.gmm import LatentClassGMM
 
 
