@@ -289,6 +289,7 @@ def chosen_ratio_claim(balanced: pd.DataFrame, ratios: list, metric: str, settin
             spec.kind,
             Decision(INCONCLUSIVE, f"{len(seeds)} seeds: choosing and testing apart needs at least 4", f"{len(seeds)} seeds"),
             measured=np.nan,
+            tolerance="one-sided on the test half (none here)",
         )
     means = {r: float(_by_seed(balanced, "ratio", r, metric).loc[choose].mean()) for r in ratios}
     best = max(ratios, key=lambda r: means[r])  # the first of the grid's order on a tie
