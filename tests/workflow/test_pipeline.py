@@ -497,6 +497,9 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         # C2's score families (paper 2's accelerated calibration on paper 1's mixture) and Thm 3.4's adversarial search
         "calibration_families",
         "calibration_search",
+        # A2's best rank-D excess (through the oracles' excess risk) and C3's gap rates (from the rerun scaling table)
+        "excess_minima",
+        "gap_rates",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     budget = smoke_run / "budget.yaml"
