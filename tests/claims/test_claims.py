@@ -410,9 +410,9 @@ def c2(good: bool):
     return c2_claims(table, fit, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66), families=families)
 
 
-def c2_sqrt(good: bool):
-    """The √ law (two-sided) needs an exponent near ½, which the one-sided Tsybakov row cannot also pass."""
-    table = pd.DataFrame(
+def one_checkpoint() -> pd.DataFrame:
+    """C2's calibration table with a single checkpoint inside its bound (for rows that read only the fits)."""
+    return pd.DataFrame(
         {
             "model": "m",
             "checkpoint": [0],
@@ -423,6 +423,11 @@ def c2_sqrt(good: bool):
             "E_star": 0.8,
         }
     )
+
+
+def c2_sqrt(good: bool):
+    """The √ law (two-sided) needs an exponent near ½, which the one-sided Tsybakov row cannot also pass."""
+    table = one_checkpoint()
     fit = {"exponent": 0.5, "low": 0.4, "high": 0.6} if good else {"exponent": 1.0, "low": 0.9, "high": 1.1}
     return c2_claims(table, {**fit, "points_used": 4, "floor": 1e-4}, paper_values("C2"), tsybakov_rate=(0.65, 0.64, 0.66))
 
@@ -1367,17 +1372,7 @@ def test_paper3_value_rows_follow_the_configured_order():
 
 
 def test_c2_sqrt_law_tells_half_from_linear():
-    table = pd.DataFrame(
-        {
-            "model": "m",
-            "checkpoint": [0],
-            "excess_loss": [0.01],
-            "excess_auc": [0.01],
-            "bound": [0.2],
-            "ratio": [0.05],
-            "E_star": 0.8,
-        }
-    )
+    table = one_checkpoint()
 
     def verdict(low, high):
         fit = {"exponent": (low + high) / 2, "low": low, "high": high, "points_used": 4, "floor": 1e-4}
@@ -1682,17 +1677,7 @@ def test_s4_orders_the_scale_invariant_bias_not_the_absolute_one():
 def test_c2_tsybakov_exponent_at_its_bound_is_decided_with_its_declared_margin():
     """The fitted exponent sits on (μ+1)/(μ+2): without a margin no sample size decides it; with δ = ½ of the gap to ½
     it is reproduced, and an exponent at the unaccelerated ½ is contradicted (the margin can fail)."""
-    table = pd.DataFrame(
-        {
-            "model": "m",
-            "checkpoint": [0],
-            "excess_loss": [0.01],
-            "excess_auc": [0.01],
-            "bound": [0.2],
-            "ratio": [0.05],
-            "E_star": 0.8,
-        }
-    )
+    table = one_checkpoint()
 
     def row(fit, margin):
         fit = {**fit, "points_used": 4, "floor": 1e-4}

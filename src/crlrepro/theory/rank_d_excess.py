@@ -23,16 +23,16 @@ __all__ = ["EXCESS_MINIMA_NOT_APPLICABLE", "excess_minima_table", "rank_d_excess
 EXCESS_MINIMA_NOT_APPLICABLE = ("minimum", "minimum_ratio", "starts", "start_spread", "best_share", "iterations")
 
 
-def _excess_objective(theta, grid: PopulationGrid, tau: float, dim: int, scale_x, scale_y):
+def _excess_objective(theta, grid: PopulationGrid, tau: float, dim: int, scale_x, scale_y, joint=None):
     """L(F Gᵀ) − L* on the grid and its gradient in the preconditioned variables F̃ = F/scale_x, G̃ = G/scale_y
-    (rank_d_excess_fit)."""
+    (rank_d_excess_fit); ``joint``: the grid's joint weights, computed once by the caller of an optimiser's loop."""
     nx, ny = len(grid.x), len(grid.y)
     f = theta[: nx * dim].reshape(nx, dim) * scale_x
     g = theta[nx * dim :].reshape(ny, dim) * scale_y
     s = f @ g.T / tau
     logits = s + np.log(grid.y.weights)[None, :]
     log_z = log_sum_exp(logits, axis=1)
-    joint = grid.joint_weights()
+    joint = grid.joint_weights() if joint is None else joint
     value = tau * float(np.sum(joint * (grid.log_ratio - s + log_z[:, None])))
     d_s = joint.sum(axis=1)[:, None] * np.exp(logits - log_z[:, None]) - joint  # ∂/∂S of the value, times 1/τ·τ
     return value, np.concatenate([((d_s @ g) * scale_x).ravel(), ((d_s.T @ f) * scale_y).ravel()])
@@ -83,7 +83,7 @@ def rank_d_excess_fit(
         result = minimize(
             _excess_objective,
             np.concatenate([(f / scale_x).ravel(), (g / scale_y).ravel()]),
-            args=(grid, tau, dim, scale_x, scale_y),
+            args=(grid, tau, dim, scale_x, scale_y, joint),
             jac=True,
             method="L-BFGS-B",
             options={"maxiter": int(max_iter), "maxfun": 2 * int(max_iter), "ftol": 0.0, "gtol": 1e-14, "maxcor": 30},
