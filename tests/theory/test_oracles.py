@@ -114,21 +114,49 @@ def literal_retrieval_auc(score, gmm, nodes, inner_nodes):
     grid = gmm.grid(nodes)
     t = np.linspace(grid.y.nodes[0], grid.y.nodes[-1], inner_nodes)
     cdf = lambda z: float(np.sum(gmm.weights * ndtr((z - gmm.mean_y) / gmm.std_y)))  # noqa: E731
+    tolerance = oracles.TIE_ULPS * np.finfo(float).eps * np.max(np.abs(score(grid.x.nodes, grid.y.nodes)))
     total = 0.0
     for a, x in enumerate(grid.x.nodes):
-        u = score(np.array([x]), t)[0]
+        t_row, u = literal_flat_ends(score, x, list(t), list(score(np.array([x]), t)[0]), tolerance)
         for b, v in enumerate(score(np.array([x]), grid.y.nodes)[0]):
             mass = 0.0
-            for j in range(inner_nodes - 1):
+            for j in range(len(t_row) - 1):
                 if u[j] < v and u[j + 1] < v:
-                    mass += cdf(t[j + 1]) - cdf(t[j])
+                    mass += cdf(t_row[j + 1]) - cdf(t_row[j])
                 elif (u[j] < v) != (u[j + 1] < v):
-                    t_star = t[j] + (v - u[j]) / (u[j + 1] - u[j]) * (t[j + 1] - t[j])
-                    mass += cdf(t_star) - cdf(t[j]) if u[j] < v else cdf(t[j + 1]) - cdf(t_star)
+                    t_star = t_row[j] + (v - u[j]) / (u[j + 1] - u[j]) * (t_row[j + 1] - t_row[j])
+                    mass += cdf(t_star) - cdf(t_row[j]) if u[j] < v else cdf(t_row[j + 1]) - cdf(t_star)
                 elif u[j] == v and u[j + 1] == v:
-                    mass += 0.5 * (cdf(t[j + 1]) - cdf(t[j]))
+                    mass += 0.5 * (cdf(t_row[j + 1]) - cdf(t_row[j]))
             total += grid.x.weights[a] * grid.y.weights[b] * np.exp(grid.log_ratio[a, b]) * mass
     return total
+
+
+def literal_flat_ends(score, x, t, u, tolerance):
+    """The rule's nodes for one row with the end of every flat range that stops inside a cell added (a cell that moves
+    by more than the tie tolerance, next to a flat one at their shared end's level), each found by halving the cell
+    60 times on s."""
+    flat = [u[j] == u[j + 1] for j in range(len(t) - 1)]
+    extra = []
+    for j in range(len(t) - 1):
+        if flat[j] or abs(u[j + 1] - u[j]) <= tolerance:
+            continue
+        for side in ("left", "right"):
+            if side == "left" and j > 0 and flat[j - 1]:
+                level, inside, outside = u[j], t[j], t[j + 1]
+            elif side == "right" and j + 1 < len(flat) and flat[j + 1]:
+                level, inside, outside = u[j + 1], t[j + 1], t[j]
+            else:
+                continue
+            for _ in range(60):
+                middle = 0.5 * (inside + outside)
+                if score(np.array([x]), np.array([middle]))[0, 0] == level:
+                    inside = middle
+                else:
+                    outside = middle
+            extra.append((inside, level))
+    merged = sorted([*zip(t, u, strict=True), *extra], key=lambda node: node[0])
+    return [node[0] for node in merged], [node[1] for node in merged]
 
 
 _RNG_KNOTS = np.random.default_rng(3).normal(size=40)
@@ -209,3 +237,29 @@ def test_retrieval_auc_leaves_rows_that_vary_beyond_rounding_alone(skewed_gmm):
     kept = retrieval_auc(tiny, skewed_gmm, 40, 400)
     assert kept == pytest.approx(retrieval_auc(lambda a, b: np.multiply.outer(np.ones_like(a), b), skewed_gmm, 40, 400), abs=1e-6)
     assert abs(kept - 0.5) > 1e-4  # (snapped flat it would be ½)
+
+
+def test_retrieval_auc_stays_second_order_where_flat_ranges_end_inside_cells(skewed_gmm, monkeypatch):
+    """A clipped score is flat in y over ranges whose ends fall inside the inner rule's cells: the straight line across
+    such a cell counted the range's mass there as below or above instead of tied, first order in h (the docstring
+    promised second). With the ends located on s and added as nodes, each doubling of the rule cuts the error ~4×;
+    without them (monkeypatched away) the error stalls, so the test can fail. A step function is exact once every
+    plateau spans a cell."""
+    clipped = lambda x, y: np.clip(np.sin(np.multiply.outer(x, y)) + 0.3 * np.add.outer(0 * x, y), -0.8, 0.6)  # noqa: E731
+    sizes = (401, 801, 1601)
+
+    def errors():
+        reference = retrieval_auc(clipped, skewed_gmm, 60, 64001)
+        return [abs(retrieval_auc(clipped, skewed_gmm, 60, m) - reference) for m in sizes]
+
+    fixed = errors()
+    assert all(coarse / fine > 3.0 for coarse, fine in zip(fixed, fixed[1:], strict=False))
+    assert fixed[-1] < 5e-5
+    step = AUC_SCORES["plateaus"]
+    exact = retrieval_auc(step, skewed_gmm, 60, 16001)
+    assert retrieval_auc(step, skewed_gmm, 60, 1001) == pytest.approx(exact, abs=1e-12)
+    monkeypatch.setattr(oracles, "_split_flat_ends", lambda score, x, t, u, cdf, tolerance, cdf_args: (t, u, cdf))
+    unfixed = errors()
+    assert unfixed[-1] > 5 * fixed[-1]
+    assert not all(coarse / fine > 3.0 for coarse, fine in zip(unfixed, unfixed[1:], strict=False))
+    assert abs(retrieval_auc(step, skewed_gmm, 60, 1001) - exact) > 1e-5

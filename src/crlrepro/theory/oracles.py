@@ -165,9 +165,13 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
     symmetric mixture is ±3e-15, not 0). A row x whose values on the rule all lie within ``tie_tolerance`` of each
     other is taken as exactly flat (its levels, and the positives' levels within the tolerance, set to the row's
     median), so its pairs tie. The default tolerance is :data:`TIE_ULPS` units in the last place of the score's
-    scale, max |s| over the outer rule's nodes. Flat ranges within a row must be exactly flat (as a clipped score
-    is); where such a range ends inside a cell of the inner rule (not on a node) the error of this rule is first
-    order in that cell's width."""
+    scale, max |s| over the outer rule's nodes.
+
+    Flat ranges within a row (a clipped score, a step function) must be exactly flat and span at least one cell of
+    the inner rule. Where such a range ends inside a cell, the straight line across that cell would miss the end and
+    count the range's mass there as below or above instead of tied, an error first order in h; the end is located
+    by bisection on s itself and added as a node (:func:`_split_flat_ends`), so the rule stays second order for such
+    scores too (at the cost of 60 score calls per row that has flat cells)."""
     grid = gmm.grid(nodes)
     if tie_tolerance is None:
         scale = np.abs(np.asarray(score(grid.x.nodes, grid.y.nodes), dtype=float))
@@ -178,7 +182,6 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
     t = np.linspace(lo, hi, int(inner_nodes))
     cdf_args = (gmm.weights, gmm.mean_y, gmm.std_y)
     cdf = _mixture_cdf(t, *cdf_args)
-    cell_mass = np.diff(cdf)
     joint = grid.joint_weights()
     total = 0.0
     for start in range(0, len(grid.x), chunk):
@@ -186,29 +189,77 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
         u_rows = np.asarray(score(xs, t), dtype=float)  # (c, M) score on the fine y' grid
         v_rows = np.asarray(score(xs, grid.y.nodes), dtype=float)  # (c, n_y) levels at the positives
         _snap_flat_rows(u_rows, v_rows, tie_tolerance)
-        top = np.maximum(u_rows[:, :-1], u_rows[:, 1:])  # a cell lies wholly below v when its maximum does
-        order = np.argsort(top, axis=1, kind="stable")
-        top_sorted = np.take_along_axis(top, order, axis=1)
-        below = np.concatenate([np.zeros((len(xs), 1)), np.cumsum(cell_mass[order], axis=1)], axis=1)
         if np.isnan(u_rows).any() or np.isnan(v_rows).any():
             return float("nan")  # a score that is not a number somewhere has no ranking there
-        for row, (u, v) in enumerate(zip(u_rows, v_rows, strict=True)):
-            mass = below[row][np.searchsorted(top_sorted[row], v, side="left")]
-            j, level, up = _crossed_cells(u, v)
-            if j.size:
-                ul, ur, lv = u[j], u[j + 1], v[level]
-                t_star = t[j] + (lv - ul) / (ur - ul) * (t[j + 1] - t[j])
-                f_star = _mixture_cdf(t_star, *cdf_args)
-                np.add.at(mass, level, np.where(up, f_star - cdf[j], cdf[j + 1] - f_star))
-            flat = np.flatnonzero(u[:-1] == u[1:])  # cells where s(x, ·) is constant: P[s = v] > 0 when v is that level
-            if flat.size:
-                by_level = np.argsort(u[flat], kind="stable")
-                levels, tied = u[flat][by_level], np.concatenate([[0.0], np.cumsum(cell_mass[flat][by_level])])
-                mass = mass + 0.5 * (
-                    tied[np.searchsorted(levels, v, side="right")] - tied[np.searchsorted(levels, v, side="left")]
-                )
-            total += float(joint[start + row] @ mass)
+        for row, (x, u, v) in enumerate(zip(xs, u_rows, v_rows, strict=True)):
+            t_row, u_row, cdf_row = _split_flat_ends(score, x, t, u, cdf, tie_tolerance, cdf_args)
+            total += float(joint[start + row] @ _mass_below(u_row, v, t_row, cdf_row, cdf_args))
     return total
+
+
+def _mass_below(u: np.ndarray, v: np.ndarray, t: np.ndarray, cdf: np.ndarray, cdf_args) -> np.ndarray:
+    """G_x(v) of :func:`retrieval_auc` at every level v for one row: u the score on the nodes t (increasing, any
+    spacing) of the inner rule, cdf = F(t). Whole cells below v by a cumulative sum over the cells sorted by their
+    maximum, crossed cells by their crossing point, flat cells at level v half."""
+    cell_mass = np.diff(cdf)
+    top = np.maximum(u[:-1], u[1:])  # a cell lies wholly below v when its maximum does
+    order = np.argsort(top, kind="stable")
+    below = np.concatenate([[0.0], np.cumsum(cell_mass[order])])
+    mass = below[np.searchsorted(top[order], v, side="left")]
+    j, level, up = _crossed_cells(u, v)
+    if j.size:
+        ul, ur, lv = u[j], u[j + 1], v[level]
+        t_star = t[j] + (lv - ul) / (ur - ul) * (t[j + 1] - t[j])
+        f_star = _mixture_cdf(t_star, *cdf_args)
+        np.add.at(mass, level, np.where(up, f_star - cdf[j], cdf[j + 1] - f_star))
+    flat = np.flatnonzero(u[:-1] == u[1:])  # cells where s(x, ·) is constant: P[s = v] > 0 when v is that level
+    if flat.size:
+        by_level = np.argsort(u[flat], kind="stable")
+        levels, tied = u[flat][by_level], np.concatenate([[0.0], np.cumsum(cell_mass[flat][by_level])])
+        mass = mass + 0.5 * (tied[np.searchsorted(levels, v, side="right")] - tied[np.searchsorted(levels, v, side="left")])
+    return mass
+
+
+FLAT_END_BISECTIONS = 60  # halvings of a cell's width that locate where a flat range ends inside it (2^-60 h)
+
+
+def _split_flat_ends(score, x: float, t: np.ndarray, u: np.ndarray, cdf: np.ndarray, tolerance: float, cdf_args):
+    """One row's inner rule with the ends of its flat ranges added as nodes. A cell j that is not flat but borders a
+    flat cell at the level of its shared end (u_j = u_{j−1}: a flat range coming from the left; u_{j+1} = u_{j+2}:
+    one going on to the right) holds the end of that range somewhere inside it, which the straight line from u_j to
+    u_{j+1} misses: the range's mass in the cell would count as below or above instead of tied, an error first
+    order in the cell's width. Each such end is found by bisection on s(x, ·) itself (the last point, from the
+    flat side, where s equals the level exactly, as the flat cells do, to 2^-60 of the cell) and added as a node at
+    that level, so the range's part of the cell is a flat cell and the rest is interpolated as before (second
+    order). A step between two flat levels gets two nodes at (nearly) one point. A neighbouring cell that moves by
+    no more than ``tolerance`` (the rounding-level tie tolerance) borders a score that only approaches its level (an
+    asymptote flat to rounding, as τ·PMI in a mixture's far tails), not a range that ends there: it is left alone. Rows
+    with no flat cell are returned as they are; a flat range narrower than a cell of the rule is not seen."""
+    flat = u[:-1] == u[1:]
+    if not flat.any() or flat.all():
+        return t, u, cdf
+    cells = np.arange(flat.size)
+    moves = np.abs(np.diff(u)) > tolerance  # a cell moving by rounding only borders an asymptote, not a range's end
+    left = moves & np.concatenate([[False], flat[:-1]])  # the flat range on the left ends inside cell j
+    right = moves & np.concatenate([flat[1:], [False]])  # the flat range on the right begins inside cell j
+    new_t, new_u = [], []
+    for side, ends in (("left", cells[left]), ("right", cells[right])):
+        if not ends.size:
+            continue
+        level = u[ends] if side == "left" else u[ends + 1]
+        inside, outside = (t[ends], t[ends + 1]) if side == "left" else (t[ends + 1], t[ends])
+        inside, outside = inside.copy(), outside.copy()  # s = level at `inside`; not at `outside`
+        for _ in range(FLAT_END_BISECTIONS):
+            middle = 0.5 * (inside + outside)
+            on_level = np.asarray(score(np.array([x]), middle), dtype=float)[0] == level
+            inside, outside = np.where(on_level, middle, inside), np.where(on_level, outside, middle)
+        new_t.append(inside)
+        new_u.append(level)
+    t_all = np.concatenate([t, *new_t])
+    order = np.argsort(t_all, kind="stable")
+    u_all = np.concatenate([u, *new_u])[order]
+    cdf_all = np.concatenate([cdf, *(_mixture_cdf(nt, *cdf_args) for nt in new_t)])[order]
+    return t_all[order], u_all, cdf_all
 
 
 def _snap_flat_rows(u_rows: np.ndarray, v_rows: np.ndarray, tolerance: float) -> None:
