@@ -204,6 +204,24 @@ def test_prototype_bias_known_values():
     assert prototype_bias(5.0 * split, labels) == pytest.approx(prototype_bias(split, labels))
 
 
+def test_prototype_angle_known_values():
+    """The angle reading of the bias: 0° where every image points as its class, 45° for a class split between e1 and
+    e2 (each surrogate at 45° from the prototype (e1 + e2)/2), scale-free, NaN where a prototype is the zero vector."""
+    from crlrepro.experiments.prototype_angle import prototype_angle
+
+    labels = torch.tensor([0, 0, 1, 1])
+    same = torch.tensor([1.0, 0.0]).repeat(4, 3, 1)
+    same[2:] = torch.tensor([0.0, 1.0])
+    assert prototype_angle(same, labels) == pytest.approx(0.0, abs=1e-6)
+    split = same.clone()
+    split[1] = torch.tensor([0.0, 1.0])
+    assert prototype_angle(split, labels) == pytest.approx((45.0 + 45.0 + 0.0 + 0.0) / 4)
+    assert prototype_angle(3.0 * split, labels) == pytest.approx(prototype_angle(split, labels))
+    opposite = same.clone()
+    opposite[1] = torch.tensor([-1.0, 0.0])  # class 0's images cancel: its prototype has no direction
+    assert np.isnan(prototype_angle(opposite, labels))
+
+
 def test_frozen_feature_evaluations():
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(3, 5)) * 5

@@ -335,6 +335,7 @@ S4_BIAS_READINGS = {
     "prototype_bias": "on unit-normalised features",
     "prototype_bias_raw": "on raw features",
     "prototype_bias_relative": "relative to the prototypes' spread",
+    "prototype_bias_angle": "as the angle between μ̃(x) and μ̂_y in degrees",
 }
 
 
