@@ -503,7 +503,15 @@ def c3(good: bool):
     # E* = 0.85: good, SCRL's AUC gap closes from 0.15 to 0.03 over m = 2..32 (r ≈ 0.58), SSCRL's from 0.10 to 0.06
     # (r ≈ 0.18); bad, both gaps widen, SCRL's faster (r < 0 for both, SCRL's lower)
     return c3_claims(
-        deviations, slopes, c3_runs(0.02 if good else -0.02), ref, e_star=0.85, gap_rates=gap_rates(good), rate_margin=0.25
+        deviations,
+        slopes,
+        c3_runs(0.02 if good else -0.02),
+        ref,
+        e_star=0.85,
+        gap_rates=gap_rates(good),
+        rate_margin=0.25,
+        rate_differences=rate_differences(0.0, 0.5) if good else rate_differences(0.6, -0.5),
+        m_free_margin=0.25,
     )
 
 
@@ -1750,6 +1758,48 @@ def test_a2_l2_rows_are_judged_over_the_definitions_the_papers_column_allows():
     far = table.assign(l2_plain=lambda t: 50 * t["l2_plain"] + 0.5, l2_joint=lambda t: 50 * t["l2_joint"] + 0.5)
     assert row(far, l2_minima(True)).verdict == CONTRADICTED
     assert "none of them" in row(table, l2_minima(False)).reason
+
+
+def rate_differences(outer: float, steeper: float, half: float = 0.1, fits: bool = True) -> pd.DataFrame:
+    """crlrepro.experiments.rate_fits.rate_difference_table: the n-rates at m = 64 and 8 differing by ``outer`` (both
+    regimes), SCRL's m-rate exceeding SSCRL's by ``steeper``, each interval ± ``half``."""
+    common = {"points": 6, "seeds": 10, "fit_p_a": 0.5, "fit_p_b": 0.5 if fits else 0.001, "fits_a": True, "fits_b": fits}
+    rows = [
+        {"comparison": "outer_m_free", "regimes": regime, "axis": "n", "fixed_a": 64, "fixed_b": 8, "difference": outer}
+        | {"window_a": "256..8192", "window_b": "512..8192", "rate_a": 0.8, "rate_b": 0.8 - outer}
+        | common
+        for regime in ("scrl", "sscrl")
+    ]
+    rows.append(
+        {"comparison": "inner_steeper", "regimes": "scrl−sscrl", "axis": "m", "fixed_a": 8192, "fixed_b": 8192}
+        | {"difference": steeper, "window_a": "8..64", "window_b": "4..64", "rate_a": 1.5, "rate_b": 1.5 - steeper}
+        | common
+    )
+    table = pd.DataFrame(rows)
+    return table.assign(low=table["difference"] - half, high=table["difference"] + half)
+
+
+def test_the_rate_comparisons_can_go_every_way():
+    from crlrepro.studies.scaling.claims import rate_difference_claims
+
+    def rows(table, margin=0.25):
+        return {r.claim_id: r for r in rate_difference_claims(table, margin)}
+
+    good = rows(rate_differences(0.0, 0.5))
+    assert list(good) == ["C3.outer_m_free.scrl", "C3.outer_m_free.sscrl", "C3.inner_steeper"]
+    assert all(r.verdict == REPRODUCED for r in good.values())
+    assert "r in n at m = 64 minus r in n at m = 8" in good["C3.outer_m_free.scrl"].claim
+    bad = rows(rate_differences(0.6, -0.5))
+    assert all(r.verdict == CONTRADICTED for r in bad.values())
+    wide = rows(rate_differences(0.1, 0.05, half=0.3))
+    assert all(r.verdict == INCONCLUSIVE for r in wide.values())
+    assert rows(rate_differences(0.0, 0.5), margin=0.05)["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
+    unfit = rows(rate_differences(0.0, 0.5, fits=False))
+    assert all(r.verdict == INCONCLUSIVE and "pre-asymptotic" in r.reason for r in unfit.values())
+    short = rate_differences(0.0, 0.5).assign(points=3)
+    assert all(r.verdict == INCONCLUSIVE and "at least 4 points" in r.reason for r in rows(short).values())
+    with pytest.raises(ValueError, match="m_free_margin"):
+        rate_difference_claims(rate_differences(0.0, 0.5), None)
 
 
 def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bias():

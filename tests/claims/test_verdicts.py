@@ -23,6 +23,7 @@ from crlrepro.claims.verdicts import (
     claims_frame,
     decide_bound,
     decide_directions,
+    decide_equivalence,
     decide_identity,
     decide_rate,
     decide_value,
@@ -466,3 +467,24 @@ def test_an_association_is_decided_by_its_interval_on_the_claimed_side():
     assert decide_association([1, 2, np.nan, 4, 5], [5, 4, 3, 2, np.inf], sign=-1).reason.startswith("3 points")
     with pytest.raises(ValueError, match="sign"):
         decide_association(x, x, sign=0)
+
+
+def test_equivalence_within_a_declared_margin():
+    """Both ends inside ±δ: reproduced (ends on the margin count as inside); wholly outside on either side:
+    contradicted; crossing it: inconclusive with a plan, saying when the estimate itself lies outside."""
+    assert decide_equivalence(0.0, -0.2, 0.2, 0.25).verdict == REPRODUCED
+    assert decide_equivalence(0.0, -0.25, 0.25, 0.25).verdict == REPRODUCED
+    assert decide_equivalence(0.1, -0.05, 0.26, 0.25).verdict == INCONCLUSIVE
+    assert decide_equivalence(-0.1, -0.26, 0.05, 0.25).verdict == INCONCLUSIVE
+    assert decide_equivalence(0.5, 0.3, 0.7, 0.25).verdict == CONTRADICTED
+    assert decide_equivalence(-0.5, -0.7, -0.3, 0.25).verdict == CONTRADICTED
+    assert decide_equivalence(0.3, 0.25, 0.35, 0.25).verdict == INCONCLUSIVE  # touches the margin from outside
+    near = decide_equivalence(0.05, -0.3, 0.4, 0.25)
+    assert "crosses the margin ±0.25" in near.reason and "× the seeds" in near.power and "outside" not in near.power
+    far = decide_equivalence(0.3, -0.1, 0.7, 0.25)
+    assert far.verdict == INCONCLUSIVE and "lies on or outside the margin" in far.power
+    assert decide_equivalence(np.nan, -0.1, 0.1, 0.25).verdict == INCONCLUSIVE
+    assert "margin ±0.25 declared in advance" in decide_equivalence(0.0, -0.2, 0.2, 0.25).power
+    for bad in (0.0, -0.1, np.nan):
+        with pytest.raises(ValueError, match="margin > 0"):
+            decide_equivalence(0.0, -0.1, 0.1, bad)

@@ -60,3 +60,49 @@ def test_a_sweep_too_short_for_the_form_gets_a_row_without_a_fit():
     table = runs(lambda x: 1 / x).query("m <= 4").assign(regime="scrl", sweep="m", n=1024)
     out = gap_rate_table(table, {"m": {"scrl": 1.0}}, 10, seed=0).iloc[0]
     assert not out["fits"] and out["points"] == 3 and np.isnan(out["rate"])
+
+
+def sweeps(scrl_m, sscrl_m, n_rate, n_rate_second, seeds=10, noise=0.03):
+    """A scaling table with the m sweep (n = 1024), the n sweep (m = 64) and the n sweep at m = 8 (n2) for both regimes:
+    the same seeds everywhere, so the comparisons are paired."""
+    parts = []
+    for regime, m_curve in (("scrl", scrl_m), ("sscrl", sscrl_m)):
+        parts.append(runs(m_curve, seeds, noise, seed=1).assign(regime=regime, sweep="m", n=1024))
+        for sweep, m, rate, seed in (("n", 64, n_rate, 2), ("n2", 8, n_rate_second, 3)):
+            n_runs = runs(lambda x, r=rate: 0.002 + 0.5 * x ** (-r), seeds, noise, seed=seed, axis="n")
+            parts.append(n_runs.assign(n=lambda t: t["n"] * 128, regime=regime, sweep=sweep, m=m))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_rate_differences_recover_what_was_put_in_and_pair_by_seed():
+    from crlrepro.experiments.rate_fits import rate_difference, rate_difference_table
+
+    table = sweeps(lambda x: 0.003 + 1.2 / x, lambda x: 0.003 + 1.2 / np.sqrt(x), 0.5, 0.5)
+    out = rate_difference_table(table, 80, seed=0).set_index(["comparison", "regimes"])
+    assert list(out.index) == [("outer_m_free", "scrl"), ("outer_m_free", "sscrl"), ("inner_steeper", "scrl−sscrl")]
+    same = out.loc[("outer_m_free", "scrl")]
+    assert same["low"] < 0 < same["high"] and same["fixed_a"] == 64 and same["fixed_b"] == 8 and same["fits_a"]
+    steeper = out.loc[("inner_steeper", "scrl−sscrl")]
+    assert steeper["difference"] == pytest.approx(0.5, abs=0.15) and steeper["low"] > 0
+    # an n-rate that does depend on m: the interval leaves 0
+    apart = rate_difference_table(sweeps(lambda x: 0.003 + 1.2 / x, lambda x: 0.003 + 1.2 / x, 0.5, 1.2), 80, seed=0)
+    apart = apart.set_index(["comparison", "regimes"])
+    assert apart.loc[("outer_m_free", "scrl"), "high"] < 0
+    assert apart.loc[("inner_steeper", "scrl−sscrl"), "low"] < 0 < apart.loc[("inner_steeper", "scrl−sscrl"), "high"]
+    # pairing: resampled seeds are drawn once for both sweeps, so a shared per-seed factor cancels
+    shared = runs(lambda x: 0.003 + 1.2 / x, noise=0.0)
+    shared["gap"] *= np.exp(0.5 * np.random.default_rng(9).standard_normal(10))[shared["seed"]]
+    paired = rate_difference(shared, shared, "m", "gap", 100, np.random.default_rng(0))
+    assert paired["difference"] == 0 and paired["low"] == 0 and paired["high"] == 0
+    with pytest.raises(ValueError, match="same seeds"):
+        rate_difference(shared, shared[shared["seed"] > 0], "m", "gap", 10, np.random.default_rng(0))
+
+
+def test_a_second_n_sweep_leaves_the_other_rates_as_they_were():
+    table = sweeps(lambda x: 0.003 + 1.2 / x, lambda x: 0.003 + 1.2 / np.sqrt(x), 0.5, 0.5)
+    predicted = {"m": {"scrl": 1.0, "sscrl": 0.5}, "n": {"scrl": 0.5, "sscrl": 0.5}}
+    both = gap_rate_table(table, predicted, 20, seed=0)
+    alone = gap_rate_table(table[table["sweep"] != "n2"], predicted, 20, seed=0)
+    pd.testing.assert_frame_equal(both[both["sweep"] != "n2"].reset_index(drop=True), alone)
+    second = both[both["sweep"] == "n2"].set_index("regime")
+    assert list(second["axis"]) == ["n", "n"] and second.loc["scrl", "fixed"] == 8 and second.loc["scrl", "predicted"] == 0.5

@@ -41,6 +41,7 @@ ACCEPTED = {
     "consistency.calibration.search.widths=list:one": _FEWER_SEARCHED,
     "consistency.calibration.search.epsilons=list:one": _FEWER_SEARCHED,
     "consistency.scaling.rate_margin=float:zero": "no margin: a gap rate on its bound then says that no sample size decides it",
+    "consistency.scaling.n_sweep.second_m=int:null": "null: no second n sweep (C3.outer_m_free is then not posed)",
     "consistency.calibration.tsybakov_margin=float:zero": (
         "no margin: the row then says that no sample size decides it at its bound"
     ),

@@ -261,7 +261,7 @@ def claim_setting(*experiments):
 
 
 wildcard_constraints:
-    sweep="m|n|budget",
+    sweep="m|n|budget|n2",
     regime="scrl|sscrl",
 
 

@@ -114,9 +114,11 @@ rule gap_rates:
     input:
         library("gap_rates"),
         table=rules.scaling_table.output.table,
+        second=scaling_runs(["n2"]),
         paper_values=PAPER_VALUES,
     output:
-        f"{RESULTS}/consistency/gap_rates.csv",
+        rates=f"{RESULTS}/consistency/gap_rates.csv",
+        differences=f"{RESULTS}/consistency/rate_differences.csv",
     log:
         f"{RESULTS}/logs/gap_rates.log",
     benchmark:
@@ -135,7 +137,8 @@ rule claims_c3:
         deviation_slopes=rules.deviation_table.output.slopes,
         table=rules.scaling_table.output.table,
         slopes=rules.scaling_table.output.slopes,
-        gap_rates=rules.gap_rates.output[0],
+        gap_rates=rules.gap_rates.output.rates,
+        rate_differences=rules.gap_rates.output.differences,
         oracle=rules.oracle_table.output.oracle,
         paper_values=PAPER_VALUES,
     output:

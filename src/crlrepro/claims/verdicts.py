@@ -39,6 +39,7 @@ __all__ = [
     "decide_association",
     "decide_bound",
     "decide_directions",
+    "decide_equivalence",
     "decide_identity",
     "decide_rate",
     "decide_value",
@@ -546,6 +547,30 @@ def decide_association(x, y, *, sign: int, level: float = LEVEL, power: float = 
     if reverse:
         return Decision(CONTRADICTED, f"{said}: the interval lies on the other side of 0", text)
     return Decision(INCONCLUSIVE, f"{said}: the interval contains 0", text)
+
+
+def decide_equivalence(difference: float, low: float, high: float, margin: float) -> Decision:
+    """Two quantities the paper says are equal (a difference d with interval [low, high]), tested for equivalence
+    within a margin δ > 0 declared before the run (two one-sided tests at the interval's level):
+
+        reproduced     −δ ≤ low and high ≤ δ (the whole interval within the margin),
+        contradicted   low > δ or high < −δ (the whole interval outside it),
+        inconclusive   otherwise, with how much more data would decide it at the observed difference."""
+    if not margin > 0:
+        raise ValueError(f"an equivalence test needs a margin > 0, got {margin!r}")
+    if not np.isfinite([difference, low, high]).all():
+        return Decision(INCONCLUSIVE, "no interval for the difference", "no interval")
+    interval = f"[{_g(low)}, {_g(high)}]"
+    power = f"interval half-width {_g((high - low) / 2)}; margin ±{_g(margin)} declared in advance"
+    if -margin <= low and high <= margin:
+        return Decision(REPRODUCED, f"the whole interval {interval} lies within ±{_g(margin)}", power)
+    if low > margin or high < -margin:
+        return Decision(CONTRADICTED, f"the whole interval {interval} lies outside ±{_g(margin)}", power)
+    distance = margin - abs(difference)  # > 0: the estimate lies within the margin, data would confirm it
+    plan = _rate_plan((high - low) / 2, abs(distance))
+    if distance <= 0:
+        plan = f"the observed difference {_g(difference)} lies on or outside the margin; {plan}"
+    return Decision(INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}", f"{power}; {plan}")
 
 
 def decide_identity(error: float, tolerance: float) -> Decision:

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FIRST_POINT", "GAP_RATES_NOT_APPLICABLE", "floor_power_fit", "floor_rate", "gap_rate_table"]
+__all__ = [
+    "FIRST_POINT",
+    "GAP_RATES_NOT_APPLICABLE",
+    "floor_power_fit",
+    "floor_rate",
+    "gap_rate_table",
+    "rate_difference",
+    "rate_difference_table",
+    "RATE_DIFFERENCES_NOT_APPLICABLE",
+    "SWEEP_AXIS",
+]
 
 # Where each sweep's fit starts: SSCRL at m = 2, since at m = 1 every anchor shares one negative (the paper's
 # in-batch pool of one), a different objective rather than a point of the rate.
@@ -76,6 +86,29 @@ def _misfit(xs, values, fit) -> tuple[float, float]:
     return chi2, float(stats.chi2.sf(chi2, xs.size - 3))
 
 
+def _asymptotic_window(pivot, fit_level: float):
+    """The window rule of :func:`floor_rate` on a (seeds × points) table: the sweep's values, the seeds' values on the
+    window, the fit of their means, its χ² and p-value."""
+    all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
+    for start in range(0, max(all_x.size - 3, 1)):
+        xs, values = all_x[start:], all_values[:, start:]
+        point = floor_power_fit(xs, values.mean(axis=0))
+        chi2, p = _misfit(xs, values, point)
+        if p >= fit_level:
+            break
+    return xs, values, point, chi2, p
+
+
+def _seed_table(runs, axis: str, value: str):
+    """|value| with one row per seed and one column per value of ``axis``, every cell filled."""
+    pivot = runs.pivot_table(index="seed", columns=axis, values=value, aggfunc="first").abs()
+    if pivot.isna().any().any():
+        raise ValueError(f"every seed needs a run at every {axis}: {pivot.isna().sum().sum()} missing")
+    if pivot.shape[0] < 2:
+        raise ValueError(f"a goodness of fit needs the seeds' spread: at least 2 seeds, got {pivot.shape[0]}")
+    return pivot
+
+
 def floor_rate(
     runs, axis: str, value: str, bootstrap: int, rng: np.random.Generator, level: float = 0.95, fit_level: float = 0.05
 ) -> dict:
@@ -87,18 +120,7 @@ def floor_rate(
     points) on which the form passes a χ² goodness-of-fit test at ``fit_level`` (log residuals against each point's
     seed standard error, points − 3 degrees of freedom); the smallest values are dropped one at a time. Where no tail
     passes, ``fits`` is False and the columns describe the 4-point tail (the sweep is pre-asymptotic throughout)."""
-    pivot = runs.pivot_table(index="seed", columns=axis, values=value, aggfunc="first").abs()
-    if pivot.isna().any().any():
-        raise ValueError(f"every seed needs a run at every {axis}: {pivot.isna().sum().sum()} missing")
-    if pivot.shape[0] < 2:
-        raise ValueError(f"a goodness of fit needs the seeds' spread: at least 2 seeds, got {pivot.shape[0]}")
-    all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
-    for start in range(0, max(all_x.size - 3, 1)):
-        xs, values = all_x[start:], all_values[:, start:]
-        point = floor_power_fit(xs, values.mean(axis=0))
-        chi2, p = _misfit(xs, values, point)
-        if p >= fit_level:
-            break
+    xs, values, point, chi2, p = _asymptotic_window(_seed_table(runs, axis, value), fit_level)
     draws = rng.integers(0, values.shape[0], size=(int(bootstrap), values.shape[0]))
     rates = np.array([floor_power_fit(xs, values[d].mean(axis=0))["rate"] for d in draws])
     low, high = np.quantile(rates, [(1 - level) / 2, (1 + level) / 2])
@@ -115,30 +137,134 @@ def floor_rate(
     }
 
 
+def rate_difference(
+    runs_a, runs_b, axis: str, value: str, bootstrap: int, rng: np.random.Generator, level: float = 0.95, fit_level: float = 0.05
+) -> dict:
+    """The difference r_a − r_b of two sweeps' rates with their floors (:func:`floor_rate`, each on its own asymptotic
+    window), with a percentile interval from ``bootstrap`` resamplings of the seeds drawn once for both sweeps (paired
+    by seed: the two sweeps must hold the same seeds), so what the seeds share cancels in the difference."""
+    pivot_a, pivot_b = _seed_table(runs_a, axis, value), _seed_table(runs_b, axis, value)
+    if list(pivot_a.index) != list(pivot_b.index):
+        raise ValueError(f"a difference paired by seed needs the same seeds: {list(pivot_a.index)} vs {list(pivot_b.index)}")
+    xs_a, values_a, point_a, _, p_a = _asymptotic_window(pivot_a, fit_level)
+    xs_b, values_b, point_b, _, p_b = _asymptotic_window(pivot_b, fit_level)
+    draws = rng.integers(0, values_a.shape[0], size=(int(bootstrap), values_a.shape[0]))
+    differences = np.array(
+        [
+            floor_power_fit(xs_a, values_a[d].mean(axis=0))["rate"] - floor_power_fit(xs_b, values_b[d].mean(axis=0))["rate"]
+            for d in draws
+        ]
+    )
+    low, high = np.quantile(differences, [(1 - level) / 2, (1 + level) / 2])
+    return {
+        "rate_a": point_a["rate"],
+        "rate_b": point_b["rate"],
+        "difference": point_a["rate"] - point_b["rate"],
+        "low": float(low),
+        "high": float(high),
+        "fits_a": bool(p_a >= fit_level),
+        "fits_b": bool(p_b >= fit_level),
+        "fit_p_a": float(p_a),
+        "fit_p_b": float(p_b),
+        "window_a": f"{int(xs_a[0])}..{int(xs_a[-1])}",
+        "window_b": f"{int(xs_b[0])}..{int(xs_b[-1])}",
+        "seeds": int(values_a.shape[0]),
+    }
+
+
+SWEEP_AXIS = {"m": "m", "n": "n", "n2": "n"}  # the axis each sweep varies; n2 is the n sweep at a second m
+
+
 def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
-    """Per regime and sweep of the scaling table (:func:`crlrepro.experiments.generalization.sweep_rows`): the rate of
-    the gap with its floor (:func:`floor_rate`) from the sweep's first point (:data:`FIRST_POINT`), beside the bound's
-    exponent ``predicted`` {"m": {regime: exponent}, "n": {regime: exponent}} (a positive rate: 1 for 1/m)."""
+    """Per regime and sweep of the scaling table (:func:`crlrepro.experiments.generalization.sweep_rows`; sweeps m, n
+    and n2, the n sweep at a second m): the rate of the gap with its floor (:func:`floor_rate`) from the sweep's first
+    point (:data:`FIRST_POINT`), beside the bound's exponent ``predicted`` {"m": {regime: exponent}, "n": {regime:
+    exponent}} (a positive rate: 1 for 1/m); ``fixed`` is the other coordinate's value. The m and n sweeps are fitted
+    first, in (regime, sweep) order, so that a second n sweep leaves their resamplings as they were."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
     rows = []
-    for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
-        first = FIRST_POINT.get((regime, sweep), 0)
-        used = runs[runs[sweep] >= first]
-        points, seeds = int(used[sweep].nunique()), int(used["seed"].nunique())
+    groups = sorted(table.groupby(["regime", "sweep"], sort=True), key=lambda group: group[0][1] == "n2")
+    for (regime, sweep), runs in groups:
+        axis = SWEEP_AXIS[sweep]
+        first = FIRST_POINT.get((regime, axis), 0)
+        used = runs[runs[axis] >= first]
+        points, seeds = int(used[axis].nunique()), int(used["seed"].nunique())
         if points >= 4 and seeds >= 2:
-            fit = floor_rate(used, sweep, "gap", bootstrap, rng)
+            fit = floor_rate(used, axis, "gap", bootstrap, rng)
         else:  # too short a sweep (or one seed): no rate with a floor can be read; the claim says so
             fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
+        other = "n" if axis == "m" else "m"
         rows.append(
             {
                 "regime": regime,
-                "axis": sweep,
-                "fit_from": int(used[sweep].min()),
-                "fit_to": int(used[sweep].max()),
+                "axis": axis,
+                "sweep": sweep,
+                "fixed": int(used[other].iloc[0]),
+                "fit_from": int(used[axis].min()),
+                "fit_to": int(used[axis].max()),
                 **fit,
-                "predicted": float(predicted.get(sweep, {}).get(regime, np.nan)),
+                "predicted": float(predicted.get(axis, {}).get(regime, np.nan)),
             }
         )
+    return pd.DataFrame(rows)
+
+
+# Empty cells of the rate differences: a comparison whose sweeps are too short to fit (fewer than 4 points or 2 seeds).
+RATE_DIFFERENCES_NOT_APPLICABLE = (
+    "rate_a",
+    "rate_b",
+    "difference",
+    "low",
+    "high",
+    "fit_p_a",
+    "fit_p_b",
+    "window_a",
+    "window_b",
+)
+
+
+def rate_difference_table(table, bootstrap: int, seed: int):
+    """Thm 4.5's two comparisons of rates, each a seed-paired :func:`rate_difference` of the gap's rates with floors:
+
+    * ``outer_m_free`` (per regime): the rate in n at the n sweep's m minus the rate in n at the second m (sweep n2):
+      the outer term does not depend on m, so the two agree;
+    * ``inner_steeper``: SCRL's rate in m minus SSCRL's (the m sweep, each regime from its :data:`FIRST_POINT`):
+      1/m against 1/√m.
+
+    One row per comparison the table's sweeps allow; sweeps of fewer than 4 points or 2 seeds give a row without
+    numbers (``points`` says why)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    comparisons = []
+    regimes = sorted(table["regime"].unique())
+    for regime in regimes:
+        if {"n", "n2"} <= set(table.loc[table["regime"] == regime, "sweep"]):
+            comparisons.append(("outer_m_free", regime, "n", (regime, "n"), (regime, "n2")))
+    if {"scrl", "sscrl"} <= set(regimes) and "m" in set(table["sweep"]):
+        comparisons.append(("inner_steeper", "scrl−sscrl", "m", ("scrl", "m"), ("sscrl", "m")))
+    rows = []
+    for name, label, axis, (regime_a, sweep_a), (regime_b, sweep_b) in comparisons:
+        used = []
+        for regime, sweep in ((regime_a, sweep_a), (regime_b, sweep_b)):
+            runs = table[(table["regime"] == regime) & (table["sweep"] == sweep)]
+            used.append(runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)])
+        points = min(int(u[axis].nunique()) for u in used)
+        seeds = min(int(u["seed"].nunique()) for u in used)
+        other = "n" if axis == "m" else "m"
+        row = {
+            "comparison": name,
+            "regimes": label,
+            "axis": axis,
+            "fixed_a": int(used[0][other].iloc[0]),
+            "fixed_b": int(used[1][other].iloc[0]),
+            "points": points,
+        }
+        if points >= 4 and seeds >= 2:
+            row |= rate_difference(used[0], used[1], axis, "gap", bootstrap, rng)
+        else:
+            row |= dict.fromkeys(RATE_DIFFERENCES_NOT_APPLICABLE, np.nan) | {"fits_a": False, "fits_b": False, "seeds": seeds}
+        rows.append(row)
     return pd.DataFrame(rows)

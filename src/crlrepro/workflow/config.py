@@ -189,6 +189,12 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
                 f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)"
             )
     scaling = config.get("consistency", {}).get("scaling", {})
+    n_sweep = scaling.get("n_sweep", {})
+    if n_sweep.get("second_m") is not None and n_sweep.get("second_m") == n_sweep.get("m"):
+        problems.append(
+            f"consistency.scaling.n_sweep.second_m: {n_sweep['second_m']} is the n sweep's own m; the second n sweep "
+            "must be at another m (or null for none), else C3.outer_m_free would compare a sweep with itself"
+        )
     for key, values in (
         ("consistency.scaling.seeds", scaling.get("seeds", [])),
         ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),

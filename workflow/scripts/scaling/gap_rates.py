@@ -1,17 +1,34 @@
 """C3: the rate r of the trained model's gap with its floor, c + a·x^(−r), on each sweep's asymptotic window (the
-longest tail the form fits), beside Thm 4.5's exponents."""
+longest tail the form fits), beside Thm 4.5's exponents; and the two seed-paired differences of rates the theorem
+implies (the n-rate at two values of m, SCRL's m-rate against SSCRL's)."""
+
+import pandas as pd
 
 from crlrepro.claims.reference import paper_values
-from crlrepro.experiments.rate_fits import GAP_RATES_NOT_APPLICABLE, gap_rate_table
+from crlrepro.experiments.generalization import sweep_rows
+from crlrepro.experiments.rate_fits import (
+    GAP_RATES_NOT_APPLICABLE,
+    RATE_DIFFERENCES_NOT_APPLICABLE,
+    gap_rate_table,
+    rate_difference_table,
+)
 from crlrepro.runtime.artifacts import read_table
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 table = read_table(snakemake.input.table)
+if snakemake.input.second:  # the n sweep at the second m: its rows from the run tables that hold its points
+    runs = pd.concat([read_table(path) for path in snakemake.input.second], ignore_index=True)
+    points = run.params["second"]["n2"]
+    table = pd.concat([table, sweep_rows(runs, "n2", points, run.params["seeds"], run.params["regimes"])], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)
 exponents = {axis: {regime: -float(slope) for regime, slope in reference[f"slope_{axis}"].items()} for axis in ("m", "n")}
+seed = int(table["seed"].min())
 run.write_table(
-    gap_rate_table(table, exponents, run.params["bootstrap"], seed=int(table["seed"].min())),
-    snakemake.output[0],
-    missing=GAP_RATES_NOT_APPLICABLE,
+    gap_rate_table(table, exponents, run.params["bootstrap"], seed=seed), snakemake.output.rates, missing=GAP_RATES_NOT_APPLICABLE
+)
+run.write_table(
+    rate_difference_table(table, run.params["bootstrap"], seed=seed),
+    snakemake.output.differences,
+    missing=RATE_DIFFERENCES_NOT_APPLICABLE,
 )

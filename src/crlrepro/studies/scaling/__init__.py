@@ -24,17 +24,21 @@ __all__ = [
 ]
 
 
-SWEEPS = ("m", "n", "budget")
+SWEEPS = ("m", "n", "budget", "n2")  # n2: the n sweep again at a second m (n_sweep.second_m; none when null)
 
 
 def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
     """The (n, m) of one paper-1 sweep of the config's ``consistency`` block: ``m`` (scaling.m_sweep:
-    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m) or ``budget`` (n = total / m)."""
+    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m), ``budget`` (n = total / m) or ``n2`` (the n
+    sweep's n at scaling.n_sweep.second_m; no points when that is null)."""
     scaling, budget = consistency["scaling"], consistency["budget"]
     if sweep == "m":
         return [(int(scaling["m_sweep"]["n"]), int(m)) for m in sorted(scaling["m_sweep"]["ms"])]
     if sweep == "n":
         return [(int(n), int(scaling["n_sweep"]["m"])) for n in sorted(scaling["n_sweep"]["ns"])]
+    if sweep == "n2":
+        second = scaling["n_sweep"].get("second_m")
+        return [] if second is None else [(int(n), int(second)) for n in sorted(scaling["n_sweep"]["ns"])]
     if sweep == "budget":
         total = int(budget["total"])
         if any(total % int(m) for m in budget["ms"]):
@@ -65,7 +69,7 @@ def sweep_sources(sweeps, consistency: dict) -> list[str]:
 
 
 def _scaling_jobs(config: dict) -> list[list[tuple[int, int]]]:
-    """C3/C4: the (n, m) points of each sweep's job (m, n, budget; a job trains all of its points for every seed)."""
+    """C3/C4: the (n, m) points of each sweep's job (m, n, budget, n2; a job trains all of its points for every seed)."""
     return [sweep_points(sweep, config["consistency"]) for sweep in SWEEPS]
 
 
@@ -109,6 +113,7 @@ COSTS = (
             "consistency.scaling.m_sweep.n",
             "consistency.scaling.n_sweep.ns",
             "consistency.scaling.n_sweep.m",
+            "consistency.scaling.n_sweep.second_m",
             "consistency.budget.total",
             "consistency.budget.ms",
         ),
@@ -121,6 +126,7 @@ COSTS = (
             "consistency.scaling.m_sweep.ms",
             "consistency.scaling.n_sweep.ns",
             "consistency.scaling.n_sweep.m",
+            "consistency.scaling.n_sweep.second_m",
             "consistency.budget.total",
             "consistency.budget.ms",
             "consistency.scaling.seeds",
@@ -291,9 +297,14 @@ RULE_KEYS = {
         "regimes": "consistency.scaling.regimes",
         "bootstrap": "consistency.scaling.bootstrap",
     },
-    "gap_rates": {"bootstrap": "consistency.scaling.bootstrap"},
+    "gap_rates": {
+        "bootstrap": "consistency.scaling.bootstrap",
+        "second": Derived(("consistency.scaling.n_sweep",), lambda c: {"n2": sweep_points("n2", c["consistency"])}),
+        "seeds": "consistency.scaling.seeds",
+        "regimes": "consistency.scaling.regimes",
+    },
     "figure_scaling": {},
-    "claims_c3": {"rate_margin": "consistency.scaling.rate_margin"},
+    "claims_c3": {"rate_margin": "consistency.scaling.rate_margin", "m_free_margin": "consistency.scaling.m_free_margin"},
     "budget_table": {
         "points": Derived(
             ("consistency.budget.total", "consistency.budget.ms"), lambda c: {"budget": sweep_points("budget", c["consistency"])}
@@ -366,6 +377,17 @@ STUDY = Study(
                     "gap_rate",
                     "Thm 4.5: the trained model's gap |L(ŵ) − L̂_S(ŵ)| falls to its floor (the other term) at least as fast "
                     "as the bound's rate: r of c + a·x^(−r) on the sweep's asymptotic window at least the bound's exponent",
+                    "rate",
+                ),
+                ClaimSpec(
+                    "outer_m_free",
+                    "Thm 4.5: the outer term does not depend on m, so the gap's rate in n is the same at two values of m",
+                    "rate",
+                ),
+                ClaimSpec(
+                    "inner_steeper",
+                    "Thm 4.5 and Sec. 5: the inner term falls faster in m under SCRL (1/m) than under SSCRL (1/√m), so "
+                    "the gap's rate in m is larger under SCRL",
                     "rate",
                 ),
                 ClaimSpec("auc_grows_with_m", "downstream AUC higher with more negatives", "direction"),

@@ -13,6 +13,7 @@ from crlrepro.claims.verdicts import (
     Decision,
     any_of_claims,
     claim,
+    decide_equivalence,
     decide_rate,
     direction_claims,
     paired_by_seed,
@@ -20,7 +21,7 @@ from crlrepro.claims.verdicts import (
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
-__all__ = ["c3_claims", "c4_claims", "gap_rate_claim"]
+__all__ = ["c3_claims", "c4_claims", "gap_rate_claim", "rate_difference_claims"]
 
 
 def _in_batch_claims(fit, reference: dict) -> list[Claim]:
@@ -69,6 +70,8 @@ def c3_claims(
     e_star: float | None = None,
     gap_rates: pd.DataFrame | None = None,
     rate_margin: float = 0.0,
+    rate_differences: pd.DataFrame | None = None,
+    m_free_margin: float | None = None,
 ) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
@@ -80,6 +83,9 @@ def c3_claims(
       the theorem bounds it from above by c + a·x^(−e), so its rate r with the floor, on the sweep's asymptotic
       window, is tested one-sided, r ≥ e·(1 − ``rate_margin``) (:func:`gap_rate_claim`); without ``gap_rates``, the
       log-log slope of ``slopes`` one-sided;
+    * the rates compared (``rate_differences``, :func:`crlrepro.experiments.rate_fits.rate_difference_table`): the
+      n-rates at two values of m agree within ``m_free_margin`` (the outer term does not depend on m), and SCRL's
+      m-rate exceeds SSCRL's (:func:`rate_difference_claims`);
     * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
       at the largest n than at the smallest, per regime, and (with the Bayes AUC ``e_star``) SCRL approaching E*
       faster in m than SSCRL: the rate r of E* − AUC(m) ≈ b·m^(−r) per seed
@@ -116,6 +122,8 @@ def c3_claims(
     rate = spec_of("gap_rate")
     if gap_rates is not None:
         rows += [gap_rate_claim(fit, rate_margin) for fit in gap_rates.itertuples()]
+    if rate_differences is not None:
+        rows += rate_difference_claims(rate_differences, m_free_margin)
     for fit in slopes[(slopes["quantity"] == "gap") & (gap_rates is None)].itertuples():
         predicted = float(reference[f"slope_{fit.axis}"][fit.regime])
         sweep = table[(table["regime"] == fit.regime) & (table["sweep"] == fit.axis)]
@@ -176,6 +184,8 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
     spec = STUDY.experiment("C3").claim("gap_rate")
     exponent = float(fit.predicted)
     fixed = "n" if fit.axis == "m" else "m"
+    sweep = getattr(fit, "sweep", fit.axis)  # n2: the n sweep at the second m
+    at = f"{fixed} = {int(fit.fixed)}" if hasattr(fit, "fixed") else f"fixed {fixed}"
     where = (
         f"{fit.axis} = {fit.window_from}..{fit.fit_to} of the sweep's {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds; "
         f"floor c = {fit.floor:.3g}, rms log residual {fit.rms_log:.3g}, χ² p = {fit.fit_p:.3g}"
@@ -199,8 +209,8 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, side="at_least", margin=exponent * margin_share)
     return claim(
         "C3",
-        f"C3.gap_rate.{fit.regime}.{fit.axis}",
-        f"{fit.regime.upper()}: {spec.statement}, r in {fit.axis} ≥ {exponent:g} at fixed {fixed} ({where})",
+        f"C3.gap_rate.{fit.regime}.{sweep}",
+        f"{fit.regime.upper()}: {spec.statement}, r in {fit.axis} ≥ {exponent:g} at {at} ({where})",
         "rate",
         decision,
         measured=float(fit.rate),
@@ -209,6 +219,67 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         paper=exponent,
         tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit)",
     )
+
+
+def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | None) -> list[Claim]:
+    """The rows of :func:`crlrepro.experiments.rate_fits.rate_difference_table`:
+
+    * ``C3.outer_m_free.<regime>``: Thm 4.5's outer term does not depend on m, so the gap's rate in n is the same at
+      the n sweep's m and at the second m: equivalence within ``m_free_margin`` (declared in advance;
+      :func:`crlrepro.claims.verdicts.decide_equivalence`);
+    * ``C3.inner_steeper``: the inner term falls as 1/m under SCRL and 1/√m under SSCRL, so SCRL's rate in m exceeds
+      SSCRL's: the seed-paired difference > 0, one-sided.
+
+    A comparison one of whose sweeps has no tail the form fits (χ² at 5 %) is inconclusive: that sweep is
+    pre-asymptotic, and its rate would describe the transient."""
+    if m_free_margin is None and (differences["comparison"] == "outer_m_free").any():
+        raise ValueError("C3.outer_m_free needs its margin (consistency.scaling.m_free_margin)")
+    rows = []
+    for row in differences.itertuples():
+        spec = STUDY.experiment("C3").claim(row.comparison)
+        if row.comparison == "outer_m_free":
+            what = f"{row.regimes.upper()}: {spec.statement}: r in n at m = {row.fixed_a} minus r in n at m = {row.fixed_b}"
+            claim_id, paper, tolerance = f"C3.{spec.key}.{row.regimes}", 0.0, f"equivalence within ±{m_free_margin:g}"
+        else:
+            what = f"{spec.statement}: r in m of SCRL minus r in m of SSCRL (n = {row.fixed_a})"
+            claim_id, paper, tolerance = f"C3.{spec.key}", 0.0, "one-sided: the difference > 0"
+        windows = f"windows {row.window_a} and {row.window_b}, {row.seeds} seeds, paired by seed"
+        if not row.points >= 4 or not row.seeds >= 2:
+            decision = Decision(
+                INCONCLUSIVE,
+                f"{row.points} points and {row.seeds} seed(s): a rate with a floor needs at least 4 points and 2 seeds",
+                f"{row.seeds} seeds, {row.points} points",
+            )
+            windows = f"{row.points} points, {row.seeds} seeds"
+        elif not (bool(row.fits_a) and bool(row.fits_b)):
+            unfit = " and ".join(
+                w for w, fits, p in ((row.window_a, row.fits_a, row.fit_p_a), (row.window_b, row.fits_b, row.fit_p_b)) if not fits
+            )
+            decision = Decision(
+                INCONCLUSIVE,
+                f"no tail of 4 or more points fits c + a·{row.axis}^(−r) on the sweep of {unfit}: it is pre-asymptotic, "
+                f"and a difference of rates would compare a transient",
+                f"{row.seeds} seeds; larger {row.axis} would reach the asymptotic region",
+            )
+        elif row.comparison == "outer_m_free":
+            decision = decide_equivalence(row.difference, row.low, row.high, m_free_margin)
+        else:
+            decision = decide_rate(row.difference, row.low, row.high, 0.0, side="at_least")
+        rows.append(
+            claim(
+                "C3",
+                claim_id,
+                f"{what} ({windows})",
+                "rate",
+                decision,
+                measured=float(row.difference),
+                low=float(row.low),
+                high=float(row.high),
+                paper=paper,
+                tolerance=f"{tolerance} (seed bootstrap of both fits)",
+            )
+        )
+    return rows
 
 
 def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_tolerance: float | None = None) -> list[Claim]:
