@@ -51,7 +51,45 @@ def a1(good: bool):
         }
     )
     convergence = pd.concat([truncation.assign(nodes=100), truncation.assign(nodes=400)])
-    return a1_claims(truncation, convergence, ref, paper_setting("A1"))
+    return a1_claims(
+        truncation,
+        convergence,
+        ref,
+        paper_setting("A1"),
+        polynomial=polynomial_table(good),
+        spectrum=mixture_spectrum(good),
+        window=[8, 32],
+        rate_margin=0.25,
+    )
+
+
+def polynomial_table(good: bool, gamma: float = 3.0) -> pd.DataFrame:
+    """crlrepro.theory.circular_pmi.polynomial_decay_table for one γ: good, an excess c·(D+1)^(1−γ) with a small
+    wobble; bad, one decaying at half the rate (slower than the corollary allows, beyond the margin)."""
+    dims = np.array([4, 8, 16, 32])
+    exponent = (1 - gamma) if good else (1 - gamma) / 2
+    excess = 0.3 * (dims + 1.0) ** exponent * (1 + 0.02 * np.array([1, -1, 1, -1]))
+    tail = 0.5 * (dims + 1.0) ** (1 - gamma)
+    return pd.DataFrame(
+        {
+            "gamma": gamma,
+            "D": dims,
+            "tail_sum": tail,
+            "tail_exact": tail,
+            "trunc_excess_risk": excess,
+            "trunc_excess_coarse": excess * (1 + 1e-6),
+            "excess_over_tail": excess / tail,
+            "corollary_rate": (dims + 1.0) ** (1 - gamma) / (gamma - 1),
+            "local_slope": np.concatenate([[np.nan], np.diff(np.log(excess)) / np.diff(np.log(dims + 1.0))]),
+        }
+    )
+
+
+def mixture_spectrum(good: bool) -> pd.DataFrame:
+    """gmm_spectrum.csv: good, eigenvalues decaying geometrically (faster than any power); bad, as a power law."""
+    index = np.arange(1, 25)
+    eigenvalues = 0.5 ** index if good else index ** -3.0
+    return pd.DataFrame({"index": index, "eigenvalue": eigenvalues})
 
 
 def a2_table(good: bool) -> pd.DataFrame:

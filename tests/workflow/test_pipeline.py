@@ -500,6 +500,8 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
         # A2's best rank-D excess (through the oracles' excess risk) and C3's gap rates (from the rerun scaling table)
         "excess_minima",
         "gap_rates",
+        # the polynomial-decay corollary's truncations (through the oracles' excess risk)
+        "polynomial_spectrum",
     }
     # A budget parameter reruns the budget runs only, not the m and n sweeps of C3.
     budget = smoke_run / "budget.yaml"

@@ -1,4 +1,5 @@
-# A1 (paper 2, Table 1, columns 1-2): the spectrum of the GMM's PMI operator, its convergence study, the figure and claims.
+# A1 (paper 2, Table 1, columns 1-2): the spectrum of the GMM's PMI operator, its convergence study, the figure and claims;
+# the polynomial-decay corollary on a second distribution (views on the circle).
 # Each rule's params are the config keys it reads, declared once in crlrepro.studies.gmm_spectrum.RULE_KEYS.
 
 
@@ -68,6 +69,8 @@ rule claims_a1:
         library("claims_a1"),
         truncation=rules.gmm_spectrum.output.truncation,
         convergence=rules.gmm_convergence.output[0],
+        spectrum=rules.gmm_spectrum.output.spectrum,
+        polynomial=f"{RESULTS}/approximation/polynomial_spectrum.csv",
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A1.csv",
@@ -78,6 +81,24 @@ rule claims_a1:
     conda:
         CONDA_ENV
     params:
+        **keys("claims_a1"),
         setting=claim_setting("A1"),
     script:
         "../scripts/gmm_spectrum/claims_a1.py"
+
+
+rule polynomial_spectrum:
+    input:
+        library("polynomial_spectrum"),
+    output:
+        f"{RESULTS}/approximation/polynomial_spectrum.csv",
+    log:
+        f"{RESULTS}/logs/polynomial_spectrum.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/polynomial_spectrum.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("polynomial_spectrum"),
+    script:
+        "../scripts/gmm_spectrum/polynomial_spectrum.py"

@@ -188,6 +188,19 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             problems.append(
                 f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)"
             )
+    polynomial = approx.get("polynomial", {})
+    if {"nodes", "modes"} <= set(polynomial) and not polynomial["nodes"] > 4 * polynomial["modes"]:
+        problems.append(
+            f"approximation.polynomial.nodes: {polynomial['nodes']} must exceed 4 × modes = {4 * polynomial['modes']} (its "
+            "spectrum is exact on more than 2 × modes nodes, and the quadrature error compares nodes with nodes/2)"
+        )
+    if {"dims", "window"} <= set(polynomial):
+        low, high = polynomial["window"]
+        if not low <= high or sum(low <= d <= high for d in polynomial["dims"]) < 2:
+            problems.append(
+                f"approximation.polynomial.window: {polynomial['window']} must hold at least two of "
+                f"approximation.polynomial.dims = {polynomial['dims']} (low ≤ high)"
+            )
     scaling = config.get("consistency", {}).get("scaling", {})
     n_sweep = scaling.get("n_sweep", {})
     if n_sweep.get("second_m") is not None and n_sweep.get("second_m") == n_sweep.get("m"):
