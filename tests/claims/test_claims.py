@@ -88,7 +88,7 @@ def polynomial_table(good: bool, gamma: float = 3.0) -> pd.DataFrame:
 def mixture_spectrum(good: bool) -> pd.DataFrame:
     """gmm_spectrum.csv: good, eigenvalues decaying geometrically (faster than any power); bad, as a power law."""
     index = np.arange(1, 25)
-    eigenvalues = 0.5 ** index if good else index ** -3.0
+    eigenvalues = 0.5**index if good else index**-3.0
     return pd.DataFrame({"index": index, "eigenvalue": eigenvalues})
 
 
@@ -550,7 +550,33 @@ def c3(good: bool):
         rate_margin=0.25,
         rate_differences=rate_differences(0.0, 0.5) if good else rate_differences(0.6, -0.5),
         m_free_margin=0.25,
+        auc_rates=auc_rates(good),
     )
+
+
+def auc_rates(good: bool, detectable: int = 5, fits: bool = True) -> pd.DataFrame:
+    """crlrepro.experiments.rate_fits.auc_deficit_rate_table: good, each regime's rate at its exponent (±0.15); bad,
+    each at the other regime's."""
+    rows = []
+    for regime, exponent in (("scrl", 1.0), ("sscrl", 0.5)):
+        r = exponent if good else 1.5 - exponent
+        rows.append(
+            {"regime": regime, "axis": "m", "fixed": 8192, "fit_from": 1, "fit_to": 64, "floor": 0.001, "amplitude": 0.1}
+            | {"rate": r, "rms_log": 0.02, "rate_low": r - 0.15, "rate_high": r + 0.15, "chi2": 1.0, "fit_p": 0.5}
+            | {"fits": fits, "window_from": 4, "points": 7, "seeds": 10, "detectable": detectable}
+            | {"saturated_from": np.nan if detectable >= 3 else 4.0, "predicted": exponent}
+        )
+    return pd.DataFrame(rows)
+
+
+def test_marginal_gains_are_not_read_off_a_saturated_curve():
+    from crlrepro.studies.scaling.claims import marginal_gain_claim
+
+    saturated = marginal_gain_claim(next(auc_rates(True, detectable=2).itertuples()))
+    assert saturated.verdict == NOT_COMPARABLE and "saturated from m = 4" in saturated.reason
+    unfit = marginal_gain_claim(next(auc_rates(True, fits=False).itertuples()))
+    assert unfit.verdict == INCONCLUSIVE and "pre-asymptotic" in unfit.reason
+    assert marginal_gain_claim(next(auc_rates(True).itertuples())).verdict == REPRODUCED
 
 
 def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:

@@ -106,3 +106,20 @@ def test_a_second_n_sweep_leaves_the_other_rates_as_they_were():
     pd.testing.assert_frame_equal(both[both["sweep"] != "n2"].reset_index(drop=True), alone)
     second = both[both["sweep"] == "n2"].set_index("regime")
     assert list(second["axis"]) == ["n", "n"] and second.loc["scrl", "fixed"] == 8 and second.loc["scrl", "predicted"] == 0.5
+
+
+def test_the_auc_deficit_rate_and_where_the_curve_saturates():
+    from crlrepro.experiments.rate_fits import auc_deficit_rate_table
+
+    e_star = 0.8
+    flat = {1.0: 0.70, 2.0: 0.795}  # SCRL-like: at its plateau from m = 4 on
+    scrl = runs(lambda x: e_star - np.array([e_star - flat.get(v, 0.798) for v in x]), noise=0.0)
+    rng = np.random.default_rng(5)
+    scrl["auc"] = scrl.pop("gap") + 0.0005 * rng.standard_normal(len(scrl))
+    sscrl = runs(lambda x: 0.002 + 0.3 * x**-0.5, noise=0.02, seed=6)
+    sscrl["auc"] = e_star - sscrl.pop("gap")
+    table = pd.concat([scrl.assign(regime="scrl"), sscrl.assign(regime="sscrl")]).assign(sweep="m", n=8192)
+    out = auc_deficit_rate_table(table, e_star, {"scrl": 1.0, "sscrl": 0.5}, 60, seed=0).set_index("regime")
+    assert out.loc["scrl", "detectable"] == 2 and out.loc["scrl", "saturated_from"] == 4 and np.isnan(out.loc["scrl", "rate"])
+    assert out.loc["sscrl", "fits"] and np.isnan(out.loc["sscrl", "saturated_from"]) and out.loc["sscrl", "fit_from"] == 2
+    assert out.loc["sscrl", "rate_low"] < 0.5 < out.loc["sscrl", "rate_high"]

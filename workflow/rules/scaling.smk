@@ -115,10 +115,12 @@ rule gap_rates:
         library("gap_rates"),
         table=rules.scaling_table.output.table,
         second=scaling_runs(["n2"]),
+        oracle=rules.oracle_table.output.oracle,
         paper_values=PAPER_VALUES,
     output:
         rates=f"{RESULTS}/consistency/gap_rates.csv",
         differences=f"{RESULTS}/consistency/rate_differences.csv",
+        auc_rates=f"{RESULTS}/consistency/auc_rates.csv",
     log:
         f"{RESULTS}/logs/gap_rates.log",
     benchmark:
@@ -139,6 +141,7 @@ rule claims_c3:
         slopes=rules.scaling_table.output.slopes,
         gap_rates=rules.gap_rates.output.rates,
         rate_differences=rules.gap_rates.output.differences,
+        auc_rates=rules.gap_rates.output.auc_rates,
         oracle=rules.oracle_table.output.oracle,
         paper_values=PAPER_VALUES,
     output:

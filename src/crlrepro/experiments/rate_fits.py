@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "auc_deficit_rate_table",
+    "AUC_RATES_NOT_APPLICABLE",
     "FIRST_POINT",
     "GAP_RATES_NOT_APPLICABLE",
     "floor_power_fit",
@@ -267,4 +269,57 @@ def rate_difference_table(table, bootstrap: int, seed: int):
         else:
             row |= dict.fromkeys(RATE_DIFFERENCES_NOT_APPLICABLE, np.nan) | {"fits_a": False, "fits_b": False, "seeds": seeds}
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# Empty cells of the AUC-deficit rates: the fit of a sweep that saturates before three m are left (or is too short).
+AUC_RATES_NOT_APPLICABLE = GAP_RATES_NOT_APPLICABLE + ("saturated_from",)
+
+
+def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int, seed: int, level: float = 0.95):
+    """Sec. 5's "marginal gains follow the 1/m curve", per regime on the m sweep: the retrieval AUC approaches its
+    plateau A∞ ≤ E* (the Bayes AUC ``e_star``, which no score exceeds) as A∞ − a·m^(−r), i.e. the deficit
+    E* − AUC = c + a·m^(−r) with the floor c = E* − A∞ ≥ 0, the form of :func:`floor_rate` (asymptotic window by the
+    χ² rule, seed bootstrap), beside ``predicted`` {regime: exponent}.
+
+    Where the curve has saturated the rate describes nothing: the deficit to the largest m, AUC(m_max) − AUC(m), must
+    stand above the seeds' noise (its one-sided lower confidence bound at ``level`` above 0, paired by seed) at three
+    or more m for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest m from which
+    it no longer does (every larger m below m_max is undetectable too)."""
+    import pandas as pd
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for regime, runs in table[table["sweep"] == "m"].groupby("regime", sort=True):
+        runs = runs[runs["m"] >= FIRST_POINT.get((regime, "m"), 0)].assign(deficit=lambda t: e_star - t["auc"])
+        pivot = runs.pivot_table(index="seed", columns="m", values="auc", aggfunc="first")
+        ms = [int(m) for m in pivot.columns]
+        detectable, saturated_from = 0, np.nan
+        if pivot.shape[0] >= 2 and len(ms) >= 2:
+            deficits = pivot[ms[-1]].to_numpy()[:, None] - pivot[ms[:-1]].to_numpy()
+            mean, sd = deficits.mean(axis=0), deficits.std(axis=0, ddof=1)
+            lower = mean - stats.t.ppf(level, deficits.shape[0] - 1) * sd / np.sqrt(deficits.shape[0])
+            seen = lower > 0
+            detectable = int(seen.sum())
+            tail = [m for i, m in enumerate(ms[:-1]) if not seen[i:].any()]
+            saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to m_max
+        points, seeds = len(ms), int(pivot.shape[0])
+        if detectable >= 3 and points >= 4 and seeds >= 2:
+            fit = floor_rate(runs, "m", "deficit", bootstrap, rng)
+        else:
+            fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
+        rows.append(
+            {
+                "regime": regime,
+                "axis": "m",
+                "fixed": int(runs["n"].iloc[0]),
+                "fit_from": ms[0],
+                "fit_to": ms[-1],
+                **fit,
+                "detectable": detectable,
+                "saturated_from": saturated_from,
+                "predicted": float(predicted.get(regime, np.nan)),
+            }
+        )
     return pd.DataFrame(rows)

@@ -20,5 +20,6 @@ claims = c3_claims(
     rate_margin=run.params["rate_margin"],
     rate_differences=read_table(snakemake.input.rate_differences),
     m_free_margin=run.params["m_free_margin"],
+    auc_rates=read_table(snakemake.input.auc_rates),
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from crlrepro.claims.verdicts import (
     INCONCLUSIVE,
+    NOT_COMPARABLE,
     Claim,
     Decision,
     any_of_claims,
@@ -21,7 +22,7 @@ from crlrepro.claims.verdicts import (
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
-__all__ = ["c3_claims", "c4_claims", "gap_rate_claim", "rate_difference_claims"]
+__all__ = ["c3_claims", "c4_claims", "gap_rate_claim", "marginal_gain_claim", "rate_difference_claims"]
 
 
 def _in_batch_claims(fit, reference: dict) -> list[Claim]:
@@ -72,6 +73,7 @@ def c3_claims(
     rate_margin: float = 0.0,
     rate_differences: pd.DataFrame | None = None,
     m_free_margin: float | None = None,
+    auc_rates: pd.DataFrame | None = None,
 ) -> list[Claim]:
     """C3, three layers of Thm 4.5 and Sec. 5:
 
@@ -86,6 +88,8 @@ def c3_claims(
     * the rates compared (``rate_differences``, :func:`crlrepro.experiments.rate_fits.rate_difference_table`): the
       n-rates at two values of m agree within ``m_free_margin`` (the outer term does not depend on m), and SCRL's
       m-rate exceeds SSCRL's (:func:`rate_difference_claims`);
+    * the marginal gains (``auc_rates``, :func:`crlrepro.experiments.rate_fits.auc_deficit_rate_table`): the AUC's
+      approach to its plateau in m at the bound's rate (:func:`marginal_gain_claim`);
     * the downstream curves (``table``): AUC and recall@1 higher at the largest m than at the smallest and
       at the largest n than at the smallest, per regime, and (with the Bayes AUC ``e_star``) SCRL approaching E*
       faster in m than SSCRL: the rate r of E* − AUC(m) ≈ b·m^(−r) per seed
@@ -124,6 +128,8 @@ def c3_claims(
         rows += [gap_rate_claim(fit, rate_margin) for fit in gap_rates.itertuples()]
     if rate_differences is not None:
         rows += rate_difference_claims(rate_differences, m_free_margin)
+    if auc_rates is not None:
+        rows += [marginal_gain_claim(fit) for fit in auc_rates.itertuples()]
     for fit in slopes[(slopes["quantity"] == "gap") & (gap_rates is None)].itertuples():
         predicted = float(reference[f"slope_{fit.axis}"][fit.regime])
         sweep = table[(table["regime"] == fit.regime) & (table["sweep"] == fit.axis)]
@@ -218,6 +224,48 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         high=float(fit.rate_high),
         paper=exponent,
         tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit)",
+    )
+
+
+def marginal_gain_claim(fit) -> Claim:
+    """``C3.marginal_gain.<regime>`` from a row of :func:`crlrepro.experiments.rate_fits.auc_deficit_rate_table`: the
+    AUC's deficit to the Bayes AUC falls to its floor as m^(−r), r tested two-sided against the regime's bound exponent
+    (1 under SCRL, ½ under SSCRL), told apart from the other's. Where the deficit to the sweep's largest m is seen at
+    fewer than three m the curve has saturated and no rate is read: ``not comparable``, saying from which m; where
+    no tail fits the form, the sweep is pre-asymptotic: inconclusive."""
+    spec = STUDY.experiment("C3").claim("marginal_gain")
+    exponent = float(fit.predicted)
+    other = 0.5 if exponent == 1.0 else 1.0
+    where = f"m = {fit.fit_from}..{fit.fit_to} at n = {fit.fixed}, {fit.seeds} seeds"
+    if not fit.detectable >= 3:
+        saturated = "" if not np.isfinite(fit.saturated_from) else f", saturated from m = {fit.saturated_from:g}"
+        decision = Decision(
+            NOT_COMPARABLE,
+            f"the AUC's deficit to m = {fit.fit_to} stands above the seeds' noise at {fit.detectable} m{saturated}: "
+            f"the curve has reached its plateau, so there are no marginal gains left to follow a curve",
+            f"{fit.seeds} seeds; a sweep of smaller m (or harder data) would show the approach",
+        )
+    elif not bool(fit.fits):
+        decision = Decision(
+            INCONCLUSIVE,
+            f"no tail of 4 or more points fits E* − AUC = c + a·m^(−r) (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the "
+            f"sweep is pre-asymptotic throughout",
+            f"{fit.seeds} seeds, {fit.points} points; larger m would reach the asymptotic region",
+        )
+    else:
+        decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,))
+        where += f"; window m ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
+    return claim(
+        "C3",
+        f"C3.{spec.key}.{fit.regime}",
+        f"{fit.regime.upper()}: {spec.statement}: r of E* − AUC(m) = c + a·m^(−r) = {exponent:g} ({where})",
+        "rate",
+        decision,
+        measured=float(fit.rate),
+        low=float(fit.rate_low),
+        high=float(fit.rate_high),
+        paper=exponent,
+        tolerance=f"two-sided against {other:g} (seed bootstrap of the fit)",
     )
 
 
