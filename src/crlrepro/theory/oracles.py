@@ -170,8 +170,8 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
     Flat ranges within a row (a clipped score, a step function) must be exactly flat and span at least one cell of
     the inner rule. Where such a range ends inside a cell, the straight line across that cell would miss the end and
     count the range's mass there as below or above instead of tied, an error first order in h; the end is located
-    by bisection on s itself and added as a node (:func:`_split_flat_ends`), so the rule stays second order for such
-    scores too (at the cost of 60 score calls per row that has flat cells)."""
+    by bisection on s itself and added as a node (:func:`_flat_ends`), so the rule stays second order for such
+    scores too (at the cost of 48 score calls per chunk of rows that has such ends)."""
     grid = gmm.grid(nodes)
     if tie_tolerance is None:
         scale = np.abs(np.asarray(score(grid.x.nodes, grid.y.nodes), dtype=float))
@@ -191,8 +191,9 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
         _snap_flat_rows(u_rows, v_rows, tie_tolerance)
         if np.isnan(u_rows).any() or np.isnan(v_rows).any():
             return float("nan")  # a score that is not a number somewhere has no ranking there
-        for row, (x, u, v) in enumerate(zip(xs, u_rows, v_rows, strict=True)):
-            t_row, u_row, cdf_row = _split_flat_ends(score, x, t, u, cdf, tie_tolerance, cdf_args)
+        ends = _flat_ends(score, xs, t, u_rows, tie_tolerance)
+        for row, (u, v, (nodes, levels)) in enumerate(zip(u_rows, v_rows, ends, strict=True)):
+            t_row, u_row, cdf_row = _with_nodes(t, u, cdf, nodes, levels, cdf_args)
             total += float(joint[start + row] @ _mass_below(u_row, v, t_row, cdf_row, cdf_args))
     return total
 
@@ -220,46 +221,56 @@ def _mass_below(u: np.ndarray, v: np.ndarray, t: np.ndarray, cdf: np.ndarray, cd
     return mass
 
 
-FLAT_END_BISECTIONS = 60  # halvings of a cell's width that locate where a flat range ends inside it (2^-60 h)
+FLAT_END_BISECTIONS = 48  # halvings of a cell's width that locate where a flat range ends inside it (2^-48 h)
 
 
-def _split_flat_ends(score, x: float, t: np.ndarray, u: np.ndarray, cdf: np.ndarray, tolerance: float, cdf_args):
-    """One row's inner rule with the ends of its flat ranges added as nodes. A cell j that is not flat but borders a
-    flat cell at the level of its shared end (u_j = u_{j−1}: a flat range coming from the left; u_{j+1} = u_{j+2}:
-    one going on to the right) holds the end of that range somewhere inside it, which the straight line from u_j to
-    u_{j+1} misses: the range's mass in the cell would count as below or above instead of tied, an error first
-    order in the cell's width. Each such end is found by bisection on s(x, ·) itself (the last point, from the
-    flat side, where s equals the level exactly, as the flat cells do, to 2^-60 of the cell) and added as a node at
-    that level, so the range's part of the cell is a flat cell and the rest is interpolated as before (second
-    order). A step between two flat levels gets two nodes at (nearly) one point. A neighbouring cell that moves by
-    no more than ``tolerance`` (the rounding-level tie tolerance) borders a score that only approaches its level (an
-    asymptote flat to rounding, as τ·PMI in a mixture's far tails), not a range that ends there: it is left alone. Rows
-    with no flat cell are returned as they are; a flat range narrower than a cell of the rule is not seen."""
-    flat = u[:-1] == u[1:]
-    if not flat.any() or flat.all():
+def _flat_ends(score, xs: np.ndarray, t: np.ndarray, u_rows: np.ndarray, tolerance: float) -> list[tuple]:
+    """For every row of a chunk, the ends of its flat ranges that lie inside cells of the inner rule, as (nodes,
+    levels) to add. A cell j that is not flat but borders a flat cell at the level of its shared end (u_j = u_{j−1}:
+    a flat range coming from the left; u_{j+1} = u_{j+2}: one going on to the right) holds the end of that range
+    somewhere inside it, which the straight line from u_j to u_{j+1} misses: the range's mass in the cell would count
+    as below or above instead of tied, an error first order in the cell's width. Each such end is found by bisection
+    on s(x, ·) itself (the last point, from the flat side, where s equals the level exactly, as the flat cells do, to
+    2^-48 of the cell; all the chunk's ends at once, one call of the score per halving) and added as a node at that
+    level, so the range's part of the cell is a flat cell and the rest is interpolated as before (second order). A
+    step between two flat levels gets two nodes at (nearly) one point. A neighbouring cell that moves by no more than
+    ``tolerance`` (the rounding-level tie tolerance) borders a score that only approaches its level (an asymptote flat
+    to rounding, as τ·PMI in a mixture's far tails), not a range that ends there: it is left alone. A flat range
+    narrower than a cell of the rule is not seen."""
+    flat = u_rows[:, :-1] == u_rows[:, 1:]
+    moves = np.abs(np.diff(u_rows, axis=1)) > tolerance
+    before = np.zeros_like(flat)
+    before[:, 1:] = flat[:, :-1]
+    after = np.zeros_like(flat)
+    after[:, :-1] = flat[:, 1:]
+    rows_l, cells_l = np.nonzero(moves & before)  # the flat range on the left ends inside cell j
+    rows_r, cells_r = np.nonzero(moves & after)  # the flat range on the right begins inside cell j
+    rows = np.concatenate([rows_l, rows_r])
+    if not rows.size:
+        return [((), ()) for _ in range(len(xs))]
+    level = np.concatenate([u_rows[rows_l, cells_l], u_rows[rows_r, cells_r + 1]])
+    inside = np.concatenate([t[cells_l], t[cells_r + 1]])  # s = level here
+    outside = np.concatenate([t[cells_l + 1], t[cells_r]])  # and not here
+    used = np.unique(rows)
+    position = np.searchsorted(used, rows)
+    for _ in range(FLAT_END_BISECTIONS):
+        middle = 0.5 * (inside + outside)
+        values = np.asarray(score(xs[used], middle), dtype=float)[position, np.arange(middle.size)]
+        on_level = values == level
+        inside, outside = np.where(on_level, middle, inside), np.where(on_level, outside, middle)
+    return [(inside[rows == r], level[rows == r]) for r in range(len(xs))]
+
+
+def _with_nodes(t: np.ndarray, u: np.ndarray, cdf: np.ndarray, nodes, levels, cdf_args):
+    """One row's inner rule (t, u, F(t)) with ``nodes`` at ``levels`` added, in order of t."""
+    if not len(nodes):
         return t, u, cdf
-    cells = np.arange(flat.size)
-    moves = np.abs(np.diff(u)) > tolerance  # a cell moving by rounding only borders an asymptote, not a range's end
-    left = moves & np.concatenate([[False], flat[:-1]])  # the flat range on the left ends inside cell j
-    right = moves & np.concatenate([flat[1:], [False]])  # the flat range on the right begins inside cell j
-    new_t, new_u = [], []
-    for side, ends in (("left", cells[left]), ("right", cells[right])):
-        if not ends.size:
-            continue
-        level = u[ends] if side == "left" else u[ends + 1]
-        inside, outside = (t[ends], t[ends + 1]) if side == "left" else (t[ends + 1], t[ends])
-        inside, outside = inside.copy(), outside.copy()  # s = level at `inside`; not at `outside`
-        for _ in range(FLAT_END_BISECTIONS):
-            middle = 0.5 * (inside + outside)
-            on_level = np.asarray(score(np.array([x]), middle), dtype=float)[0] == level
-            inside, outside = np.where(on_level, middle, inside), np.where(on_level, outside, middle)
-        new_t.append(inside)
-        new_u.append(level)
-    t_all = np.concatenate([t, *new_t])
-    order = np.argsort(t_all, kind="stable")
-    u_all = np.concatenate([u, *new_u])[order]
-    cdf_all = np.concatenate([cdf, *(_mixture_cdf(nt, *cdf_args) for nt in new_t)])[order]
-    return t_all[order], u_all, cdf_all
+    order = np.argsort(np.concatenate([t, nodes]), kind="stable")
+    return (
+        np.concatenate([t, nodes])[order],
+        np.concatenate([u, levels])[order],
+        np.concatenate([cdf, _mixture_cdf(np.asarray(nodes), *cdf_args)])[order],
+    )
 
 
 def _snap_flat_rows(u_rows: np.ndarray, v_rows: np.ndarray, tolerance: float) -> None:
