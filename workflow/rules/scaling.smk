@@ -95,6 +95,7 @@ rule figure_scaling:
         deviations=rules.deviation_table.output.deviations,
         deviation_slopes=rules.deviation_table.output.slopes,
         oracle=rules.oracle_table.output.oracle,
+        gap_rates=f"{RESULTS}/consistency/gap_rates.csv",
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",

@@ -15,5 +15,6 @@ fig = plot_scaling(
     read_table(snakemake.input.deviation_slopes),
     style=style,
     e_star=float(read_json(snakemake.input.oracle)["E_star"]),
+    gap_rates=read_table(snakemake.input.gap_rates),
 )
 run.save_figure(fig, [snakemake.output.png, snakemake.output.pdf], dpi=style.dpi)

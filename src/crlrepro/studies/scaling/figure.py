@@ -57,13 +57,17 @@ def plot_scaling(
     deviation_slopes: pd.DataFrame | None = None,
     style: FigureStyle | None = None,
     e_star: float | None = None,
+    gap_rates: pd.DataFrame | None = None,
 ):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
     the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the
     outer term's against n at m = ∞, every
     score thin and the family's supremum thick with its band; then the trained model's |gap| against (c) m and
     (d) n (mean over seeds, bars: min–max), each with its bound's slope as a guide (a rate, whose constant is
-    unknown, so the guide is not anchored to the data). Bottom: downstream AUC and recall@1 against m and n, the AUC
+    unknown, so the guide is not anchored to the data) and, with ``gap_rates``
+    (:func:`crlrepro.experiments.rate_fits.gap_rate_table`), the fit c + a·x^(−r) the claim rows read, drawn over its
+    window with r in the legend (the log-log slope, which the floor bends toward 0, stays in the legend only where no
+    fit is given). Bottom: downstream AUC and recall@1 against m and n, the AUC
     with the Bayes-optimal E* (``e_star``) and chance (½)."""
     apply_style(style)
     fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
@@ -78,15 +82,21 @@ def plot_scaling(
             gap = runs.assign(abs_gap=runs["gap"].abs()).groupby(axis)["abs_gap"]
             mean, lo, hi = gap.mean(), gap.min(), gap.max()
             fit = slopes[(slopes["regime"] == regime) & (slopes["axis"] == axis) & (slopes["quantity"] == "gap")].iloc[0]
-            ax.errorbar(
-                mean.index,
-                mean,
-                yerr=[mean - lo, hi - mean],
-                fmt="o-",
-                color=colors[regime],
-                capsize=3,
-                label=f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]",
-            )
+            label = f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]"
+            rate = None
+            if gap_rates is not None:
+                sweep = gap_rates["sweep"] if "sweep" in gap_rates else gap_rates["axis"]
+                match = gap_rates[(gap_rates["regime"] == regime) & (sweep == axis)]
+                rate = match.iloc[0] if len(match) else None
+            if rate is not None and np.isfinite(rate["rate"]):
+                grid = np.geomspace(float(rate["window_from"]), float(rate["fit_to"]), 50)
+                tail = "" if bool(rate["fits"]) else ", no tail fits: pre-asymptotic"
+                label = (
+                    f"{regime.upper()}: r = {rate['rate']:.2f} [{rate['rate_low']:.2f}, {rate['rate_high']:.2f}] "
+                    f"of c + a·{axis}^(−r), {axis} ≥ {rate['window_from']:g}{tail}"
+                )
+                ax.plot(grid, rate["floor"] + rate["amplitude"] * grid ** (-rate["rate"]), "--", color=colors[regime], lw=1)
+            ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3, label=label)
             slope_guide(
                 ax,
                 mean.index,
