@@ -1907,3 +1907,42 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     assert pre.verdict == INCONCLUSIVE and "pre-asymptotic" in pre.reason
     short = gap_rates(True).assign(points=3, rate=np.nan, rate_low=np.nan, rate_high=np.nan, fits=False)
     assert "at least 4 points" in row(short)["C3.gap_rate.scrl.m"].reason
+
+
+def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges():
+    """A2's and A3's value rows decided at the configured point become not comparable when a declared range of an open
+    key holds another value (no run trains it), keep their verdict when every range is the configured value alone,
+    and the other rows (floors, decreases, the elbow) are untouched."""
+    from crlrepro.studies.gmm_mlp import A2_UNREPORTED
+
+    spec_a3 = next(s for s in registered_specs("A3") if s.key == "r2_f")
+
+    def ranges(keys, wide):
+        return {k: {"configured": 1.0, "range": [0.5, 1.0] if wide and k == keys[0] else [1.0]} for k in keys}
+
+    def a2_rows(table_good, wide):
+        built = a2_claims(a2_table(table_good), paper_values("A2"), paper_setting("A2"), ranges=ranges(A2_UNREPORTED, wide))
+        return {r.claim_id: r for r in built}
+
+    narrow, wide = a2_rows(False, False), a2_rows(False, True)
+    assert narrow["A2.excess_risk.D1"].verdict == CONTRADICTED
+    assert wide["A2.excess_risk.D1"].verdict == NOT_COMPARABLE and "where it is contradicted" in wide["A2.excess_risk.D1"].reason
+    assert wide["A2.excess_risk_decreases.D4-D8"].verdict == narrow["A2.excess_risk_decreases.D4-D8"].verdict
+    assert a2_rows(True, False)["A2.excess_risk.D1"].verdict == REPRODUCED
+    ref = paper_values("A3")
+    table = pd.DataFrame([{"D": 8, "seed": s, "r2_f": 0.90 + jitter(s, 0.002), "r2_g": 0.99} for s in SEEDS])
+    elbow = {"classes": 8, "elbow": 8, "rule": "test rule", "per_seed": dict.fromkeys(SEEDS, 8)}
+    keys = spec_a3.unreported
+
+    def a3_rows(wide):
+        return {r.claim_id: r for r in a3_claims(table, elbow, ref, paper_setting("A3"), ranges=ranges(keys, wide))}
+
+    assert a3_rows(False)["A3.r2_f"].verdict == CONTRADICTED
+    assert a3_rows(True)["A3.r2_f"].verdict == NOT_COMPARABLE
+    assert a3_rows(True)["A3.elbow"].verdict == a3_rows(False)["A3.elbow"].verdict
+
+
+def registered_specs(experiment):
+    from crlrepro.studies import registry
+
+    return registry.experiment(experiment).claims

@@ -30,6 +30,7 @@ from crlrepro.claims.verdicts import (
     detectable_difference,
     direction_claims,
     holm,
+    over_unreported_ranges,
     paired_by_seed,
     paired_t_power,
     reported_rounding,
@@ -488,3 +489,29 @@ def test_equivalence_within_a_declared_margin():
     for bad in (0.0, -0.1, np.nan):
         with pytest.raises(ValueError, match="margin > 0"):
             decide_equivalence(0.0, -0.1, 0.1, bad)
+
+
+def test_a_value_decided_at_one_point_of_its_declared_ranges_is_not_comparable():
+    """The rule for unreported settings: a verdict stands only where every open key's declared range is the configured
+    value alone; any other point (not trained), a configured value outside its range, or a key with no declared range
+    makes the row not comparable, naming them and keeping the verdict at the configured point."""
+    decided = Decision(CONTRADICTED, "the paper's 1 lies outside [2, 3]", "seeds")
+    keys = ("training.learning_rate", "training.weight_decay")
+    single = {
+        "training.learning_rate": {"configured": 1e-3, "range": [1e-3]},
+        "training.weight_decay": {"configured": 0.0, "range": [0.0]},
+    }
+    assert over_unreported_ranges(decided, keys, single) == decided
+    wide = {**single, "training.learning_rate": {"configured": 1e-3, "range": [3e-4, 1e-3, 3e-3]}}
+    out = over_unreported_ranges(decided, keys, wide)
+    assert out.verdict == NOT_COMPARABLE and "where it is contradicted: the paper's 1" in out.reason
+    assert "training.learning_rate ∈ [0.0003, 0.001, 0.003]" in out.reason and "weight_decay" not in out.reason
+    outside = {**single, "training.weight_decay": {"configured": 0.5, "range": [0.0]}}
+    assert over_unreported_ranges(decided, keys, outside).verdict == NOT_COMPARABLE
+    missing = over_unreported_ranges(decided, keys, {"training.learning_rate": single["training.learning_rate"]})
+    assert missing.verdict == NOT_COMPARABLE and "training.weight_decay: no range declared" in missing.reason
+    reproduced = Decision(REPRODUCED, "inside", "seeds")
+    assert over_unreported_ranges(reproduced, keys, wide).verdict == NOT_COMPARABLE
+    assert over_unreported_ranges(reproduced, (), wide) == reproduced  # no open key: nothing to range over
+    undecided = Decision(INCONCLUSIVE, "wide", "seeds")
+    assert over_unreported_ranges(undecided, keys, wide) == undecided

@@ -42,6 +42,22 @@ ACCEPTED = {
     "consistency.calibration.search.epsilons=list:one": _FEWER_SEARCHED,
     "consistency.scaling.rate_margin=float:zero": "no margin: a gap rate on its bound then says that no sample size decides it",
     "consistency.scaling.n_sweep.second_m=int:null": "null: no second n sweep (C3.outer_m_free is then not posed)",
+    **{
+        f"unreported_ranges.{key}=list:one": "one plausible value: the row is decided there when it is the configured one"
+        for key in (
+            "training.learning_rate",
+            "training.weight_decay",
+            "approximation.train_samples",
+            "approximation.fresh_pairs",
+            "lcgm.train_samples",
+            "lcgm.noise_x",
+            "lcgm.noise_y",
+            "lcgm.separation",
+        )
+    },
+    "unreported_ranges.training.weight_decay[0]=float:zero": _NO_DECAY,
+    "approximation.polynomial.rate_margin=float:zero": "no margin: a rate on its bound then says that no sample size decides it",
+    "approximation.polynomial.gammas=list:one": "one polynomial distribution: one row",
     "consistency.calibration.tsybakov_margin=float:zero": (
         "no margin: the row then says that no sample size decides it at its bound"
     ),

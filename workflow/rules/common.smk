@@ -14,6 +14,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro.studies import registry
+from crlrepro.claims.spec import unreported_ranges
 from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
 from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
@@ -258,6 +259,12 @@ def claim_setting(*experiments):
     compared with the paper's setting): a claims rule reruns when one of them changes."""
     depends = sorted({key for e in experiments for spec in registry.experiment(e).claims for key in spec.depends_on})
     return {key: config_value(config, key) for key in depends}
+
+
+def claim_ranges(*experiments):
+    """This run's value and the declared plausible range (``unreported_ranges``) of every key the claims of
+    ``experiments`` leave unreported: the rule for unreported settings (crlrepro.claims.spec.unreported_ranges)."""
+    return unreported_ranges([spec for e in experiments for spec in registry.experiment(e).claims], config)
 
 
 wildcard_constraints:

@@ -189,5 +189,6 @@ rule claims_a2:
         CONDA_ENV
     params:
         setting=claim_setting("A2"),
+        ranges=claim_ranges("A2"),
     script:
         "../scripts/gmm_mlp/claims_a2.py"

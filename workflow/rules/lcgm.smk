@@ -158,5 +158,6 @@ rule claims_a3:
         CONDA_ENV
     params:
         setting=claim_setting("A3"),
+        ranges=claim_ranges("A3"),
     script:
         "../scripts/lcgm/claims_a3.py"

@@ -31,6 +31,7 @@ __all__ = [
     "ROLE_WHY",
     "ROLES",
     "Study",
+    "unreported_ranges",
 ]
 
 
@@ -210,3 +211,12 @@ class Study:
             if e.id == identifier:
                 return e
         raise KeyError(f"study {self.name} has no experiment {identifier!r}; it has {[e.id for e in self.experiments]}")
+
+
+def unreported_ranges(specs, config: dict) -> dict:
+    """For every key that one of ``specs`` (ClaimSpecs) leaves unreported, this config's value and the plausible range
+    declared for it in the config's ``unreported_ranges`` ({key: {"configured": value, "range": [values]}}); a key
+    with no declared range is left out (the rule then names it: :func:`crlrepro.claims.verdicts.over_unreported_ranges`)."""
+    declared = config.get("unreported_ranges", {})
+    keys = sorted({key for spec in specs for key in spec.unreported})
+    return {key: {"configured": config_value(config, key), "range": list(declared[key])} for key in keys if key in declared}

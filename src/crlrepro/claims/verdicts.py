@@ -59,6 +59,7 @@ __all__ = [
     "SEED_PLAN_LIMIT",
     "seeds_for_power",
     "SIDES",
+    "over_unreported_ranges",
     "value_claim",
     "VERDICTS",
     "VERDICTS_OF_KIND",
@@ -597,9 +598,12 @@ def value_claim(
     *,
     mismatched: tuple[str, ...],
     tolerance: str,
+    ranges: dict | None = None,
 ) -> Claim:
     """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding);
-    the keys the paper leaves unreported are named in the reason."""
+    the keys the paper leaves unreported are named in the reason. With ``ranges`` ({key: {"configured": value,
+    "range": [values]}}, the config's ``unreported_ranges``), the rule for unreported settings
+    (:func:`over_unreported_ranges`)."""
     paper = np.nan if paper is None else float(paper)
     rounding = reported_rounding(paper) if np.isfinite(paper) else 0.0
     decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched)
@@ -609,6 +613,8 @@ def value_claim(
             f"{decision.reason}; not reported by the paper, used as configured: {', '.join(spec.unreported)}",
             decision.power,
         )
+    if ranges is not None:
+        decision = over_unreported_ranges(decision, spec.unreported, ranges)
     return claim(
         experiment,
         f"{experiment}.{spec.key}{suffix}",
@@ -620,6 +626,35 @@ def value_claim(
         high=high,
         paper=paper,
         tolerance=tolerance,
+    )
+
+
+def over_unreported_ranges(decision: Decision, unreported: tuple[str, ...], ranges: dict) -> Decision:
+    """The rule for unreported settings on a value decided at one point: a row whose setting the paper leaves open
+    (``unreported`` keys) is reproduced only if reproduced at every point of the plausible ranges declared for those
+    keys in advance (``ranges``: {key: {"configured": this run's value, "range": [values]}}), contradicted only if
+    contradicted at every one. A run measures the configured point only, so a reproduced or contradicted verdict
+    there stands only when every open key's range is that one value; otherwise the row is not comparable, naming the
+    points not trained (or the keys with no declared range) and the verdict at the configured point."""
+    if decision.verdict not in (REPRODUCED, CONTRADICTED) or not unreported:
+        return decision
+    untrained, undeclared = [], []
+    for key in unreported:
+        if key not in ranges:
+            undeclared.append(key)
+            continue
+        others = [value for value in ranges[key]["range"] if value != ranges[key]["configured"]]
+        if others or ranges[key]["configured"] not in ranges[key]["range"]:
+            untrained.append(f"{key} ∈ {list(ranges[key]['range'])} (configured {ranges[key]['configured']!r})")
+    if not untrained and not undeclared:
+        return decision
+    missing = "; ".join(untrained + [f"{key}: no range declared" for key in undeclared])
+    return Decision(
+        NOT_COMPARABLE,
+        f"measured at the configured point only, where it is {decision.verdict}: {decision.reason}. By the rule for "
+        f"unreported settings a verdict must hold over the declared range of every key the paper leaves open, and "
+        f"this scale trains no other point of them: {missing}",
+        decision.power,
     )
 
 

@@ -188,12 +188,25 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             problems.append(
                 f"consistency.budget.ms[{i}]: {m} does not divide consistency.budget.total = {total} (n = N/m must be whole)"
             )
+    for key in config.get("unreported_ranges", {}):
+        try:
+            config_value(config, key)
+        except (KeyError, TypeError):
+            problems.append(f"unreported_ranges.{key}: {key} is not a key of this config (a range is declared for a setting)")
     polynomial = approx.get("polynomial", {})
     if {"nodes", "modes"} <= set(polynomial) and not polynomial["nodes"] > 4 * polynomial["modes"]:
         problems.append(
-            f"approximation.polynomial.nodes: {polynomial['nodes']} must exceed 4 × modes = {4 * polynomial['modes']} (its "
+            f"approximation.polynomial.nodes: {polynomial['nodes']} must exceed 4 × approximation.polynomial.modes = "
+            f"{4 * polynomial['modes']} (its "
             "spectrum is exact on more than 2 × modes nodes, and the quadrature error compares nodes with nodes/2)"
         )
+    if {"dims", "modes"} <= set(polynomial):
+        for i, d in enumerate(polynomial["dims"]):
+            if isinstance(d, int) and d > 2 * polynomial["modes"]:
+                problems.append(
+                    f"approximation.polynomial.dims[{i}]: {d} exceeds the 2 × modes = {2 * polynomial['modes']} modes of the "
+                    "series (its spectrum ends there)"
+                )
     if {"dims", "window"} <= set(polynomial):
         low, high = polynomial["window"]
         if not low <= high or sum(low <= d <= high for d in polynomial["dims"]) < 2:
@@ -532,6 +545,27 @@ def read_schema(schema_path: str | Path) -> dict:
 _SCHEMAS: dict = {}
 
 
+def _range_problems(config: dict, validator) -> list[str]:
+    """Every value declared in ``unreported_ranges`` must be a value its key could be set to: the config with the key
+    set to it must pass the schema (a negative learning rate, a fractional sample size are refused here, by name)."""
+    problems = []
+    for key, values in config.get("unreported_ranges", {}).items():
+        for i, value in enumerate(values):
+            candidate = copy.deepcopy(config)
+            block = candidate
+            *path, last = key.split(".")
+            try:
+                for part in path:
+                    block = block[part]
+                block[last] = value
+            except (KeyError, TypeError):
+                break  # not a key of this config: _check_cross_fields names it
+            for error in validator.iter_errors(candidate):
+                problems.append(f"unreported_ranges.{key}[{i}]: {value!r} is not a value {key} can take: {error.message}")
+                break
+    return problems
+
+
 def validate_config(config: dict, schema_path: str | Path, check_data: bool = True) -> dict:
     """Validate ``config`` in place (deriving `results` and A2's seeds where left out) and return it; raise :class:`ConfigError`
     listing every offending key otherwise. ``check_data=False`` skips the checks of data on disk (the Snakefile
@@ -544,6 +578,8 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     validator = _validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     problems = _check_numbers(config, integer_keys(schema)) + [_describe(e) for e in errors]
+    if not problems:
+        problems = _range_problems(config, validator)
     if not problems:
         problems = _check_cross_fields(config, check_data)
     if problems:

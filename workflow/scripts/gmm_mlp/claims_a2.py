@@ -17,5 +17,6 @@ claims = a2_claims(
     minima=read_table(snakemake.input.minima),
     excess=read_table(snakemake.input.excess),
     samples=read_table(snakemake.input.samples),
+    ranges=run.params["ranges"],
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -15,5 +15,6 @@ claims = a3_claims(
     paper_values("A3", snakemake.input.paper_values),
     run.params["setting"],
     spectrum=read_json(snakemake.input.rank),
+    ranges=run.params["ranges"],
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -17,12 +17,20 @@ COSTS = (
     Cost(
         ("approximation.polynomial.nodes", "approximation.polynomial.modes", "approximation.polynomial.dims"),
         "nodes per view of the polynomial-decay distribution",
-        memory=lambda c: 12 * 8.0 * at(c, "approximation.polynomial.nodes") ** 2,
+        # the N × N grid's arrays, the Nyström functions of the largest D, and the kernel's blocks of 256 modes on
+        # the 64·J + 64 points of log Z
+        memory=lambda c: (
+            12 * 8.0 * at(c, "approximation.polynomial.nodes") ** 2
+            + 8.0 * at(c, "approximation.polynomial.nodes") * max(at(c, "approximation.polynomial.dims"))
+            + 8.0 * 256 * 64 * (at(c, "approximation.polynomial.modes") + 1)
+        ),
         seconds=lambda c: (
             len(c["approximation"]["polynomial"]["gammas"])
             * (
                 3 * at(c, "approximation.polynomial.nodes") ** 3 / FLOPS
                 + 4e-8 * len(at(c, "approximation.polynomial.dims")) * at(c, "approximation.polynomial.nodes") ** 2 * 40
+                + 2e-8 * at(c, "approximation.polynomial.nodes") * max(at(c, "approximation.polynomial.dims")) ** 2
+                + 64 * 2e-8 * (at(c, "approximation.polynomial.modes") + 1) ** 2
             )
         ),
     ),
@@ -38,6 +46,7 @@ COSTS = (
 # Integer keys that size no array or loop of their own, and why (every integer key of the schema is in a cost or here).
 NOT_SIZES = {
     "approximation.num_eigenvalues": "how many of the eigenvalues already computed are written",
+    "approximation.polynomial.window": "the D of the truncation table the rate is read on (no array or loop of its own)",
 }
 
 

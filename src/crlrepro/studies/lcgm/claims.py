@@ -94,8 +94,16 @@ def _recovers(spec, r2: pd.Series, reference: dict, setting: dict) -> Claim:
     )
 
 
-def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, spectrum: dict | None = None) -> list[Claim]:
-    """A3: probe R² of f and g at D = K against the paper's ≈0.97 and ≈0.93 (two-sided, seed interval),
+def a3_claims(
+    table: pd.DataFrame,
+    elbow: dict,
+    reference: dict,
+    setting: dict,
+    spectrum: dict | None = None,
+    ranges: dict | None = None,
+) -> list[Claim]:
+    """A3: probe R² of f and g at D = K against the paper's ≈0.97 and ≈0.93 (two-sided, seed interval; with
+    ``ranges``, by the rule for unreported settings: :func:`crlrepro.claims.verdicts.over_unreported_ranges`),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
     seed interval of the elbows each seed's own curve gives)."""
     spec_of = STUDY.experiment("A3").claim
@@ -118,6 +126,7 @@ def a3_claims(table: pd.DataFrame, elbow: dict, reference: dict, setting: dict, 
                 reference[key],
                 mismatched=setting_mismatches(reference, setting, spec.depends_on),
                 tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+                ranges=ranges,
             )
         )
     rows += [_recovers(spec_of(f"{key}_recovers"), at_k[key], reference, setting) for key in ("r2_f", "r2_g")]
