@@ -577,6 +577,8 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     unfit = marginal_gain_claim(next(auc_rates(True, fits=False).itertuples()))
     assert unfit.verdict == INCONCLUSIVE and "pre-asymptotic" in unfit.reason
     assert marginal_gain_claim(next(auc_rates(True).itertuples())).verdict == REPRODUCED
+    at_e_star = marginal_gain_claim(next(auc_rates(True).assign(reaches_e_star=True).itertuples()))
+    assert at_e_star.verdict == NOT_COMPARABLE and "reaches the Bayes AUC" in at_e_star.reason
 
 
 def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:

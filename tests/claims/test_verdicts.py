@@ -514,4 +514,7 @@ def test_a_value_decided_at_one_point_of_its_declared_ranges_is_not_comparable()
     assert over_unreported_ranges(reproduced, keys, wide).verdict == NOT_COMPARABLE
     assert over_unreported_ranges(reproduced, (), wide) == reproduced  # no open key: nothing to range over
     undecided = Decision(INCONCLUSIVE, "wide", "seeds")
-    assert over_unreported_ranges(undecided, keys, wide) == undecided
+    assert over_unreported_ranges(undecided, keys, wide).verdict == NOT_COMPARABLE
+    assert over_unreported_ranges(undecided, keys, single) == undecided
+    apart = Decision(NOT_COMPARABLE, "setting differs", "seeds")
+    assert over_unreported_ranges(apart, keys, wide) == apart

@@ -633,10 +633,11 @@ def over_unreported_ranges(decision: Decision, unreported: tuple[str, ...], rang
     """The rule for unreported settings on a value decided at one point: a row whose setting the paper leaves open
     (``unreported`` keys) is reproduced only if reproduced at every point of the plausible ranges declared for those
     keys in advance (``ranges``: {key: {"configured": this run's value, "range": [values]}}), contradicted only if
-    contradicted at every one. A run measures the configured point only, so a reproduced or contradicted verdict
-    there stands only when every open key's range is that one value; otherwise the row is not comparable, naming the
-    points not trained (or the keys with no declared range) and the verdict at the configured point."""
-    if decision.verdict not in (REPRODUCED, CONTRADICTED) or not unreported:
+    contradicted at every one, otherwise not comparable. A run measures the configured point only, so its verdict
+    there (reproduced, contradicted or inconclusive) stands only when every open key's range is that one value;
+    otherwise the row is not comparable, naming the points not trained (or the keys with no declared range) and the
+    verdict at the configured point."""
+    if decision.verdict == NOT_COMPARABLE or not unreported:
         return decision
     untrained, undeclared = [], []
     for key in unreported:

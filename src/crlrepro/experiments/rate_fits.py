@@ -285,7 +285,8 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
     Where the curve has saturated the rate describes nothing: the deficit to the largest m, AUC(m_max) − AUC(m), must
     stand above the seeds' noise (its one-sided lower confidence bound at ``level`` above 0, paired by seed) at three
     or more m for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest m from which
-    it no longer does (every larger m below m_max is undetectable too)."""
+    it no longer does (every larger m below m_max is undetectable too), and the fit uses the m below it only (4 or
+    more). ``reaches_e_star``: some run's AUC reaches E* (to the quadrature's error), so there is no deficit to fit."""
     import pandas as pd
     from scipy import stats
 
@@ -304,8 +305,11 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
             detectable = int(seen.sum())
             tail = [m for i, m in enumerate(ms[:-1]) if not seen[i:].any()]
             saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to m_max
-        points, seeds = len(ms), int(pivot.shape[0])
-        if detectable >= 3 and points >= 4 and seeds >= 2:
+        if np.isfinite(saturated_from):  # the fit reads the approach, not the plateau after it
+            runs = runs[runs["m"] < saturated_from]
+        points, seeds = int(runs["m"].nunique()), int(pivot.shape[0])
+        reaches = bool((runs["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
+        if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
             fit = floor_rate(runs, "m", "deficit", bootstrap, rng)
         else:
             fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
@@ -319,6 +323,7 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
                 **fit,
                 "detectable": detectable,
                 "saturated_from": saturated_from,
+                "reaches_e_star": reaches,
                 "predicted": float(predicted.get(regime, np.nan)),
             }
         )
