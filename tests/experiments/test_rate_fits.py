@@ -124,6 +124,11 @@ def test_the_auc_deficit_rate_and_where_the_curve_saturates():
     assert out.loc["sscrl", "fits"] and np.isnan(out.loc["sscrl", "saturated_from"]) and out.loc["sscrl", "fit_from"] == 2
     assert out.loc["sscrl", "rate_low"] < 0.5 < out.loc["sscrl", "rate_high"]
     assert not out.loc["sscrl", "reaches_e_star"]
+    # saturated from its first m (the smoke scale's SCRL): a row without a fit, not an error
+    early = auc_deficit_rate_table(table[table["m"] >= 4], e_star, {"scrl": 1.0, "sscrl": 0.5}, 20, seed=0).set_index("regime")
+    assert (
+        early.loc["scrl", "detectable"] == 0 and early.loc["scrl", "saturated_from"] == 4 and early.loc["scrl", "fit_from"] == 4
+    )
     touching = table.assign(auc=lambda t: t["auc"].where(~((t["regime"] == "sscrl") & (t["m"] == 64)), e_star))
     again = auc_deficit_rate_table(touching, e_star, {"scrl": 1.0, "sscrl": 0.5}, 20, seed=0).set_index("regime")
     assert again.loc["sscrl", "reaches_e_star"] and np.isnan(again.loc["sscrl", "rate"])

@@ -305,12 +305,11 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
             detectable = int(seen.sum())
             tail = [m for i, m in enumerate(ms[:-1]) if not seen[i:].any()]
             saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to m_max
-        if np.isfinite(saturated_from):  # the fit reads the approach, not the plateau after it
-            runs = runs[runs["m"] < saturated_from]
-        points, seeds = int(runs["m"].nunique()), int(pivot.shape[0])
-        reaches = bool((runs["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
+        approach = runs[runs["m"] < saturated_from] if np.isfinite(saturated_from) else runs  # not the plateau after it
+        points, seeds = int(approach["m"].nunique()), int(pivot.shape[0])
+        reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
         if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
-            fit = floor_rate(runs, "m", "deficit", bootstrap, rng)
+            fit = floor_rate(approach, "m", "deficit", bootstrap, rng)
         else:
             fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
         rows.append(
