@@ -209,6 +209,12 @@ def _sweep_problems(sweep: dict) -> tuple[list[str], int]:
             if family(r) in RULE_STUDY and any(_covers(k, key) for k in RULE_STUDY[family(r)].keys_read(family(r)))
         }
         out |= {e.claims_rule for e in EXPERIMENTS if any(_covers(k, key) for s in e.claims for k in s.depends_on)}
+        # the rule for unreported settings: a claims rule reads its open keys' values and their declared ranges
+        out |= {
+            e.claims_rule
+            for e in EXPERIMENTS
+            if any(_covers(k, key) or _covers(f"unreported_ranges.{k}", key) for s in e.claims for k in s.unreported)
+        }
         return out | (figure_rules if key.startswith("figures.") else set())
 
     problems, quiet = [], 0

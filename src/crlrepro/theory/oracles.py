@@ -221,7 +221,7 @@ def _mass_below(u: np.ndarray, v: np.ndarray, t: np.ndarray, cdf: np.ndarray, cd
     return mass
 
 
-FLAT_END_BISECTIONS = 48  # halvings of a cell's width that locate where a flat range ends inside it (2^-48 h)
+_FLAT_END_BISECTIONS = 48  # halvings of a cell's width that locate where a flat range ends inside it (2^-48 h)
 
 
 def _flat_ends(score, xs: np.ndarray, t: np.ndarray, u_rows: np.ndarray, tolerance: float) -> list[tuple]:
@@ -253,7 +253,7 @@ def _flat_ends(score, xs: np.ndarray, t: np.ndarray, u_rows: np.ndarray, toleran
     outside = np.concatenate([t[cells_l + 1], t[cells_r]])  # and not here
     used = np.unique(rows)
     position = np.searchsorted(used, rows)
-    for _ in range(FLAT_END_BISECTIONS):
+    for _ in range(_FLAT_END_BISECTIONS):
         middle = 0.5 * (inside + outside)
         values = np.asarray(score(xs[used], middle), dtype=float)[position, np.arange(middle.size)]
         on_level = values == level
