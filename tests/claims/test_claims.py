@@ -1948,3 +1948,65 @@ def registered_specs(experiment):
     from crlrepro.studies import registry
 
     return registry.experiment(experiment).claims
+
+
+def test_the_polynomial_rate_and_the_spectrum_shape_rows_say_what_they_measured():
+    """A1's rows beyond Table 1: the rate row names its window, ratio and margin (0.25·(γ − 1) at γ = 3: 0.5); the
+    shape row's slopes, interval and its three outcomes at their edges."""
+    from crlrepro.studies.gmm_spectrum.claims import polynomial_rate_claims, spectrum_shape_claim
+
+    (row,) = polynomial_rate_claims(polynomial_table(True), [8, 32], 0.25)
+    assert row.claim_id == "A1.polynomial_rate.g3" and "over D = 8..32" in row.claim and row.paper_value == -2.0
+    assert "local slopes over D = 8..32 span" in row.power and "plus its margin 0.5, -1.5" in row.reason
+    ratios = polynomial_table(True)["excess_over_tail"]
+    assert f"(excess / tail sum: {ratios.iloc[1]:.3g} → {ratios.iloc[3]:.3g} across the window)" in row.claim
+    # just slower than the margin allows: contradicted; the same slope with a wider margin: reproduced
+    slower = polynomial_table(True).assign(trunc_excess_risk=lambda t: 0.3 * (t["D"] + 1.0) ** -1.45)
+    slower["trunc_excess_coarse"] = slower["trunc_excess_risk"]
+    assert polynomial_rate_claims(slower, [8, 32], 0.25)[0].verdict == CONTRADICTED
+    assert polynomial_rate_claims(slower, [8, 32], 0.3)[0].verdict == REPRODUCED
+
+    def shape(values):
+        return spectrum_shape_claim(pd.DataFrame({"index": range(1, len(values) + 1), "eigenvalue": values}))
+
+    geometric = shape(0.5 ** np.arange(1, 12))
+    index = np.arange(1, 12)[::2]
+    slopes = np.diff(np.log(0.5**index)) / np.diff(np.log(index))
+    assert geometric.verdict == REPRODUCED and geometric.measured == pytest.approx(slopes[-1])
+    assert (geometric.ci_low, geometric.ci_high) == pytest.approx((slopes[-1], slopes[0]))
+    assert "every other i from i = 1 to 11:" in geometric.reason
+    assert shape(np.arange(1, 12) ** -3.0).verdict == CONTRADICTED  # a power law: constant slopes
+    too_few = shape(np.array([1.0, 0.5, 0.2, 0.1]))  # two slopes need five eigenvalues
+    assert too_few.verdict == INCONCLUSIVE and "4 positive eigenvalues" in too_few.reason
+    assert shape(0.5 ** np.arange(1, 6)).verdict == REPRODUCED  # five eigenvalues: two slopes, enough
+    with_zero = shape(np.concatenate([0.5 ** np.arange(1, 12), [0.0]]))
+    assert with_zero.measured == pytest.approx(geometric.measured)  # a zero eigenvalue is left out
+    steep_then_flat = shape(np.array([1.0, 0.9, 0.1, 0.09, 0.001, 0.0009, 0.0008, 0.0007, 0.0006, 0.0005, 0.0004]))
+    assert steep_then_flat.verdict in (INCONCLUSIVE, CONTRADICTED) and "not steepening throughout" in steep_then_flat.reason
+
+
+def test_the_rate_comparisons_edges():
+    """Four points and two seeds are enough (three points, or one seed, are not); the unfit sweep is the one named;
+    the equivalence row's paper value is 0 (equal rates), the sign row's none; marginal gains need three detectable m
+    and are told apart from the other regime's exponent."""
+    from crlrepro.studies.scaling.claims import marginal_gain_claim, rate_difference_claims
+
+    def rows(table):
+        return {r.claim_id: r for r in rate_difference_claims(table, 0.25)}
+
+    edge = rows(rate_differences(0.0, 0.5).assign(points=4, seeds=2))
+    assert edge["C3.outer_m_free.scrl"].verdict == REPRODUCED and edge["C3.outer_m_free.scrl"].paper_value == 0.0
+    assert np.isnan(edge["C3.inner_steeper"].paper_value)
+    assert rows(rate_differences(0.0, 0.5).assign(seeds=1))["C3.inner_steeper"].verdict == INCONCLUSIVE
+    assert rows(rate_differences(0.0, 0.5).assign(points=3))["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
+    one_unfit = rows(rate_differences(0.0, 0.5, fits=False))["C3.outer_m_free.scrl"]
+    assert "on the sweep of 512..8192:" in one_unfit.reason and "256..8192" not in one_unfit.reason
+    assert "(windows 256..8192 and 512..8192, 2 seeds, paired by seed)" in edge["C3.outer_m_free.scrl"].claim
+    below = rows(rate_differences(0.0, -0.3))["C3.inner_steeper"]
+    assert below.verdict == CONTRADICTED
+    three = marginal_gain_claim(next(auc_rates(True, detectable=3).itertuples()))
+    assert three.verdict == REPRODUCED and "two-sided against 0.5" in three.tolerance
+    sscrl = marginal_gain_claim(list(auc_rates(True).itertuples())[1])
+    assert sscrl.verdict == REPRODUCED and "two-sided against 1" in sscrl.tolerance
+    wrong = marginal_gain_claim(list(auc_rates(False).itertuples())[0])  # SCRL at ½: the other exponent
+    assert wrong.verdict == CONTRADICTED

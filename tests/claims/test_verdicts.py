@@ -21,6 +21,7 @@ from crlrepro.claims.verdicts import (
     check_claims_table,
     claim,
     claims_frame,
+    decide_association,
     decide_bound,
     decide_directions,
     decide_equivalence,
@@ -518,3 +519,35 @@ def test_a_value_decided_at_one_point_of_its_declared_ranges_is_not_comparable()
     assert over_unreported_ranges(undecided, keys, single) == undecided
     apart = Decision(NOT_COMPARABLE, "setting differs", "seeds")
     assert over_unreported_ranges(apart, keys, wide) == apart
+
+
+def test_equivalence_edges_and_its_plan():
+    """The interval on the margin counts as inside; one just beyond it is outside; the plan uses the half-width and the
+    distance of the estimate to the margin."""
+    assert decide_equivalence(0.3, 0.25 + 1e-9, 0.4, 0.25).verdict == CONTRADICTED
+    assert decide_equivalence(-0.3, -0.4, -0.25 - 1e-9, 0.25).verdict == CONTRADICTED
+    assert decide_equivalence(-0.3, -0.4, -0.25, 0.25).verdict == INCONCLUSIVE
+    near = decide_equivalence(0.05, -0.3, 0.4, 0.25)
+    assert "interval half-width 0.35" in near.power
+    z = stats.norm.ppf(0.975)
+    factor = ((z + stats.norm.ppf(0.8)) * 0.35 / z / 0.2) ** 2
+    assert f"about {factor:.3g}×" in near.power
+    on = decide_equivalence(0.25, -0.1, 0.6, 0.25)
+    assert "lies on or outside the margin" in on.power
+
+
+def test_association_edges():
+    """Spearman's ρ: fewer than four points or a constant variable decide nothing; the claimed sign either way."""
+    x = np.arange(10.0)
+    up = decide_association(x, x + np.sin(x), sign=1)
+    assert up.verdict == REPRODUCED and "positive" in up.reason
+    assert decide_association(x, -x - np.sin(x), sign=1).verdict == CONTRADICTED
+    assert decide_association(x, -x - np.sin(x), sign=-1).verdict == REPRODUCED
+    three = decide_association(x[:3], x[:3], sign=1)
+    assert three.verdict == INCONCLUSIVE and three.reason == "3 points: no rank correlation"
+    four = decide_association(x[:4], x[:4], sign=1)
+    assert "no rank correlation" not in four.reason
+    flat = decide_association(x, np.ones(10), sign=1)
+    assert flat.verdict == INCONCLUSIVE and "10 points without variation" in flat.reason
+    noisy = decide_association(x[:6], np.array([1.0, 3.0, 2.0, 5.0, 4.0, 0.0]), sign=1)
+    assert noisy.verdict == INCONCLUSIVE and "points give 80% power at ρ" in noisy.power
