@@ -1,5 +1,5 @@
-"""Paper 3's prototype bias read as an angle: the summary reports the bias as 36.72 → 37.43 → 38.11 without its unit
-or normalisation; values of that size read like degrees. This module gives that reading beside the distances of
+"""Paper 3's prototype bias read as an angle: the summary reports the bias without its unit or normalisation, at values
+(crlrepro/claims/paper_values.yaml, S4) that read like degrees. This module gives that reading beside the distances of
 :func:`crlrepro.experiments.supervised_view.prototype_bias`:
 
     θ = E_{(x,y)} ∠( μ̃(x), μ̂_y ) = E_{(x,y)} arccos( ⟨μ̃(x), μ̂_y⟩ / (‖μ̃(x)‖ ‖μ̂_y‖) ) · 180/π,

@@ -205,12 +205,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         )
         where = f"{fit.axis} = {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds"
     elif not bool(fit.fits):
-        decision = Decision(
-            INCONCLUSIVE,
-            f"no tail of 4 or more points fits c + a·{fit.axis}^(−r) (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the "
-            f"sweep is pre-asymptotic throughout, and a rate read from it would describe its transient",
-            f"{fit.seeds} seeds, {fit.points} points; larger {fit.axis} would reach the asymptotic region",
-        )
+        decision = _pre_asymptotic(fit, f"c + a·{fit.axis}^(−r)", ", and a rate read from it would describe its transient")
     else:
         decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, side="at_least", margin=exponent * margin_share)
     return claim(
@@ -224,6 +219,17 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         high=float(fit.rate_high),
         paper=exponent,
         tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit)",
+    )
+
+
+def _pre_asymptotic(fit, form: str, coda: str = "") -> Decision:
+    """The inconclusive decision of a floor fit (:func:`crlrepro.experiments.rate_fits.floor_rate`) none of whose tails
+    passes the χ² rule: ``form`` the fitted curve, ``coda`` what the reason adds."""
+    return Decision(
+        INCONCLUSIVE,
+        f"no tail of 4 or more points fits {form} (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the sweep is "
+        f"pre-asymptotic throughout{coda}",
+        f"{fit.seeds} seeds, {fit.points} points; larger {fit.axis} would reach the asymptotic region",
     )
 
 
@@ -252,12 +258,7 @@ def marginal_gain_claim(fit) -> Claim:
             f"{fit.seeds} seeds; a sweep of smaller m (or harder data) would show the approach",
         )
     elif not bool(fit.fits):
-        decision = Decision(
-            INCONCLUSIVE,
-            f"no tail of 4 or more points fits E* − AUC = c + a·m^(−r) (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the "
-            f"sweep is pre-asymptotic throughout",
-            f"{fit.seeds} seeds, {fit.points} points; larger m would reach the asymptotic region",
-        )
+        decision = _pre_asymptotic(fit, "E* − AUC = c + a·m^(−r)")
     else:
         decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,))
         where += f"; window m ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
