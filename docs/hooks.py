@@ -6,6 +6,11 @@ site cannot drift from either.
   every published scale (docs/results/<scale>/), that scale's figure and claims table.
 * ``<!-- results:<scale> -->...<!-- /results -->``: the scale's headline and per-paper counts from its published
   summary.csv (crlrepro.workflow.publish.readme_blocks, the same text as the README's block).
+* ``<!-- board-headline -->``: per paper and published scale, the verdict counts of its claims, each paper linking to
+  its board (crlrepro.workflow.board), and the board figure (docs/results/board.png, `crlrepro update-readme`).
+* A published summary's page (``results/<scale>/summary.md``) is shown as the site lays it out: the headline, then
+  each paper's claims and the rows shown apart as boards of that scale (verdict beside the claim, the reason, kind,
+  tolerance and power on demand); the Markdown file itself stays the plain-text summary the pipeline wrote.
 * ``<!-- measured:<row>[@scale,...] -->``: that row's measured value, interval and verdict at each published scale
   (or at the scales named), from the published summary.csv (crlrepro.workflow.publish.measured_text): the prose
   quotes results only through it.
@@ -17,12 +22,26 @@ import os
 import re
 from pathlib import Path
 
-from crlrepro.studies.registry import experiments_of
-from crlrepro.workflow.publish import measured_markers, published_scales, readme_blocks
+from crlrepro.studies.registry import PAPERS, ROLES, experiments_of
+from crlrepro.workflow.board import board_headline_markdown, board_html, verdict_board
+from crlrepro.workflow.publish import (
+    measured_markers,
+    published_scales,
+    read_published_table,
+    readme_block,
+    readme_blocks,
+)
 
 DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"
-_CLAIMS = re.compile(r"<!-- claims-table:(\d) -->")
+_CLAIMS = re.compile(r"^<!-- claims-table:(\d) -->$", re.M)  # on a line of its own (prose may name the marker)
+_SUMMARY_PAGE = re.compile(r"results/([a-z][a-z0-9_-]{0,31})/summary\.md")
+_ROLE_TITLES = {"out of reach": "Out of reach here", "mathematics": "Mathematics checked", "diagnostic": "Diagnostics"}
+
+
+def _board(roles=("claim",), scales=None):
+    scales = published_scales(RESULTS) if scales is None else scales
+    return verdict_board({s: read_published_table(s, "summary.csv", RESULTS) for s in scales}, roles=roles)
 
 
 def _cell(text: str) -> str:
@@ -30,37 +49,94 @@ def _cell(text: str) -> str:
 
 
 def claims_section(paper: int, page_dir: Path) -> str:
-    """The generated part of a paper's page: each experiment's registered rows and its published results."""
+    """The generated part of a paper's page: its verdict board (every claim once, at every published scale), then for
+    each experiment its registered rows and its figure, one tab per published scale."""
     scales = published_scales(RESULTS)
     out = []
+    if scales:
+        out += [
+            "## Verdict board",
+            "",
+            "Every claim of the paper once: the paper's value, and at each published scale the verdict, the measured "
+            "value and its interval. *why* opens each scale's reason, tolerance and power. The rows shown apart "
+            "(out of reach here, mathematics checked, diagnostics) are in each scale's summary.",
+            "",
+            board_html(_board(scales=scales), paper),
+            "",
+        ]
     for e in experiments_of(paper):
         out += [
             f"### {e.id}: {e.title}",
             "",
             f"In the paper: {e.section}. Rules {', '.join(f'`{r}`' for r in e.rules)}.",
             "",
-            "| row | role | kind | statement | comparable when these keys are the paper's | values the summary leaves out |",
-            "|---|---|---|---|---|---|",
+            "| row | kind | statement | comparable when these keys are the paper's; values the summary leaves out |",
+            "|---|---|---|---|",
         ]
         for c in e.claims:
-            role = c.role if c.role == "claim" else f"{c.role}: {_cell(c.why)}"
+            role = "" if c.role == "claim" else f" *({c.role}: {_cell(c.why)})*"
+            keys = ", ".join(f"`{k}`" for k in c.depends_on) or "—"
+            unreported = ", ".join(f"`{k}`" for k in c.unreported)
             out.append(
-                f"| `{c.key}` | {role} | {c.kind} | {_cell(c.statement)} | "
-                f"{', '.join(f'`{k}`' for k in c.depends_on) or '—'} | {', '.join(f'`{k}`' for k in c.unreported) or '—'} |"
+                f"| `{c.key}` | {c.kind} | {_cell(c.statement)}{role} | {keys}"
+                + (f"; left out: {unreported}" if unreported else "")
+                + " |"
             )
         out.append("")
+        links = []
         for scale in scales:
             folder = RESULTS / scale
             table = folder / e.claims_table
             if table.is_file():
-                out.append(
-                    f"Published at the **{scale}** scale: [claims table]({_relative(table, page_dir)}) "
-                    f"([summary]({_relative(folder / 'summary.md', page_dir)}))."
+                links.append(
+                    f"**{scale}**: [claims table]({_relative(table, page_dir)}), "
+                    f"[summary]({_relative(folder / 'summary.md', page_dir)})"
                 )
-                out.append("")
-            if e.figure and (folder / "figures" / f"{e.figure}.png").is_file():
-                out += [f"![{e.id} at the {scale} scale]({_relative(folder / 'figures' / (e.figure + '.png'), page_dir)})", ""]
+        if links:
+            out += ["Published: " + "; ".join(links) + ".", ""]
+        figures = [s for s in scales if e.figure and (RESULTS / s / "figures" / f"{e.figure}.png").is_file()]
+        for scale in figures:
+            src = _relative(RESULTS / scale / "figures" / (e.figure + ".png"), page_dir)
+            out += [f'=== "{scale}"', "", f"    [![{e.id} at the {scale} scale]({src})]({src})", ""]
+        if figures:
+            out += ["*The figure at each published scale (a tab each); click it for the full size.*", ""]
     return "\n".join(out)
+
+
+def summary_page(scale: str) -> str:
+    """A published summary as the site shows it: the headline and per-paper counts, then each paper's claims as a
+    board of this scale, then the rows shown apart, each role a board."""
+    summary = read_published_table(scale, "summary.csv", RESULTS)
+    out = [
+        f"# crlrepro: the {scale} scale, claim by claim",
+        "",
+        f"Read from `docs/results/{scale}/summary.csv` (the plain-text form is "
+        f"[summary.md](summary.md){{: download }}; the same claims at every scale: the paper pages' boards).",
+        "",
+        readme_block(summary, scale),
+    ]
+    claims = _board(scales=[scale])
+    for paper in sorted(claims["paper"].unique()):
+        out += [f"## Paper {paper}: {PAPERS[paper].title}", "", board_html(claims, paper), ""]
+    for role in ROLES:
+        if role == "claim":
+            continue
+        part = _board(roles=(role,), scales=[scale])
+        if len(part):
+            out += [f"## {_ROLE_TITLES[role]}", "", board_html(part), ""]
+    return "\n".join(out)
+
+
+def headline(page_dir: Path) -> str:
+    scales = published_scales(RESULTS)
+    if not scales:
+        return "No scale is published yet."
+    text = board_headline_markdown(_board(scales=scales), link=lambda p: _relative(DOCS / f"paper{p}.md", page_dir))
+    figure = DOCS / "results" / "board.png"
+    if figure.is_file():
+        src = _relative(figure, page_dir)
+        text += f"\n[![Every claim's verdict at each published scale]({src}){{ .board-figure }}]({src})\n"
+    return text
 
 
 def _relative(path: Path, page_dir: Path) -> str:
@@ -69,6 +145,14 @@ def _relative(path: Path, page_dir: Path) -> str:
 
 def on_page_markdown(markdown, page, config, files):
     page_dir = (DOCS / page.file.src_uri).parent
+    summary = _SUMMARY_PAGE.fullmatch(page.file.src_uri)
+    if summary and summary.group(1) in published_scales(RESULTS):
+        page.meta.setdefault("hide", ["toc"])
+        return summary_page(summary.group(1))
+    if "<!-- board-headline -->" in markdown:
+        markdown = markdown.replace("<!-- board-headline -->", headline(page_dir))
+    if _CLAIMS.search(markdown):
+        page.meta.setdefault("hide", ["toc"])
     markdown = _CLAIMS.sub(lambda m: claims_section(int(m.group(1)), page_dir), markdown)
     if "<!-- results:" in markdown:
         markdown, _ = readme_blocks(markdown, root=RESULTS)

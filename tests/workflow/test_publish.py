@@ -152,9 +152,13 @@ def test_readme_block_counts_claims_only_and_says_why_the_undecided_are_not(resu
     lines = block.splitlines()
     paper2 = next(line for line in lines if line.startswith(f"| {experiment('A4').paper}: "))
     # paper 2: two claims, both decided (reproduced, failed); the diagnostic is not counted
-    assert paper2.endswith("| 2 | 2 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 |")
+    # columns: claims, decided, then reproduced, contradicted, inconclusive, not comparable, failed (verified and failed
+    # only where a claim has them: here one failed), then why the others are not decided
+    assert "| ✓ reproduced | ✗ contradicted | ? inconclusive | – not comparable | ≠ failed | not decided, because |" in block
+    assert paper2.endswith("| 2 | 2 | 1 | 0 | 0 | 0 | 1 | — |")
     paper1 = next(line for line in lines if line.startswith("| 1: "))
-    assert paper1.endswith("| 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 |")
+    assert paper1.endswith("| 1 | 0 | 0 | 0 | 1 | 0 | 0 | 1 other inconclusive |")
+    assert lines.index(paper1) < lines.index(paper2)  # papers in the order 1, 2, 3
 
 
 def test_readme_blocks_are_rewritten_from_the_published_summary(results, tmp_path):

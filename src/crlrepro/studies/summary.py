@@ -97,9 +97,9 @@ def verdict_counts(table: pd.DataFrame, noun: str = "claims") -> str:
 
 
 def _papers(table: pd.DataFrame):
-    """(paper, its rows) in the registry's order."""
+    """(paper, its rows), papers in the order 1, 2, 3."""
     papers = table["experiment"].map(lambda e: experiment(e).paper)
-    for number in dict.fromkeys(papers):
+    for number in sorted(dict.fromkeys(papers)):
         yield PAPERS[number], table[papers == number]
 
 

@@ -83,12 +83,31 @@ GENERATED_FROM_PUBLISHED = (
 
 def _update_readme(check: bool) -> int:
     """Regenerate the blocks generated from the published results: README.md's result blocks
-    (crlrepro.workflow.publish.readme_blocks) and docs/scales.md's comparison of the scales
-    (crlrepro.workflow.publish.scales_block);
-    with ``check``, only report (exit 1) the files whose blocks differ."""
+    (crlrepro.workflow.publish.readme_blocks), docs/scales.md's comparison of the scales
+    (crlrepro.workflow.publish.scales_block) and the verdict board of every published scale (docs/results/board.csv
+    and board.png, crlrepro.workflow.board.write_board); with ``check``, only report (exit 1) what differs."""
     from crlrepro.runtime.artifacts import ArtifactError, write_text
-    from crlrepro.workflow.publish import readme_blocks, scales_block
+    from crlrepro.workflow.publish import (
+        PUBLISHED_ROOT,
+        board_is_current,
+        published_scales,
+        readme_blocks,
+        scales_block,
+        write_board,
+    )
 
+    root = Path.cwd() / PUBLISHED_ROOT
+    try:
+        board_stale = bool(published_scales(root)) and not board_is_current(root)
+    except ArtifactError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if board_stale and check:
+        print(f"{PUBLISHED_ROOT}/board.csv: differs from the published summaries; run `crlrepro update-readme`", file=sys.stderr)
+        return 1
+    if board_stale:
+        for path in write_board(root):
+            print(f"{path.relative_to(Path.cwd())}: rewrote the verdict board")
     stale = {}
     for name in GENERATED_FROM_PUBLISHED:
         path = Path.cwd() / name
@@ -103,7 +122,8 @@ def _update_readme(check: bool) -> int:
         if changed or scales_changed:
             stale[path] = (text, [*changed, *(["the scales' comparison"] if scales_changed else [])])
     if not stale:
-        print(f"{', '.join(GENERATED_FROM_PUBLISHED)}: every generated block matches docs/results/")
+        if not board_stale:
+            print(f"{', '.join(GENERATED_FROM_PUBLISHED)} and the verdict board: every generated block matches docs/results/")
         return 0
     if check:
         for path, (_, what) in stale.items():

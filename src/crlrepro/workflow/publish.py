@@ -29,10 +29,23 @@ from pathlib import Path
 import pandas as pd
 
 from crlrepro.runtime import artifacts
-from crlrepro.runtime.artifacts import ArtifactError, atomic_path, config_hash, git_commit, package_versions, sha256_of
+from crlrepro.runtime.artifacts import (
+    ArtifactError,
+    atomic_path,
+    config_hash,
+    git_commit,
+    package_versions,
+    sha256_of,
+    write_text,
+)
 from crlrepro.studies.registry import PAPERS, ROLES, experiment
+from crlrepro.workflow.board import VERDICT_MARKS, board_figure, verdict_board
 
 __all__ = [
+    "BOARD_FILES",
+    "board_is_current",
+    "published_board",
+    "write_board",
     "SCALES_NOT_APPLICABLE",
     "check_scale",
     "comparison_config",
@@ -258,27 +271,29 @@ def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED
 
 
 def readme_block(summary: pd.DataFrame, scale: str) -> str:
-    """The README's block for one published scale: its headline (claims only), the verdicts per paper, and how many
-    claims per paper are decided and why the others are not (summary.decided_table)."""
+    """The README's block for one published scale: its headline (claims only), then per paper (1, 2, 3) its claims,
+    how many are decided, each verdict's count (symbol and word, crlrepro.workflow.board.VERDICT_MARKS; verified and
+    failed only where some claim has them) and why the undecided ones are not (summary.decided_table), in columns
+    narrow enough for the documentation site."""
     from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
 
     claims = claims_only(summary)
+    shown = [v for v in VERDICTS if v not in ("verified", "failed") or (claims["verdict"] == v).any()]
     lines = [
         f"At the **{scale}** scale (`docs/results/{scale}/summary.csv`): {verdict_counts(claims)}.",
         "",
-        "| paper | claims | decided | " + " | ".join(VERDICTS) + " | " + " | ".join(UNDECIDED) + " |",
-        "|---|---|---|" + "---|" * (len(VERDICTS) + len(UNDECIDED)),
+        "| paper | claims | decided | " + " | ".join(f"{VERDICT_MARKS[v][0]} {v}" for v in shown) + " | not decided, because |",
+        "|---|---|---|" + "---|" * (len(shown) + 1),
     ]
     decided = decided_table(summary).set_index("paper")
-    for paper in decided.index:
+    for paper in sorted(decided.index):
         counts = claims.loc[claims["experiment"].map(lambda e: experiment(e).paper) == paper, "verdict"].value_counts()
         row = decided.loc[paper]
+        why = "; ".join(f"{int(row[name])} {name}" for name in UNDECIDED if int(row[name])) or "—"
         lines.append(
             f"| {paper}: {PAPERS[paper].title} | {row['claims']} | {row['decided']} | "
-            + " | ".join(str(int(counts.get(v, 0))) for v in VERDICTS)
-            + " | "
-            + " | ".join(str(int(row[name])) for name in UNDECIDED)
-            + " |"
+            + " | ".join(str(int(counts.get(v, 0))) for v in shown)
+            + f" | {why} |"
         )
     lines += [
         "",
@@ -574,3 +589,35 @@ def scales_block(text: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, boo
     scales = published_scales(root)
     block = scale_comparison_markdown(scale_comparison(scales, root), scales) + "\n"
     return text[: match.start(2)] + block + text[match.end(2) :], block != match.group(2)
+
+
+BOARD_FILES = ("board.csv", "board.png")
+
+
+def published_board(root: str | Path) -> pd.DataFrame:
+    """The verdict board (crlrepro.workflow.board) of every scale published under ``root`` (docs/results/), each
+    summary checked against its scale's provenance first."""
+    scales = published_scales(root)
+    if not scales:
+        raise ValueError(f"no published scale under {root}: run `snakemake publish --cores 1` for a finished scale first")
+    return verdict_board({s: read_published_table(s, "summary.csv", root) for s in scales})
+
+
+def board_is_current(root: str | Path) -> bool:
+    """Whether ``root``/board.csv holds the board of the scales published under ``root`` and board.png is there."""
+    root = Path(root)
+    csv = root / "board.csv"
+    if not csv.is_file() or not (root / "board.png").is_file():
+        return False
+    return csv.read_text() == published_board(root).to_csv(index=False, lineterminator="\n")
+
+
+def write_board(root: str | Path) -> list[Path]:
+    """Write ``root``/board.csv (the board's table) and ``root``/board.png (:func:`board_figure`) from the scales
+    published under ``root``, each written whole or not at all. Returns the paths."""
+    root = Path(root)
+    board = published_board(root)
+    write_text(board.to_csv(index=False, lineterminator="\n"), root / "board.csv")
+    with atomic_path(root / "board.png") as tmp:
+        board_figure(board, tmp)
+    return [root / name for name in BOARD_FILES]

@@ -1,0 +1,237 @@
+"""The verdict board: every claim row once, the paper's value beside the measured value, interval and verdict at each
+scale, the verdict shown with a colour and a symbol (so that it reads in grey and to a colour-blind reader), the reason
+on demand. The same board three ways: HTML for the documentation site (a paper's board on its page, the headline on the
+home page), a figure (claims by scales, coloured by verdict) for the README and the report, and the tidy table they are
+drawn from (``board.csv``).
+
+Mathematics in a statement or a reason is written between dollar signs in the summary (``$Σ_{i>D} λ_i$``); the HTML
+marks those spans for KaTeX (:func:`math_html`), the plain forms drop the dollar signs (:func:`plain_math`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from crlrepro.studies.registry import PAPERS, experiment
+
+__all__ = [
+    "BOARD_COLUMNS",
+    "VERDICT_MARKS",
+    "board_figure",
+    "board_scales",
+    "board_headline_markdown",
+    "board_html",
+    "math_html",
+    "plain_math",
+    "verdict_board",
+]
+
+# Symbol and colour per verdict word (Okabe–Ito colours: distinct for the common colour-vision deficiencies; the
+# symbols alone tell the verdicts apart in grey).
+VERDICT_MARKS = {
+    "reproduced": ("✓", "#0072B2"),
+    "contradicted": ("✗", "#D55E00"),
+    "inconclusive": ("?", "#E69F00"),
+    "not comparable": ("–", "#8C8C8C"),
+    "verified": ("=", "#009E73"),
+    "failed": ("≠", "#CC79A7"),
+}
+BOARD_COLUMNS = ("verdict", "measured", "interval", "tolerance", "power", "reason")
+# $…$ as pymdownx.arithmatex and pandoc read it: no space just inside either dollar, no digit just after the closing one
+_MATH = re.compile(r"\$(?!\s)([^$\n]+?)(?<!\s)\$(?!\d)")
+
+
+def plain_math(text: str) -> str:
+    """``text`` with the dollar signs around its mathematics dropped: ``tail sum $Σ_{i>D} λ_i$`` → ``tail sum
+    Σ_{i>D} λ_i`` (the plain form of the CSV's text, for a terminal or a plain-text summary)."""
+    return _MATH.sub(lambda m: m.group(1), str(text))
+
+
+def math_html(text: str) -> str:
+    """``text`` escaped for HTML, each ``$…$`` span marked for the site's KaTeX (``<span class="arithmatex">\\(…\\)
+    </span>``, as pymdownx.arithmatex writes inline mathematics)."""
+    out, last = [], 0
+    text = str(text)
+    for m in _MATH.finditer(text):
+        out.append(html.escape(text[last : m.start()]))
+        out.append(f'<span class="arithmatex">\\({html.escape(m.group(1))}\\)</span>')
+        last = m.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def _number(value) -> str:
+    return "" if pd.isna(value) else f"{float(value):.4g}"
+
+
+def _interval(low, high) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f"[{float(low):.4g}, {float(high):.4g}]"
+
+
+def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = ("claim",)) -> pd.DataFrame:
+    """The board's table: one row per row of ``roles`` (claims by default) of any of ``summaries`` (keyed by scale,
+    in column order), papers in the order 1, 2, 3 and the summary's order inside a paper; columns ``paper``,
+    ``experiment``, ``claim_id``, ``claim``, ``role``, ``kind``, ``paper_value`` and, per scale, ``verdict (s)``,
+    ``measured (s)``, ``interval (s)``, ``tolerance (s)``, ``power (s)``, ``reason (s)`` (empty where that scale has no
+    such row)."""
+    if not summaries:
+        raise ValueError("verdict_board needs at least one scale's summary")
+    scales = list(summaries)
+    tables = {}
+    for scale, summary in summaries.items():
+        missing = {"experiment", "claim_id", "claim", "kind", "role", "paper_value", "measured", "ci_low", "ci_high",
+                   "tolerance", "power", "verdict", "reason"} - set(summary.columns)  # fmt: skip
+        if missing:
+            raise ValueError(f"the {scale} summary lacks the columns {sorted(missing)}")
+        tables[scale] = summary[summary["role"].isin(roles)].set_index("claim_id")
+    order = list(dict.fromkeys(c for s in scales for c in tables[s].index))
+    rows = []
+    for claim_id in order:
+        first = next(tables[s].loc[claim_id] for s in scales if claim_id in tables[s].index)
+        row = {
+            "paper": experiment(first["experiment"]).paper,
+            "experiment": first["experiment"],
+            "claim_id": claim_id,
+            "claim": first["claim"],
+            "role": first["role"],
+            "kind": first["kind"],
+            "paper_value": _number(first["paper_value"]),
+        }
+        for s in scales:
+            r = tables[s].loc[claim_id] if claim_id in tables[s].index else None
+            row[f"verdict ({s})"] = "" if r is None else r["verdict"]
+            row[f"measured ({s})"] = "" if r is None else _number(r["measured"])
+            row[f"interval ({s})"] = "" if r is None else _interval(r["ci_low"], r["ci_high"])
+            for column in ("tolerance", "power", "reason"):
+                row[f"{column} ({s})"] = "" if r is None or pd.isna(r[column]) else str(r[column])
+        rows.append(row)
+    board = pd.DataFrame(rows)
+    board["_order"] = range(len(board))
+    return board.sort_values(["paper", "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
+
+
+def board_scales(board: pd.DataFrame) -> list[str]:
+    """The scales of a board, in its column order."""
+    return [c[len("verdict (") : -1] for c in board.columns if c.startswith("verdict (")]
+
+
+def _mark_html(verdict: str) -> str:
+    if not verdict:
+        return '<span class="verdict verdict-none">not run</span>'
+    symbol, _ = VERDICT_MARKS[verdict]
+    slug = verdict.replace(" ", "-")
+    mark = f'<span class="verdict-symbol" aria-hidden="true">{symbol}</span>'
+    return f'<span class="verdict verdict-{slug}">{mark} {verdict}</span>'
+
+
+def board_html(board: pd.DataFrame, paper: int | None = None) -> str:
+    """The board as an HTML table (class ``verdict-board``), of one paper or of all: a row per claim with its
+    statement (and, on demand, its id and each scale's reason), the paper's value, and per scale the verdict (symbol
+    and word), the measured value and its interval."""
+    scales = board_scales(board)
+    part = board if paper is None else board[board["paper"] == paper]
+    head = "".join(f"<th>{html.escape(s)}</th>" for s in scales)
+    lines = [
+        '<div class="verdict-board-wrap"><table class="verdict-board">',
+        f"<thead><tr><th>claim</th><th>paper</th>{head}</tr></thead>",
+        "<tbody>",
+    ]
+    for r in part.to_dict("records"):
+        reasons = "".join(
+            f"<li><strong>{html.escape(s)}</strong>: {math_html(r[f'reason ({s})'])}"
+            + "".join(
+                f" <em>{name}</em>: {math_html(r[f'{name} ({s})'])}." for name in ("tolerance", "power") if r[f"{name} ({s})"]
+            )
+            + "</li>"
+            for s in scales
+            if r[f"reason ({s})"]
+        )
+        claim = (
+            f'<td class="board-claim" data-label="claim">{math_html(r["claim"])}'
+            f"<details><summary><code>{html.escape(r['claim_id'])}</code> ({html.escape(r['kind'])}): why</summary>"
+            f"<ul>{reasons}</ul></details></td>"
+        )
+        cells = "".join(
+            f'<td class="board-scale" data-label="{html.escape(s)}">{_mark_html(r[f"verdict ({s})"])}'
+            f'<span class="board-value">{html.escape(r[f"measured ({s})"])} {html.escape(r[f"interval ({s})"])}</span></td>'
+            for s in scales
+        )
+        lines.append(
+            f'<tr data-claim="{html.escape(r["claim_id"])}">{claim}'
+            f'<td class="board-paper" data-label="paper">{html.escape(r["paper_value"]) or "—"}</td>{cells}</tr>'
+        )
+    lines += ["</tbody></table></div>"]
+    return "\n".join(lines)
+
+
+def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{paper}.md") -> str:
+    """The board's headline: per paper (1, 2, 3) and scale, how many claims reproduced, contradicted, were
+    inconclusive or not comparable, as symbol and count, with the decided share; each paper linking to its board."""
+    scales = board_scales(board)
+    lines = ["| paper | " + " | ".join(scales) + " |", "|---|" + "---|" * len(scales)]
+    for paper in sorted(board["paper"].unique()):
+        part = board[board["paper"] == paper]
+        cells = []
+        for s in scales:
+            verdicts = part[f"verdict ({s})"]
+            run = verdicts[verdicts != ""]
+            decided = int(run.isin(["reproduced", "contradicted", "verified", "failed"]).sum())
+            counts = " ".join(
+                f"{VERDICT_MARKS[v][0]} {int((run == v).sum())}"
+                for v in ("reproduced", "contradicted", "inconclusive", "not comparable")
+            )
+            cells.append(f"{counts} ({decided} of {len(run)} decided)" if len(run) else "not run")
+        lines.append(f"| [{paper}: {PAPERS[paper].title}]({link(paper)}) | " + " | ".join(cells) + " |")
+    legend = ", ".join(f"{symbol} {verdict}" for verdict, (symbol, _) in list(VERDICT_MARKS.items())[:4])
+    return "\n".join(lines) + f"\n\n{legend}.\n"
+
+
+def board_figure(board: pd.DataFrame, path: str | Path, title: str = "Verdicts by claim and scale") -> Path:
+    """The board as a figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its verdict
+    and marked with its symbol; written to ``path`` (PNG, no timestamp in its metadata, so the same board gives the same
+    bytes)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch, Rectangle
+
+    scales = board_scales(board)
+    n = len(board)
+    fig_height = 1.6 + 0.19 * (n + 2 * board["paper"].nunique())
+    fig, ax = plt.subplots(figsize=(2.6 + 1.25 * len(scales) + 2.4, fig_height))
+    y = 0.0
+    ticks, labels = [], []
+    for paper in sorted(board["paper"].unique()):
+        ax.text(-0.05, y + 0.2, f"Paper {paper}", ha="right", va="center", fontsize=9, fontweight="bold")
+        y += 1.0
+        for r in board[board["paper"] == paper].to_dict("records"):
+            for j, s in enumerate(scales):
+                verdict = r[f"verdict ({s})"]
+                symbol, colour = VERDICT_MARKS.get(verdict, ("", "#FFFFFF"))
+                ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white"))
+                ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=8, color="white", fontweight="bold")
+            ticks.append(y)
+            labels.append(r["claim_id"])
+            y += 1.0
+        y += 0.6
+    ax.set_yticks(ticks, labels, fontsize=7)
+    ax.set_xticks([j + 0.48 for j in range(len(scales))], scales, fontsize=9)
+    ax.xaxis.tick_top()
+    ax.set_xlim(0, len(scales))
+    ax.set_ylim(y, -0.6)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    handles = [Patch(facecolor=c, label=f"{s} {v}") for v, (s, c) in list(VERDICT_MARKS.items())[:4]]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    ax.set_title(title, fontsize=10, pad=24)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
