@@ -24,6 +24,7 @@ from pathlib import Path
 
 from crlrepro.studies.registry import PAPERS, ROLES, experiments_of
 from crlrepro.workflow.board import board_headline_markdown, board_html, verdict_board
+from crlrepro.workflow.mathtext import mark_math_html
 from crlrepro.workflow.publish import (
     measured_markers,
     published_scales,
@@ -45,7 +46,9 @@ def _board(roles=("claim",), scales=None):
 
 
 def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    # a Markdown table cell: pipes escaped, and underscores and stars, so that λ_{K+1} … x_i or L* … E* is never
+    # read as emphasis
+    return " ".join(str(text).split()).replace("|", "\\|").replace("_", "\\_").replace("*", "\\*")
 
 
 def claims_section(paper: int, page_dir: Path) -> str:
@@ -157,3 +160,8 @@ def on_page_markdown(markdown, page, config, files):
     if "<!-- results:" in markdown:
         markdown, _ = readme_blocks(markdown, root=RESULTS)
     return measured_markers(markdown, root=RESULTS)
+
+
+def on_page_content(html, page, config, files):
+    """Every formula written in the plain form (crlrepro.workflow.mathtext) marked for the site's KaTeX."""
+    return mark_math_html(html)

@@ -38,7 +38,7 @@ parameter (default 1). A derivation of ours (not in the summary) gives ν a role
 formula: if every pool class has the same number of images and n ≥ the number of pool classes, then for
 each r' max_{y'} mean_{m∈y'} s ≤ (1/α) log(n · mean_m exp(α s)), and averaging over r' gives
 max_{y'} f̄(z)·μ̂_{y'} ≤ B := ν·(rhs) exactly, for the dot product with the unnormalised prototype. The
-cosine divides by ‖μ̂_{y'}‖ ≤ 1, so lhs ≤ rhs is guaranteed when 0 < ν ≤ ‖μ̂_{y*}‖ (y* the maximising
+cosine divides by $‖μ̂_{y'}‖ ≤ 1$, so lhs ≤ rhs is guaranteed when $0 < ν ≤ ‖μ̂_{y*}‖$ (y* the maximising
 class, reported as ``nearest_other_norm``) and rhs ≥ 0; ν as a lower bound on prototype norms is one
 reading. At ν = 1 the inequality is guaranteed only for unit-norm prototypes (the log n term usually
 covers the gap); with ν > 1 or an unbalanced pool it can fail, which the returned slack shows.
@@ -107,7 +107,7 @@ def attraction_bound(views, *, chunk_size: int | None = None) -> dict[str, np.nd
     image-major order (index n·R + r): ``lhs`` = −cos(f̄(t_r(x_n)), m(x_n)), ``rhs`` = −mean_{r'}
     cos(f̄(t_r(x_n)), f̄(t_{r'}(x_n))), ``slack`` = rhs − lhs, and ``mean_norm`` = ‖m(x_n)‖ repeated over
     the views. The inequality holds at a point iff f̄_r·m ≥ 0 or ‖m‖ = 1. Proof: with unit views f̄_r' and
-    m = mean_{r'} f̄_{r'} (so 0 < ‖m‖ ≤ 1), rhs = −mean_{r'} f̄_r·f̄_{r'} = −f̄_r·m and lhs = −f̄_r·m/‖m‖, so
+    $m = mean_{r'} f̄_{r'}$ (so $0 < ‖m‖ ≤ 1$), $rhs = −mean_{r'} f̄_r·f̄_{r'} = −f̄_r·m$ and $lhs = −f̄_r·m/‖m‖$, so
     lhs ≤ rhs ⟺ (f̄_r·m)(1/‖m‖ − 1) ≥ 0 ⟺ f̄_r·m ≥ 0 or ‖m‖ = 1. The share of points where the inequality
     fails is therefore the share of views pointing away from their image's mean view (S1's attraction row
     reports it as its measured value). ``chunk_size`` = images per chunk (default: as many as fit in

@@ -290,11 +290,11 @@ def rank_k_evidence(
 
       spectrum       per i ≤ 2K: mean, sd, se, the share λ̄_i/Σ λ̄ of ‖PMI‖² = Σ_i λ_i, and the same estimator applied
                      to :func:`deterministic_anchor_pmi` on the same draws (exactly rank K: beyond K only rounding);
-      ratio          λ_{K+1}/λ_K (mean, sd over draws);  tail_share  Σ_{i>K} λ_i / Σ_i λ_i (the squared relative L2
-                     error of the best rank-K approximation of PMI);  anchor_error  ε = E[1 − max_k p(k|x)];
+      ratio          $λ_{K+1}/λ_K$ (mean, sd over draws);  tail_share  $Σ_{i>K} λ_i / Σ_i λ_i$ (the squared relative L2
+                     error of the best rank-K approximation of PMI);  anchor_error  $ε = E[1 − max_k p(k|x)]$;
       noise_sweep    noise_x × ``noise_factors`` (``sweep_repeats`` draws each, the same random numbers at every
                      factor): λ_1, λ_K, λ_{K+1}, the ratio, tail share and detected rank, with ε;
-      size_sweep     n × ``size_factors`` (``repeats`` draws each): λ_{K+1} ± se, and the slope of log λ̄_{K+1} against
+      size_sweep     n × ``size_factors`` (``repeats`` draws each): λ_{K+1} ± se, and the slope of $log λ̄_{K+1}$ against
                      log n. A λ_{K+1} made by sampling noise would fall with n (slope ≤ −½); a population eigenvalue
                      stays put (slope ≈ 0).
       floor          the rank test:  detected rank = #{i ≤ 2K : λ̄_i > rtol · Σ_j λ̄_j + z · se_i}.
@@ -315,7 +315,7 @@ def rank_k_evidence(
 
     Returns a dict: classes, samples, repeats, seed, anchor_error, total, spectrum (DataFrame), ratio, ratio_sd,
     tail_share, tail_share_sd, deterministic (dict), floor (dict: rule, rtol, z, value, detected_rank, classes,
-    rank_is_k, saturated, margin_above = λ̄_K/floor_K, margin_below = floor_{K+1}/λ̄_{K+1}), noise_sweep, size_sweep
+    rank_is_k, saturated, margin_above = $λ̄_K/floor_K$, margin_below = $floor_{K+1}/λ̄_{K+1}$), noise_sweep, size_sweep
     (DataFrames) and size_slope."""
     classes, samples = lcgm.num_classes, int(samples)
     rank = 2 * classes
