@@ -2,13 +2,10 @@
 one), the paper pages carry the claims tables generated from the registry and the published results, and every
 page renders in headless Chromium without a console error and with every image loaded."""
 
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -103,35 +100,57 @@ def test_the_pages_quote_results_only_as_published(site):
 
 
 @pytest.mark.browser
-def test_every_page_renders_in_headless_chromium(site):
-    render_report = require_browser()
-    from playwright.sync_api import sync_playwright
+def test_every_page_reads_in_headless_chromium_at_a_desktop_and_a_phone_width(site, tmp_path_factory):
+    """Every page of the site (tests/report/check_site.py) at 1280 and 390 px: no table wider than the page, no TeX
+    source shown as text, no console error or failed request, no broken image, and each paper page with its verdict
+    board, every claim's verdict on the screen. Screenshots of each kind of page go to CRLREPRO_SITE_SCREENSHOTS (CI
+    prints where) or a temporary folder."""
+    require_browser()
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    from check_site import PAPER_PAGES, check_site, problems_of
 
-    CHROMIUM_FLAGS, chromium_path = render_report.CHROMIUM_FLAGS, render_report.chromium_path
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
-    errors, images = [], {}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-            page = browser.new_page()
-            page.on("pageerror", lambda error: errors.append(f"{page.url}: page error: {error}"))
-            page.on("console", lambda m: errors.append(f"{page.url}: console error: {m.text}") if m.type == "error" else None)
-            for path in PAGES:
-                response = page.goto(base + path, wait_until="load")
-                assert response is not None and response.ok, path
-                sizes = page.eval_on_selector_all("article img", "els => els.map(e => [e.getAttribute('src'), e.naturalWidth])")
-                images[path] = sizes
-                assert all(width > 0 for _, width in sizes), (path, sizes)
-                assert page.locator("article h1").count() >= 1, path
-            browser.close()
-    finally:
-        server.shutdown()
-    assert not errors, errors
-    assert len(images["paper2/"]) >= 4 and len(images["paper3/"]) >= 4  # the published figures are shown
+    out = Path(os.environ.get("CRLREPRO_SITE_SCREENSHOTS") or tmp_path_factory.mktemp("site_screenshots"))
+    seen = check_site(site, out)
+    print(f"site screenshots: {out}")
+    assert set(PAGES) <= set(seen[1280]), sorted(set(PAGES) - set(seen[1280]))
+    problems = {(width, kind): items for width, found in problems_of(seen).items() for kind, items in found.items() if items}
+    assert not problems, problems
+    for width in (1280, 390):
+        assert {kind for kind in ("home", "paper", "summary", "reference") if (out / f"{kind}-{width}.png").is_file()} == {
+            "home",
+            "paper",
+            "summary",
+            "reference",
+        }
+        for page in PAPER_PAGES:
+            assert seen[width][page]["board"]["rows"] >= 7, (width, page)  # every claim of the paper on its board
+    images = {page: seen[1280][page]["images"] for page in ("paper2/", "paper3/")}
+    assert all(len(found) >= 4 for found in images.values()), images  # the published figures are shown
+
+
+def test_the_site_checker_finds_what_a_reader_would_trip_on(tmp_path):
+    """check_site's checks can fail: a page with a table wider than the page, TeX source as text, a broken image and
+    a console error, and a paper page without a board, each reported."""
+    render_report = require_browser()
+    del render_report
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    from check_site import check_site, problems_of
+
+    site = tmp_path / "site"
+    (site / "paper1").mkdir(parents=True)
+    wide = "<table><tr>" + "".join(f"<td>{'x' * 60}{i}</td>" for i in range(12)) + "</tr></table>"
+    (site / "index.html").write_text(
+        f'<html><head><meta charset="utf-8"></head><body><article><h1>t</h1>{wide}'
+        "<p>the sum Σ_{i>D} λ_i and \\tau</p><code>x_{1}</code>"
+        "<img src='missing.png'><script>console.error('boom')</script></article></body></html>"
+    )
+    (site / "paper1" / "index.html").write_text("<html><body><article><h1>p</h1><p>no board</p></article></body></html>")
+    found = problems_of(check_site(site, tmp_path / "shots", widths=(1280,)))[1280]
+    assert any("/:" in item for item in found["overflowing tables"]), found
+    assert [item.split(": ", 1)[1] for item in found["TeX fragments"]] == ["the sum Σ_{i>D} λ_i and \\tau"], found
+    assert any("missing.png" in item for item in found["broken images"]), found
+    assert any("boom" in item for item in found["console errors"]), found
+    assert found["boards"] == ["/paper1/: no verdict board"], found
 
 
 def test_the_library_reference_lists_every_module():

@@ -17,7 +17,9 @@ import re
 
 __all__ = ["formula_spans", "mark_math_html", "plain_to_tex"]
 
-_GREEK_OR_SYMBOL = "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
+_GREEK_OR_SYMBOL = (
+    "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
+)
 # A seed: a sub/superscript with a group, a TeX command, or a sub/superscript on a one-letter or Greek base.
 _SEED = re.compile(
     rf"[_^][{{(]|\\[A-Za-z]+|(?:^|[^A-Za-z0-9_])[A-Za-z{_GREEK_OR_SYMBOL}][\u0300-\u036f]?[_^][A-Za-z0-9{_GREEK_OR_SYMBOL}*]"
@@ -40,6 +42,8 @@ def _is_seed(word: str) -> bool:
     if _IDENTIFIER.search(word) and not _GROUPED.search(word):
         return False
     return bool(_SEED.search(" " + word))
+
+
 _OPENERS, _CLOSERS = "([{", ")]}"
 
 

@@ -1,0 +1,43 @@
+"""Formulas of the plain text found and marked for KaTeX: whole formulas, never the prose around them, never code."""
+
+from crlrepro.workflow.mathtext import formula_spans, mark_math_html, plain_to_tex
+
+
+def _formulas(text):
+    return [text[s:e] for s, e in formula_spans(text)]
+
+
+def test_a_formula_is_found_whole_and_the_prose_around_it_is_left():
+    assert _formulas("tail sum Σ_{i>D} λ_i, D=1") == ["Σ_{i>D} λ_i"]
+    assert _formulas("Sec. 3: inf over rank-D scores of L − L* ≤ C(α, B)·Σ_{i>D} λ_i (best of s_D and") == [
+        "L − L* ≤ C(α, B)·Σ_{i>D} λ_i",
+        "s_D",
+    ]
+    assert _formulas("(noise, t_{1−α/k, n−1}·sd/√n)") == ["t_{1−α/k, n−1}·sd/√n"]
+    assert _formulas("no tail fits c + a·m^(−r) (the last 4: χ² p = 8.5e-18 < 0.05)") == ["c + a·m^(−r)"]
+    assert _formulas("p(x, y) = e^{k(x−y)}/Z with") == ["p(x, y) = e^{k(x−y)}/Z"]
+
+
+def test_names_from_the_code_and_plain_prose_are_not_formulas():
+    assert _formulas("the tail_share of results_dir, piecewise.X_SCAN_POINTS and (negatives_sampling/m_scrl, a job)") == []
+    assert _formulas("a plain sentence (with a parenthesis), 3 numbers and no mathematics.") == []
+
+
+def test_the_plain_form_becomes_tex():
+    assert plain_to_tex("c + a·m^(−r)") == "c + a·m^{−r}"
+    assert plain_to_tex("μ_small + e^{PMI_ab}") == "μ_{small} + e^{PMI_{ab}}"
+    assert plain_to_tex("E_{(x,y)~p} log x, 5% & #") == "E_{(x,y)\\sim p} \\log  x, 5\\% \\& \\#"
+    assert plain_to_tex("mean_{r'} f") == "\\operatorname{mean}_{r'} f"
+
+
+def test_html_text_is_marked_but_code_scripts_and_marked_math_are_not():
+    page = (
+        "<p>the sum Σ_{i&gt;D} λ_i</p><pre><code>x_{1} = 2</code></pre><script>a_{b}</script>"
+        '<span class="arithmatex">\\(y_{2}\\)</span><p>after <code>z_{3}</code> w_{4}</p>'
+    )
+    marked = mark_math_html(page)
+    assert marked.count('<span class="arithmatex">') == 3
+    assert '<span class="arithmatex">\\(Σ_{i&gt;D} λ_i\\)</span>' in marked
+    assert "<pre><code>x_{1} = 2</code></pre><script>a_{b}</script>" in marked
+    assert '<code>z_{3}</code> <span class="arithmatex">\\(w_{4}\\)</span>' in marked
+    assert mark_math_html("<p>no formula here</p>") == "<p>no formula here</p>"
