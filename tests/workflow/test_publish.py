@@ -226,7 +226,9 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
         and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1." in text
     )
     page, changed = publish.scales_block("head\n<!-- scales -->\nold\n<!-- /scales -->\n", root)
-    assert changed and "\nold\n" not in page and "| A4.mu_hat | contradicted | 2 |" in page  # scales sorted: big, demo
+    # scales sorted (big, demo), each cell the verdict's symbol and word, the measured value and its interval
+    assert changed and "\nold\n" not in page
+    assert "| A4.mu_hat | ✗ contradicted<br>2 [0.9, 1.1] | ✓ reproduced<br>1 [0.9, 1.1] |" in page
     assert publish.scales_block(page, root) == (page, False)
     # a published file changed after publishing is refused, naming the command that publishes it again
     (root / "big" / "summary.csv").write_text((root / "big" / "summary.csv").read_text().replace("contradicted", "reproduced"))

@@ -44,7 +44,7 @@ rule report_captions:
 
 
 # This run's verdicts beside every other scale published in this checkout (docs/results/<scale>/, listed when the
-# workflow starts): publishing another scale reruns it.
+# workflow starts), as a table and as the verdict board (claims by scales): publishing another scale reruns it.
 PUBLISHED_ROOT = workdir_relative(Path(workflow.basedir) / "docs" / "results")
 OTHER_SCALES = [s for s in published_scales(PUBLISHED_ROOT) if s != config["scale"]]
 
@@ -59,6 +59,11 @@ rule scales_table:
         html=report(
             f"{RESULTS}/scales.html",
             caption=os.path.abspath(Path(workflow.basedir) / "workflow" / "report" / "scales.rst"),
+            category="Summary",
+        ),
+        board=report(
+            f"{RESULTS}/verdict_board.png",
+            caption=os.path.abspath(Path(workflow.basedir) / "workflow" / "report" / "board.rst"),
             category="Summary",
         ),
     log:

@@ -503,8 +503,19 @@ def _comparison_columns(scales: list[str]) -> list[str]:
     return ["claim_id", *(c for s in scales for c in (f"verdict ({s})", f"measured ({s})", f"interval ({s})")), "what differs"]
 
 
+def _scale_cell(values: dict, scale: str) -> str:
+    """One scale's verdict (symbol and word), measured value and interval, in one cell."""
+    verdict = values[f"verdict ({scale})"]
+    if not verdict:
+        return "—"
+    text = f"{VERDICT_MARKS[verdict][0]} {verdict}"
+    number = " ".join(v for v in (values[f"measured ({scale})"], values[f"interval ({scale})"]) if v)
+    return f"{text}<br>{number}" if number else text
+
+
 def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
-    """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role."""
+    """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role, a column per
+    scale holding its verdict (symbol and word), measured value and interval, then what differs."""
     out = []
     for role in ROLES:
         part = table[table["role"] == role]
@@ -514,12 +525,12 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
             f"**{_ROLE_TITLES[role]}**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
         )
         out.append("")
-        columns = _comparison_columns(scales)
-        out.append("| " + " | ".join(columns) + " |")
-        out.append("|" + "---|" * len(columns))
+        out.append("| claim_id | " + " | ".join(scales) + " | what differs |")
+        out.append("|" + "---|" * (len(scales) + 2))
         for r in part.itertuples(index=False):
             values = dict(zip(part.columns, r, strict=True))
-            out.append("| " + " | ".join(str(values[c]).replace("|", "\\|") for c in columns) + " |")
+            cells = [values["claim_id"], *(_scale_cell(values, s) for s in scales), values["what differs"]]
+            out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         out.append("")
     return "\n".join(out)
 

@@ -1,10 +1,11 @@
 """The scales side by side, for the report: this run's summary beside the summary of every other published scale
 (docs/results/<scale>/, each file checked against its provenance.json), with the config keys that explain a verdict
-that differs."""
+that differs; and the same claims as the verdict board (crlrepro.workflow.board), this run's column first."""
 
 from pathlib import Path
 
-from crlrepro.runtime.artifacts import read_table
+from crlrepro.runtime.artifacts import atomic_path, read_table
+from crlrepro.workflow.board import board_figure, verdict_board
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.publish import (
     SCALES_NOT_APPLICABLE,
@@ -29,3 +30,6 @@ run.write_text(
     scale_comparison_html(table, list(summaries), f"crlrepro: this run ({p['scale']}) beside the published scales ({others})"),
     snakemake.output.html,
 )
+board = verdict_board({f"{scale} (this run)" if scale == p["scale"] else scale: t for scale, t in summaries.items()})
+with atomic_path(snakemake.output.board) as tmp:
+    board_figure(board, tmp, title=f"Verdicts of this run ({p['scale']}) beside the published scales ({others})")
