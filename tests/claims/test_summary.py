@@ -41,13 +41,14 @@ def table(*rows):
     return pd.DataFrame(list(rows), columns=CLAIM_COLUMNS)
 
 
-def test_summary_orders_experiments_by_the_registry_and_keeps_row_order():
+def test_summary_orders_papers_1_2_3_then_experiments_by_the_registry_and_keeps_row_order():
     s1 = table(row("S1", "inconclusive", "direction", "z"), row("S1", "reproduced", "direction", "a"))
     c5 = table(row("C5", "verified", "identity"))
     a1 = table(row("A1", "reproduced", claim="x"), row("A1", "contradicted", claim="y"))
-    summary = collect_summary([s1, c5, a1])
-    assert summary["experiment"].tolist() == ["A1", "A1", "C5", "S1", "S1"]
-    assert summary["claim"].tolist() == ["x", "y", "c", "z", "a"]
+    a4 = table(row("A4", "reproduced", claim="w", key="mu_hat"))
+    summary = collect_summary([s1, a4, c5, a1])
+    assert summary["experiment"].tolist() == ["C5", "A1", "A1", "A4", "S1", "S1"]
+    assert summary["claim"].tolist() == ["c", "x", "y", "w", "z", "a"]
 
 
 def test_summary_rejects_unknown_experiments_and_bad_tables():
@@ -81,10 +82,11 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
         and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
     )
     headings = [line for line in text.splitlines() if line.startswith("## Paper")]
-    assert [h.split(":")[0] for h in headings] == ["## Paper 2", "## Paper 1", "## Paper 3"]
+    assert [h.split(":")[0] for h in headings] == ["## Paper 1", "## Paper 2", "## Paper 3"]
     assert (
-        text.index("| A1 |") < text.index("## Paper 1") < text.index("| C2 |") < text.index("## Paper 3") < text.index("| S2 |")
+        text.index("| C2 |") < text.index("## Paper 2") < text.index("| A1 |") < text.index("## Paper 3") < text.index("| S2 |")
     )
+    assert text.index("| 1 | 0 | 1 |") < text.index("| 2 | 1 | 0 |") < text.index("| 3 | 0 | 0 |")
     assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted | r |" in text
 
 
@@ -133,7 +135,8 @@ def test_diagnostics_are_shown_apart_and_not_counted():
             table(row("C1", "verified", "identity", "mi", key="monte_carlo")),
         ]
     )
-    assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["claim", "diagnostic", "diagnostic"]
+    # paper 1's C1 first, then paper 2's A2
+    assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["diagnostic", "claim", "diagnostic"]
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced (of 1 claims)." in text
     assert "| 2 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text

@@ -58,8 +58,8 @@ def row_posing(experiment_id: str, claim_id: str) -> tuple[str, str]:
 
 
 def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
-    """Claims tables, each checked, in the registry's order of experiments (each table's rows in order), with each
-    row's role from the registry (:data:`SUMMARY_COLUMNS`)."""
+    """Claims tables, each checked, papers in the order 1, 2, 3 and each paper's experiments in the registry's order
+    (each table's rows in order), with each row's role from the registry (:data:`SUMMARY_COLUMNS`)."""
     table = pd.concat([check_claims_table(t) for t in tables], ignore_index=True)
     unknown = sorted(set(table["experiment"]) - set(EXPERIMENT_ORDER))
     if unknown:
@@ -69,7 +69,11 @@ def collect_summary(tables: list[pd.DataFrame]) -> pd.DataFrame:
         "role",
         [row_posing(row.experiment, row.claim_id)[0] for row in table.itertuples(index=False)],
     )
-    rank = table["experiment"].map(EXPERIMENT_ORDER.index)
+    rank = (
+        table["experiment"]
+        .map(lambda e: (experiment(e).paper, EXPERIMENT_ORDER.index(e)))
+        .map(lambda key: key[0] * len(EXPERIMENT_ORDER) + key[1])
+    )
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
