@@ -113,8 +113,9 @@ def summary_page(scale: str) -> str:
     out = [
         f"# crlrepro: the {scale} scale, claim by claim",
         "",
-        f"Read from `docs/results/{scale}/summary.csv` (the plain-text form is "
-        f"[summary.md](summary.md){{: download }}; the same claims at every scale: the paper pages' boards).",
+        f"Read from [`docs/results/{scale}/summary.csv`](summary.csv) (the pipeline's plain-text summary beside it is "
+        f"`summary.md`; the same claims at every published scale: each paper page's verdict board). *why* opens a "
+        "row's reason, tolerance and power.",
         "",
         readme_block(summary, scale),
     ]

@@ -66,7 +66,7 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     markdown = (results / "summary.md").read_text()
     table_1 = [line for line in markdown.splitlines() if line.startswith("| A1 |") and "| value |" in line]
     assert len(table_1) == 8 and all("| reproduced |" in line for line in table_1)
-    assert markdown.index("## Paper 2") < markdown.index("## Paper 1") < markdown.index("## Paper 3")
+    assert markdown.index("## Paper 1") < markdown.index("## Paper 2") < markdown.index("## Paper 3")
 
     sidecar = json.loads((results / "approximation" / "gmm_truncation.provenance.json").read_text())
     assert sidecar["params"]["nodes"] == 200 and sidecar["rule"] == "gmm_spectrum"
