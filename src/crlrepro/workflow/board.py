@@ -23,6 +23,7 @@ __all__ = [
     "VERDICT_MARKS",
     "board_figure",
     "board_scales",
+    "draw_board",
     "board_headline_markdown",
     "board_html",
     "math_html",
@@ -190,13 +191,9 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
     return "\n".join(lines) + f"\n\n{legend}.\n"
 
 
-def board_figure(board: pd.DataFrame, path: str | Path, title: str = "Verdicts by claim and scale") -> Path:
-    """The board as a figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its verdict
-    and marked with its symbol; written to ``path`` (PNG, no timestamp in its metadata, so the same board gives the same
-    bytes)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
+    """The board as a matplotlib figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its
+    verdict and marked with its symbol."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
@@ -231,7 +228,19 @@ def board_figure(board: pd.DataFrame, path: str | Path, title: str = "Verdicts b
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     ax.set_title(title, fontsize=10, pad=24)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+    return fig
+
+
+def board_figure(board: pd.DataFrame, path: str | Path, title: str = "Verdicts by claim and scale") -> Path:
+    """:func:`draw_board` written to ``path`` whole or not at all, as the pipeline writes its figures
+    (crlrepro.runtime.artifacts.save_figure: no timestamp, so the same board gives the same bytes)."""
+    import matplotlib.pyplot as plt
+
+    from crlrepro.runtime.artifacts import save_figure
+
+    fig = draw_board(board, title)
+    try:
+        save_figure(fig, [path], dpi=110)
+    finally:
+        plt.close(fig)
+    return Path(path)

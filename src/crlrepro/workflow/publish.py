@@ -629,6 +629,5 @@ def write_board(root: str | Path) -> list[Path]:
     root = Path(root)
     board = published_board(root)
     write_text(board.to_csv(index=False, lineterminator="\n"), root / "board.csv")
-    with atomic_path(root / "board.png") as tmp:
-        board_figure(board, tmp)
+    board_figure(board, root / "board.png")
     return [root / name for name in BOARD_FILES]

@@ -4,8 +4,8 @@ that differs; and the same claims as the verdict board (crlrepro.workflow.board)
 
 from pathlib import Path
 
-from crlrepro.runtime.artifacts import atomic_path, read_table
-from crlrepro.workflow.board import board_figure, verdict_board
+from crlrepro.runtime.artifacts import read_table
+from crlrepro.workflow.board import draw_board, verdict_board
 from crlrepro.workflow.pipeline import ScriptRun
 from crlrepro.workflow.publish import (
     SCALES_NOT_APPLICABLE,
@@ -31,5 +31,5 @@ run.write_text(
     snakemake.output.html,
 )
 board = verdict_board({f"{scale} (this run)" if scale == p["scale"] else scale: t for scale, t in summaries.items()})
-with atomic_path(snakemake.output.board) as tmp:
-    board_figure(board, tmp, title=f"Verdicts of this run ({p['scale']}) beside the published scales ({others})")
+figure = draw_board(board, title=f"Verdicts of this run ({p['scale']}) beside the published scales ({others})")
+run.save_figure(figure, [snakemake.output.board], dpi=110)
