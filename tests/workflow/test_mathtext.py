@@ -41,3 +41,18 @@ def test_html_text_is_marked_but_code_scripts_and_marked_math_are_not():
     assert "<pre><code>x_{1} = 2</code></pre><script>a_{b}</script>" in marked
     assert '<code>z_{3}</code> <span class="arithmatex">\\(w_{4}\\)</span>' in marked
     assert mark_math_html("<p>no formula here</p>") == "<p>no formula here</p>"
+
+
+def test_a_symbols_star_is_never_emphasis_and_emphasis_still_works():
+    import markdown
+
+    from crlrepro.workflow.mathtext import StarredSymbols
+
+    md = markdown.Markdown(extensions=[StarredSymbols()])
+    html = md.convert("the ratio (E* − E(s)) / √((2/τ)(L(s) − L*)) is at most 1 for every *s*, and λ* too")
+    assert "(E* − E(s))" in html and "L*))" in html and "λ*" in html and "<em>s</em>" in html
+    assert html.count("<em>") == 1
+    assert md.convert("*why* and **bold** and `L*`") == "<p><em>why</em> and <strong>bold</strong> and <code>L*</code></p>"
+    text = "(L(s) − L*)) is at most 1 for every s, with E(s) (s*y) the score"
+    assert "<em>" in markdown.Markdown().convert(text)  # without it, the text between the stars is set in italics
+    assert "<em>" not in md.convert(text) and "L*))" in md.convert(text)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["formula_spans", "mark_math_html", "plain_to_tex"]
+__all__ = ["StarredSymbols", "formula_spans", "makeExtension", "mark_math_html", "plain_to_tex"]
 
 _GREEK_OR_SYMBOL = (
     "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
@@ -221,3 +221,33 @@ def _mark_text(escaped: str) -> str:
         last = e
     out.append(html.escape(text[last:], quote=False))
     return "".join(out)
+
+
+class StarredSymbols:
+    """A Python-Markdown extension for the site (``crlrepro.workflow.mathtext:StarredSymbols`` in mkdocs.yml): a star
+    right after a one-letter symbol (``L*``, ``E*``, ``s*``, ``λ*``: the optimum, as the papers write it) is that
+    symbol's star, never the start or end of emphasis, so ``(L(s) − L*)`` … ``E*`` in a docstring is not set in
+    italics between the two stars. Code is left alone (Markdown's code spans come first)."""
+
+    def __new__(cls, **kwargs):
+        import markdown
+        from markdown.inlinepatterns import InlineProcessor
+        from markdown.util import AtomicString
+
+        class _Star(InlineProcessor):
+            def handleMatch(self, m, data):  # noqa: N802 (Python-Markdown's name)
+                return AtomicString(m.group(1) + "*"), m.start(0), m.end(0)
+
+        class _Extension(markdown.Extension):
+            def extendMarkdown(self, md):  # noqa: N802
+                # priority above emphasis (60) and below code spans, escapes and links
+                md.inlinePatterns.register(_Star(_STARRED, md), "crlrepro_starred_symbol", 65)
+
+        return _Extension(**kwargs)
+
+
+def makeExtension(**kwargs):  # noqa: N802 (Python-Markdown's entry point)
+    return StarredSymbols(**kwargs)
+
+
+_STARRED = rf"(?<![*A-Za-z0-9_{_GREEK_OR_SYMBOL}])([A-Za-z\u0370-\u03ff][\u0300-\u036f]?)\*(?![*A-Za-z0-9])"
