@@ -139,7 +139,7 @@ def headline(page_dir: Path) -> str:
     figure = DOCS / "results" / "board.png"
     if figure.is_file():
         src = _relative(figure, page_dir)
-        text += f"\n[![Every claim's verdict at each published scale]({src}){{ .board-figure }}]({src})\n"
+        text += f"\n[![Every claim's verdict at each published scale]({src})]({src})\n"
     return text
 
 

@@ -18,14 +18,27 @@ def test_a_formula_is_found_whole_and_the_prose_around_it_is_left():
     assert _formulas("p(x, y) = e^{k(x−y)}/Z with") == ["p(x, y) = e^{k(x−y)}/Z"]
 
 
+def test_a_formula_keeps_its_commas_numbers_and_brackets_and_leaves_the_prose_ones():
+    assert _formulas("Jensen): −s(f(t(x)), E_T f(T(x))) ≤ −s(z, μ_y) where") == ["−s(f(t(x)), E_T f(T(x))) ≤ −s(z, μ_y)"]
+    assert _formulas("excess L(s_D) − L* = 0.03808); holds") == ["L(s_D) − L* = 0.03808"]
+    assert _formulas("(E_x e^{PMI(x, y')} = 1 for every y')") == ["E_x e^{PMI(x, y')} = 1"]
+    assert _formulas("r of E* − AUC(m) = c + a·m^(−r) here") == ["E* − AUC(m) = c + a·m^(−r)"]
+    assert _formulas("the P_Y-mass and P_X's law") == ["P_Y", "P_X"]
+    spans = formula_spans("a_j = A·j^(−γ/2), b_j = B·j^(−γ/2)")
+    assert all(e1 <= s2 for (_, e1), (s2, _) in zip(spans, spans[1:], strict=False))  # never overlapping
+
+
 def test_names_from_the_code_and_plain_prose_are_not_formulas():
     assert _formulas("the tail_share of results_dir, piecewise.X_SCAN_POINTS and (negatives_sampling/m_scrl, a job)") == []
+    assert _formulas('keys scaling.m_sweep, "t_max" and alignment(D_min)') == []
     assert _formulas("a plain sentence (with a parenthesis), 3 numbers and no mathematics.") == []
 
 
 def test_the_plain_form_becomes_tex():
     assert plain_to_tex("c + a·m^(−r)") == "c + a·m^{−r}"
-    assert plain_to_tex("μ_small + e^{PMI_ab}") == "μ_{small} + e^{PMI_{ab}}"
+    assert plain_to_tex("μ_small + e^{PMI_ab}") == "μ_{\\mathrm{small}} + e^{\\mathrm{PMI}_{ab}}"
+    assert plain_to_tex("m^−1 n^−½ N^−0.63") == "m^{−1} n^{−½} N^{−0.63}"
+    assert plain_to_tex("#{i : λ_i > 0}") == "\\#\\{i : λ_i > 0\\}"
     assert plain_to_tex("E_{(x,y)~p} log x, 5% & #") == "E_{(x,y)\\sim p} \\log  x, 5\\% \\& \\#"
     assert plain_to_tex("mean_{r'} f") == "\\operatorname{mean}_{r'} f"
 
@@ -56,3 +69,7 @@ def test_a_symbols_star_is_never_emphasis_and_emphasis_still_works():
     text = "(L(s) − L*)) is at most 1 for every s, with E(s) (s*y) the score"
     assert "<em>" in markdown.Markdown().convert(text)  # without it, the text between the stars is set in italics
     assert "<em>" not in md.convert(text) and "L*))" in md.convert(text)
+    underscores = "λ̂_i = σ_i(M)² and ∫_0^1 e^{k(t)} dt, Σ_{j=1}^{J} a_j_"
+    assert "<em>" in markdown.Markdown().convert(underscores)
+    assert "<em>" not in md.convert(underscores) and "∫_0^1" in md.convert(underscores)
+    assert md.convert("an _emphasised_ word") == "<p>an <em>emphasised</em> word</p>"

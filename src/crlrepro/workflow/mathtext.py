@@ -28,16 +28,22 @@ _SEED = re.compile(
 # Greek, or anything holding brackets and math symbols but no run of three plain letters.
 _FUNCTIONS = ("log", "exp", "max", "min", "sup", "inf", "cos", "sin", "tanh", "det", "mean", "argmax", "argmin")
 _MATHY = re.compile(
-    rf"^(?:[(\[{{|]*(?:{'|'.join(_FUNCTIONS)})(?![A-Za-z])[^\s]*|[=<>≤≥≈≍∝≠±+\-−·×/|‖~∼→↦∈⊂∘⊗]+|[A-Za-z{_GREEK_OR_SYMBOL}][\u0300-\u036f]?['′*]*|[0-9.,]+"
-    rf"|(?=.*[(){{}}\[\]{_GREEK_OR_SYMBOL}=<>≤≥_^·+−/|])(?!.*[A-Za-z]{{3}})[^\s]+)$"
+    rf"^(?:[(\[{{|]*(?:{'|'.join(_FUNCTIONS)})(?![A-Za-z])[^\s]*|[=<>≤≥≈≍∝≠±+\-−·×/|‖~∼→↦∈⊂∘⊗]+"
+    rf"|[A-Za-z{_GREEK_OR_SYMBOL}][\u0300-\u036f]?['′*]*|[−\-]?[0-9][0-9.,]*(?:e[-+−]?[0-9]+)?[×%]?|[A-Z]{{2,}}[(‖][^\s]*"
+    rf"|(?=.*[(){{}}\[\]{_GREEK_OR_SYMBOL}=<>≤≥_^·+−/|‖])(?!.*[A-Za-z]{{3}})[^\s]+)$"
 )
 _TRAILING = ",;:."
 _IDENTIFIER = re.compile(r"[A-Za-z]{2,}_[A-Za-z]{2,}")  # snake_case: a name from the code, not a subscript
 _GROUPED = re.compile(r"[_^][{(]")
 
 
+_CODE_LIKE = re.compile(rf'[A-Za-z]\.[A-Za-z_]|"|(?<![A-Za-z])(?!(?:{"|".join(_FUNCTIONS)})\()[a-z]{{3,}}\(')
+
+
 def _is_seed(word: str) -> bool:
-    if "$" in word or "://" in word:
+    """A word that starts a formula: a sub- or superscript, or a TeX command, in a word that is not code (a dotted or
+    snake_case name, a quoted string, a call of a function with a name of three or more letters)."""
+    if "$" in word or "://" in word or _CODE_LIKE.search(word):
         return False
     if _IDENTIFIER.search(word) and not _GROUPED.search(word):
         return False
@@ -85,23 +91,65 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
+def _unmatched(text: str) -> list[int]:
+    """Positions of the brackets of ``text`` that nothing closes or opens (any closer closes any opener: ``[0, 1)``)."""
+    openers, closers = [], []
+    for k, ch in enumerate(text):
+        if ch in _OPENERS:
+            openers.append(k)
+        elif ch in _CLOSERS:
+            (openers.pop() if openers else closers.append(k))
+    return sorted(openers + closers)
+
+
+_LEADING_OPERATOR = "=<>≤≥≈≍∝≠±+·×/|‖~∼→↦∈⊂∘⊗ "
+_TRAILING_OPERATOR = _LEADING_OPERATOR.replace("×", "") + "−-"  # 8.52× keeps its times
+_PROSE_SUFFIX = re.compile(r"(?:'s|-[a-z]{2,}(?:-[a-z]+)*)$")
+
+
+def _trim(text: str, s: int, e: int, seed: tuple[int, int]) -> tuple[int, int]:
+    """Shrink ``text[s:e]`` to a formula: punctuation and prose suffixes off its end, brackets of the prose cut off
+    (a bracket left of the seed moves the start past it, one right of it moves the end before it), operators with
+    nothing on one side off its ends."""
+    for _ in range(len(text)):
+        before = (s, e)
+        while e > s and text[e - 1] in _TRAILING:
+            e -= 1
+        suffix = _PROSE_SUFFIX.search(text[s:e])
+        if suffix:
+            e = s + suffix.start()
+        for p in _unmatched(text[s:e]):
+            if s + p < seed[0]:
+                s = s + p + 1
+            else:
+                e = min(e, s + p)
+                break
+        while e > s and text[e - 1] in _TRAILING_OPERATOR:
+            e -= 1
+        while s < e and text[s] in _LEADING_OPERATOR:
+            s += 1
+        if (s, e) == before:
+            break
+    return s, e
+
+
 def formula_spans(text: str) -> list[tuple[int, int]]:
-    """The ``(start, end)`` of each formula in plain ``text``: each seed word extended over the mathematical words
-    beside it, trailing punctuation and unbalanced brackets at the ends left out."""
+    """The ``(start, end)`` of each formula in plain ``text``, in order and never overlapping: each seed word
+    (:func:`_is_seed`) extended over the mathematical words beside it, then trimmed (:func:`_trim`)."""
     words = _words(text)
     spans: list[tuple[int, int]] = []
-    i = 0
+    i, first_free = 0, 0
     while i < len(words):
         start, end = words[i]
-        word = text[start:end]
-        if not _is_seed(word):
+        if not _is_seed(text[start:end]):
             i += 1
             continue
         lo = i
-        while lo > 0:
+        while lo > first_free:
             closing = _depth(text[words[lo][0] : words[i][1]]) < 0  # a bracket closes that opened before: "C(α, B)·Σ"
             prev = text[words[lo - 1][0] : words[lo - 1][1]]
-            if not _MATHY.match(prev.rstrip(_TRAILING)) or (prev[-1] in _TRAILING and not closing):
+            inside = _depth(prev) > 0  # "−s(f(t(x)), E_T": the comma is the formula's
+            if not _MATHY.match(prev.rstrip(_TRAILING)) or (prev[-1] in _TRAILING and not closing and not inside):
                 break
             lo -= 1
         hi = i
@@ -113,23 +161,12 @@ def formula_spans(text: str) -> list[tuple[int, int]]:
             if not (_MATHY.match(nxt.rstrip(_TRAILING)) or _is_seed(nxt)):
                 break
             hi += 1
-        # a bracket of the prose taken in at either end: give back whole words until the formula balances
-        while not _balanced(text[words[lo][0] : words[hi][1]].rstrip(_TRAILING)) and (lo < i or hi > i):
-            if lo < i and (_depth(text[words[lo][0] : words[hi][1]]) < 0 or hi == i):
-                lo += 1
-            else:
-                hi -= 1
-        s, e = words[lo][0], words[hi][1]
-        while e > s and text[e - 1] in _TRAILING:
-            e -= 1
-        while e > s and not _balanced(text[s:e]) and text[e - 1] in _CLOSERS:  # "λ_i)" at the end of a parenthesis
-            e -= 1
-        while e > s and not _balanced(text[s:e]) and text[s] in _OPENERS:
-            s += 1
+        seed = (start + len(text[start:end]) - len(text[start:end].lstrip(_OPENERS)), end)  # "(E_x": the seed is E_x
+        s, e = _trim(text, words[lo][0], words[hi][1], seed)
         formula = text[s:e]
         if e > s and _balanced(formula) and any(_is_seed(formula[a:b]) for a, b in _words(formula)):
             spans.append((s, e))
-        i = hi + 1
+        i, first_free = hi + 1, hi + 1
     return spans
 
 
@@ -146,33 +183,42 @@ def _group(text: str, i: int) -> int:
     return len(text)
 
 
-_FUNCTION = re.compile(rf"(?<![A-Za-z\\])({'|'.join(sorted(_FUNCTIONS, key=len, reverse=True))})(?![A-Za-z])")
-
-
 def plain_to_tex(formula: str) -> str:
-    """The TeX for a formula in the plain form: ``^(…)``/``_(…)`` become ``^{…}``/``_{…}``, a sub- or superscript
-    of several letters or digits is grouped (``μ_small`` → ``μ_{small}``), ``~`` becomes ``\\sim``, ``%``, ``#`` and ``&``
-    are escaped; Unicode letters and operators stay (KaTeX reads them)."""
-    out, i = [], 0
-    while i < len(formula):
+    """The TeX for a formula in the plain form: ``^(…)``/``_(…)`` become ``^{…}``/``_{…}``; a sub- or superscript of
+    several characters, or a signed one, is grouped (``μ_small`` → ``μ_{\\mathrm{small}}``, ``m^−1`` → ``m^{−1}``);
+    a word of three or more letters is set upright (``\\mathrm{PMI}``; ``log``, ``max``, … as TeX's operators); braces
+    that are not a script's are shown (``\\{ \\}``); ``~`` becomes ``\\sim``; ``%``, ``#`` and ``&`` are escaped.
+    Unicode letters and operators stay (KaTeX reads them)."""
+    out, i, n = [], 0, len(formula)
+    while i < n:
         ch = formula[i]
-        if ch in "_^" and i + 1 < len(formula) and formula[i + 1] == "(":
-            end = _group(formula, i + 1)
-            out.append(f"{ch}{{{plain_to_tex(formula[i + 2 : end - 1])}}}")
-            i = end
+        if ch == "\\":  # a TeX command already written as such
+            command = re.match(r"\\[A-Za-z]+|\\.", formula[i:])
+            out.append(command.group(0))
+            i += command.end()
             continue
-        run = re.match(r"[A-Za-z0-9]{2,}", formula[i + 1 :]) if ch in "_^" else None
-        if run:
-            out.append(f"{ch}{{{run.group(0)}}}")
-            i += 1 + run.end()
+        if ch in "_^" and i + 1 < n:
+            if formula[i + 1] in "({":
+                end = _group(formula, i + 1)
+                out.append(f"{ch}{{{plain_to_tex(formula[i + 2 : end - 1])}}}")
+                i = end
+                continue
+            script = re.match(r"[−\-+][0-9.½¼¾]+|[−\-+][A-Za-z]|[A-Za-z0-9]{2,}", formula[i + 1 :])
+            if script:
+                out.append(f"{ch}{{{plain_to_tex(script.group(0))}}}")
+                i += 1 + script.end()
+                continue
+        if ch.isascii() and ch.isalpha():
+            word = re.match(r"[A-Za-z]+", formula[i:]).group(0)
+            if word in _FUNCTIONS:
+                out.append(f"\\operatorname{{{word}}}" if word in ("mean", "argmax", "argmin") else f"\\{word} ")
+            elif len(word) >= 3:
+                out.append(f"\\mathrm{{{word}}}")
+            else:
+                out.append(word)
+            i += len(word)
             continue
-        function = _FUNCTION.match(formula, i)
-        if function and (i == 0 or not formula[i - 1].isalpha()):
-            name = function.group(1)
-            out.append(f"\\operatorname{{{name}}}" if name in ("mean", "argmax", "argmin") else f"\\{name} ")
-            i = function.end()
-            continue
-        out.append({"~": r"\sim ", "%": r"\%", "#": r"\#", "&": r"\&"}.get(ch, ch))
+        out.append({"~": r"\sim ", "%": r"\%", "#": r"\#", "&": r"\&", "{": r"\{", "}": r"\}"}.get(ch, ch))
         i += 1
     return "".join(out)
 
@@ -227,7 +273,9 @@ class StarredSymbols:
     """A Python-Markdown extension for the site (``crlrepro.workflow.mathtext:StarredSymbols`` in mkdocs.yml): a star
     right after a one-letter symbol (``L*``, ``E*``, ``s*``, ``λ*``: the optimum, as the papers write it) is that
     symbol's star, never the start or end of emphasis, so ``(L(s) − L*)`` … ``E*`` in a docstring is not set in
-    italics between the two stars. Code is left alone (Markdown's code spans come first)."""
+    italics between the two stars; likewise an underscore right after an accent, an operator or a closing bracket
+    (``λ̂_i``, ``∫_0^1``, ``Σ_{j=1}``) is a subscript, never emphasis. Code is left alone (Markdown's code spans come
+    first)."""
 
     def __new__(cls, **kwargs):
         import markdown
@@ -236,12 +284,13 @@ class StarredSymbols:
 
         class _Star(InlineProcessor):
             def handleMatch(self, m, data):  # noqa: N802 (Python-Markdown's name)
-                return AtomicString(m.group(1) + "*"), m.start(0), m.end(0)
+                return AtomicString(m.group(0)), m.start(0), m.end(0)
 
         class _Extension(markdown.Extension):
             def extendMarkdown(self, md):  # noqa: N802
                 # priority above emphasis (60) and below code spans, escapes and links
                 md.inlinePatterns.register(_Star(_STARRED, md), "crlrepro_starred_symbol", 65)
+                md.inlinePatterns.register(_Star(_SUBSCRIPT, md), "crlrepro_subscript", 65)
 
         return _Extension(**kwargs)
 
@@ -251,3 +300,4 @@ def makeExtension(**kwargs):  # noqa: N802 (Python-Markdown's entry point)
 
 
 _STARRED = rf"(?<![*A-Za-z0-9_{_GREEK_OR_SYMBOL}])([A-Za-z\u0370-\u03ff][\u0300-\u036f]?)\*(?![*A-Za-z0-9])"
+_SUBSCRIPT = r"(?<=[\u0300-\u036f\u2190-\u22ff)\]}])_"
