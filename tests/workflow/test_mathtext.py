@@ -38,6 +38,7 @@ def test_the_plain_form_becomes_tex():
     assert plain_to_tex("c + a·m^(−r)") == "c + a·m^{−r}"
     assert plain_to_tex("μ_small + e^{PMI_ab}") == "μ_{\\mathrm{small}} + e^{\\mathrm{PMI}_{ab}}"
     assert plain_to_tex("m^−1 n^−½ N^−0.63") == "m^{−1} n^{−½} N^{−0.63}"
+    assert plain_to_tex("L* = 1.80e-6") == "L* = \\text{1.80e-6}"
     assert plain_to_tex("#{i : λ_i > 0}") == "\\#\\{i : λ_i > 0\\}"
     assert plain_to_tex("E_{(x,y)~p} log x, 5% & #") == "E_{(x,y)\\sim p} \\log  x, 5\\% \\& \\#"
     assert plain_to_tex("mean_{r'} f") == "\\operatorname{mean}_{r'} f"

@@ -208,6 +208,11 @@ def plain_to_tex(formula: str) -> str:
                 out.append(f"{ch}{{{plain_to_tex(script.group(0))}}}")
                 i += 1 + script.end()
                 continue
+        number = re.match(r"[0-9][0-9.]*e[-+−][0-9]+", formula[i:]) if ch.isdigit() else None
+        if number and (i == 0 or not formula[i - 1].isalnum()):  # 1.80e-6 as printed, not 1.80·e − 6
+            out.append(f"\\text{{{number.group(0)}}}")
+            i += number.end()
+            continue
         if ch.isascii() and ch.isalpha():
             word = re.match(r"[A-Za-z]+", formula[i:]).group(0)
             if word in _FUNCTIONS:
