@@ -109,6 +109,7 @@ def test_targets_cover_every_experiment_once_and_papers_split_them():
         "results/summary.html",
         "results/scales.csv",
         "results/scales.html",
+        "results/verdict_board.png",
         "results/report/captions/summary.rst",
         "results/figures/S4.pdf",
     } <= set(targets)

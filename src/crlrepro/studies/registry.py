@@ -77,7 +77,8 @@ def rule_params(rule: str, config: dict) -> dict:
 
 EXPERIMENT_ORDER = tuple(e.id for e in EXPERIMENTS)
 SUMMARY_FILES = ("summary.csv", "summary.md", "summary.html")
-SCALES_FILES = ("scales.csv", "scales.html")  # this run beside the other published scales (rule scales_table)
+SCALES_FILES = ("scales.csv", "scales.html", "verdict_board.png")  # this run beside the other published scales (rule
+# scales_table): the table, and the verdict board
 
 
 def experiment(identifier: str) -> Experiment:
