@@ -178,6 +178,8 @@ def test_the_readme_quotes_the_published_results_of_this_checkout():
     assert any(scale == "default" for _, scale, _, _ in scales), "README.md has no results block of the default scale"
     _, changed = publish.readme_blocks(readme, REPO / publish.PUBLISHED_ROOT)
     assert not changed, f"README.md's result blocks of {changed} differ from docs/results/: run `crlrepro update-readme`"
+    assert publish.board_is_current(REPO / publish.PUBLISHED_ROOT), "docs/results/board.csv is stale: crlrepro update-readme"
+    assert "](docs/results/board.png)" in readme  # the README shows the board
 
 
 def test_update_readme_command_rewrites_and_checks(results, tmp_path, monkeypatch, capsys):
