@@ -24,7 +24,7 @@ from pathlib import Path
 
 from crlrepro.studies.registry import PAPERS, ROLES, experiments_of
 from crlrepro.workflow.board import board_headline_markdown, board_html, verdict_board
-from crlrepro.workflow.mathtext import mark_math_html
+from crlrepro.workflow.mathtext import mark_display_math, mark_math_html
 from crlrepro.workflow.publish import (
     measured_markers,
     published_scales,
@@ -164,5 +164,6 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    """Every formula written in the plain form (crlrepro.workflow.mathtext) marked for the site's KaTeX."""
-    return mark_math_html(html)
+    """Every formula written in the plain form (crlrepro.workflow.mathtext) marked for the site's KaTeX: a docstring's
+    displayed formula (a preformatted block that reads as mathematics) as display mathematics, the rest inline."""
+    return mark_math_html(mark_display_math(html))

@@ -74,3 +74,17 @@ def test_a_symbols_star_is_never_emphasis_and_emphasis_still_works():
     assert "<em>" in markdown.Markdown().convert(underscores)
     assert "<em>" not in md.convert(underscores) and "∫_0^1" in md.convert(underscores)
     assert md.convert("an _emphasised_ word") == "<p>an <em>emphasised</em> word</p>"
+
+
+def test_a_displayed_formula_is_typeset_and_code_or_prose_blocks_are_not():
+    from crlrepro.workflow.mathtext import display_tex, mark_display_math
+
+    tex = display_tex("log Σ_j e^{a_j} = M + log Σ_j e^{a_j − M},    M = max_j a_j, with M finite\n")
+    assert tex.startswith(r"\begin{array}{l}\log  Σ_j e^{a_j} = M + \log  Σ_j e^{a_j − M},\qquad M = \max _j a_j")
+    assert tex.endswith(r"\ \text{with}\ M\ \text{finite}\end{array}")
+    assert display_tex("run = ScriptRun(snakemake)   # the rule's log\n") is None  # no formula: code
+    assert display_tex("every term is in (0, 1] and one of them is 1, so the sum x_1 is\n") is None  # mostly prose
+    page = "<pre><code>log Σ_j e^{a_j} = M\n</code></pre><pre><code class='language-python'>x_1 = 2</code></pre>"
+    marked = mark_display_math(page)
+    assert marked.startswith('<div class="arithmatex">\\[\\begin{array}{l}\\log  Σ_j e^{a_j} = M\\end{array}\\]</div>')
+    assert marked.endswith("<pre><code class='language-python'>x_1 = 2</code></pre>")

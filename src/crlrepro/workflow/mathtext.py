@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["StarredSymbols", "formula_spans", "makeExtension", "mark_math_html", "plain_to_tex"]
+__all__ = ["StarredSymbols", "display_tex", "formula_spans", "makeExtension", "mark_math_html", "plain_to_tex"]
 
 _GREEK_OR_SYMBOL = (
     "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
@@ -230,6 +230,73 @@ def plain_to_tex(formula: str) -> str:
 
 _SKIP = {"code", "pre", "script", "style", "kbd", "textarea", "svg", "math"}
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>")
+
+
+_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "^": r"\^{}", "%": r"\%", "#": r"\#",
+                 "&": r"\&", "$": r"\$", "~": r"\~{}"}  # fmt: skip
+
+
+_PROSE_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+[,.;:]?")  # two letters or more: one letter is a symbol
+
+
+def _text(prose: str) -> str:
+    """What lies between the formulas of a displayed line: a word as ``\\text{…}`` (its TeX characters escaped),
+    any other token (a symbol, a number, a bracket) as mathematics (:func:`plain_to_tex`), a space as a space and a
+    run of spaces as a quad."""
+    parts = []
+    for piece in re.split(r"( +)", prose):
+        if piece.startswith("  "):
+            parts.append(r"\qquad ")
+        elif piece == " ":
+            parts.append(r"\ ")
+        elif _PROSE_WORD.fullmatch(piece):
+            parts.append(r"\text{" + "".join(_TEXT_ESCAPES.get(ch, ch) for ch in piece) + "}")
+        elif piece:
+            parts.append(plain_to_tex(piece))
+    return "".join(parts)
+
+
+def display_tex(block: str) -> str | None:
+    """A preformatted block of the plain form as one display formula (its lines left-aligned, prose between the
+    formulas as text, runs of spaces as quads), or None where it is not mathematics: a line without a formula, or
+    formulas covering less than half the block's characters."""
+    lines = [line.rstrip() for line in block.strip("\n").splitlines()]
+    if not lines or len(lines) > 12:
+        return None
+    out, covered, total = [], 0, 0
+    for line in lines:
+        if not line.strip():
+            continue
+        spans = formula_spans(line)
+        if not spans:
+            return None
+        covered += sum(len(line[a:b].replace(" ", "")) for a, b in spans)
+        total += len(line.replace(" ", ""))
+        tex, last = [], 0
+        for a, b in spans:
+            tex.append(_text(line[last:a]))
+            tex.append(plain_to_tex(line[a:b]))
+            last = b
+        tex.append(_text(line[last:]))
+        out.append("".join(tex))
+    if not out or covered < total / 2:
+        return None
+    return r"\begin{array}{l}" + r" \\ ".join(out) + r"\end{array}"
+
+
+_PRE = re.compile(r"<pre><code>(.*?)</code></pre>", re.S)
+
+
+def mark_display_math(page: str) -> str:
+    """``page`` (HTML) with each preformatted block without a language (a docstring's indented formula) that reads as
+    mathematics (:func:`display_tex`) marked as a display formula for KaTeX, as pymdownx.arithmatex marks one
+    (``<div class="arithmatex">\\[…\\]</div>``); other blocks, and code with a language, are left as they are."""
+
+    def convert(match):
+        tex = display_tex(html.unescape(match.group(1)))
+        return match.group(0) if tex is None else f'<div class="arithmatex">\\[{html.escape(tex, quote=False)}\\]</div>'
+
+    return _PRE.sub(convert, page)
 
 
 def mark_math_html(page: str) -> str:
