@@ -15,7 +15,15 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["StarredSymbols", "display_tex", "formula_spans", "makeExtension", "mark_math_html", "plain_to_tex"]
+__all__ = [
+    "StarredSymbols",
+    "display_tex",
+    "formula_spans",
+    "makeExtension",
+    "mark_display_math",
+    "mark_math_html",
+    "plain_to_tex",
+]
 
 _GREEK_OR_SYMBOL = (
     "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
