@@ -26,6 +26,7 @@ from crlrepro.studies.registry import PAPERS, ROLES, experiments_of
 from crlrepro.workflow.board import board_headline_markdown, board_html, verdict_board
 from crlrepro.workflow.mathtext import mark_display_math, mark_math_html
 from crlrepro.workflow.publish import (
+    ROLE_TITLES,
     measured_markers,
     published_scales,
     read_published_table,
@@ -37,12 +38,11 @@ DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"
 _CLAIMS = re.compile(r"^<!-- claims-table:(\d) -->$", re.M)  # on a line of its own (prose may name the marker)
 _SUMMARY_PAGE = re.compile(r"results/([a-z][a-z0-9_-]{0,31})/summary\.md")
-_ROLE_TITLES = {"out of reach": "Out of reach here", "mathematics": "Mathematics checked", "diagnostic": "Diagnostics"}
 
 
-def _board(roles=("claim",), scales=None):
-    scales = published_scales(RESULTS) if scales is None else scales
-    return verdict_board({s: read_published_table(s, "summary.csv", RESULTS) for s in scales}, roles=roles)
+def _board(scales):
+    """The claims' board of the published ``scales``, each summary checked against its provenance."""
+    return verdict_board({s: read_published_table(s, "summary.csv", RESULTS) for s in scales})
 
 
 def _cell(text: str) -> str:
@@ -64,7 +64,7 @@ def claims_section(paper: int, page_dir: Path) -> str:
             "value and its interval. *why* opens each scale's reason, tolerance and power. The rows shown apart "
             "(out of reach here, mathematics checked, diagnostics) are in each scale's summary.",
             "",
-            board_html(_board(scales=scales), paper),
+            board_html(_board(scales), paper),
             "",
         ]
     for e in experiments_of(paper):
@@ -119,15 +119,15 @@ def summary_page(scale: str) -> str:
         "",
         readme_block(summary, scale),
     ]
-    claims = _board(scales=[scale])
+    claims = verdict_board({scale: summary})
     for paper in sorted(claims["paper"].unique()):
         out += [f"## Paper {paper}: {PAPERS[paper].title}", "", board_html(claims, paper), ""]
     for role in ROLES:
         if role == "claim":
             continue
-        part = _board(roles=(role,), scales=[scale])
+        part = verdict_board({scale: summary}, roles=(role,))
         if len(part):
-            out += [f"## {_ROLE_TITLES[role]}", "", board_html(part), ""]
+            out += [f"## {ROLE_TITLES[role]}", "", board_html(part), ""]
     return "\n".join(out)
 
 
@@ -135,7 +135,7 @@ def headline(page_dir: Path) -> str:
     scales = published_scales(RESULTS)
     if not scales:
         return "No scale is published yet."
-    text = board_headline_markdown(_board(scales=scales), link=lambda p: _relative(DOCS / f"paper{p}.md", page_dir))
+    text = board_headline_markdown(_board(scales), link=lambda p: _relative(DOCS / f"paper{p}.md", page_dir))
     figure = DOCS / "results" / "board.png"
     if figure.is_file():
         src = _relative(figure, page_dir)

@@ -19,11 +19,11 @@ import pandas as pd
 from crlrepro.studies.registry import PAPERS, experiment
 
 __all__ = [
-    "BOARD_COLUMNS",
     "VERDICT_MARKS",
     "board_figure",
     "board_scales",
     "draw_board",
+    "interval_text",
     "board_headline_markdown",
     "board_html",
     "math_html",
@@ -41,7 +41,6 @@ VERDICT_MARKS = {
     "verified": ("=", "#009E73"),
     "failed": ("≠", "#CC79A7"),
 }
-BOARD_COLUMNS = ("verdict", "measured", "interval", "tolerance", "power", "reason")
 # $…$ as pymdownx.arithmatex and pandoc read it: no space just inside either dollar, no digit just after the closing one
 _MATH = re.compile(r"\$(?!\s)([^$\n]+?)(?<!\s)\$(?!\d)")
 
@@ -69,7 +68,8 @@ def _number(value) -> str:
     return "" if pd.isna(value) else f"{float(value):.4g}"
 
 
-def _interval(low, high) -> str:
+def interval_text(low, high) -> str:
+    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; empty where an end is missing."""
     return "" if pd.isna(low) or pd.isna(high) else f"[{float(low):.4g}, {float(high):.4g}]"
 
 
@@ -106,7 +106,7 @@ def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = (
             r = tables[s].loc[claim_id] if claim_id in tables[s].index else None
             row[f"verdict ({s})"] = "" if r is None else r["verdict"]
             row[f"measured ({s})"] = "" if r is None else _number(r["measured"])
-            row[f"interval ({s})"] = "" if r is None else _interval(r["ci_low"], r["ci_high"])
+            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"])
             for column in ("tolerance", "power", "reason"):
                 row[f"{column} ({s})"] = "" if r is None or pd.isna(r[column]) else str(r[column])
         rows.append(row)
@@ -172,6 +172,9 @@ def board_html(board: pd.DataFrame, paper: int | None = None) -> str:
 def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{paper}.md") -> str:
     """The board's headline: per paper (1, 2, 3) and scale, how many claims reproduced, contradicted, were
     inconclusive or not comparable, as symbol and count, with the decided share; each paper linking to its board."""
+    from crlrepro.studies.summary import DECIDED  # here: the summary module loads scipy.stats; the site's build needs
+    # it, the Snakefile (which imports this module through publish) does not
+
     scales = board_scales(board)
     lines = ["| paper | " + " | ".join(scales) + " |", "|---|" + "---|" * len(scales)]
     for paper in sorted(board["paper"].unique()):
@@ -180,7 +183,7 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
         for s in scales:
             verdicts = part[f"verdict ({s})"]
             run = verdicts[verdicts != ""]
-            decided = int(run.isin(["reproduced", "contradicted", "verified", "failed"]).sum())
+            decided = int(run.isin(DECIDED).sum())
             counts = " ".join(
                 f"{VERDICT_MARKS[v][0]} {int((run == v).sum())}"
                 for v in ("reproduced", "contradicted", "inconclusive", "not comparable")

@@ -39,9 +39,10 @@ from crlrepro.runtime.artifacts import (
     write_text,
 )
 from crlrepro.studies.registry import PAPERS, ROLES, experiment
-from crlrepro.workflow.board import VERDICT_MARKS, board_figure, verdict_board
+from crlrepro.workflow.board import VERDICT_MARKS, board_figure, interval_text, verdict_board
 
 __all__ = [
+    "ROLE_TITLES",
     "BOARD_FILES",
     "board_is_current",
     "published_board",
@@ -366,7 +367,7 @@ def measured_text(claim_id: str, scales: list[str] | None = None, root: str | Pa
             raise ValueError(f"{claim_id}: no such row in docs/results/{scale}/summary.csv")
         row = rows.loc[claim_id]
         value = "no value" if pd.isna(row["measured"]) else f"{float(row['measured']):.4g}"
-        interval = "" if row["ci_low"] == row["ci_high"] else _interval(row["ci_low"], row["ci_high"])
+        interval = "" if row["ci_low"] == row["ci_high"] else interval_text(row["ci_low"], row["ci_high"])
         parts.append(f"{value}{' ' + interval if interval else ''} at {scale} ({row['verdict']})")
     return "; ".join(parts)
 
@@ -409,12 +410,6 @@ def _short(value, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _interval(low, high) -> str:
-    if pd.isna(low) or pd.isna(high):
-        return ""
-    return f"[{float(low):.4g}, {float(high):.4g}]"
-
-
 def scale_comparison(scales: list[str] | None = None, root: str | Path = PUBLISHED_ROOT) -> pd.DataFrame:
     """Every row of the published summaries at each scale side by side (:func:`compare_scales`), each published file
     checked against its provenance first (:func:`read_published`), each scale's config read from its provenance.json."""
@@ -453,7 +448,7 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
             r = tables[s].loc[claim_id] if s in present else None
             row[f"verdict ({s})"] = "" if r is None else r["verdict"]
             row[f"measured ({s})"] = "" if r is None or pd.isna(r["measured"]) else f"{float(r['measured']):.4g}"
-            row[f"interval ({s})"] = "" if r is None else _interval(r["ci_low"], r["ci_high"])
+            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"])
         verdicts = {tables[s].loc[claim_id, "verdict"] for s in present}
         row["agree"] = len(present) == len(scales) and len(verdicts) == 1
         if row["agree"]:
@@ -491,7 +486,7 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
     return pd.DataFrame(rows)
 
 
-_ROLE_TITLES = {
+ROLE_TITLES = {
     "claim": "Claims",
     "out of reach": "Out of reach here",
     "mathematics": "Mathematics checked",
@@ -522,7 +517,7 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
         if role != "claim" and not len(part):
             continue
         out.append(
-            f"**{_ROLE_TITLES[role]}**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
+            f"**{ROLE_TITLES[role]}**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
         )
         out.append("")
         out.append("| claim_id | " + " | ".join(scales) + " | what differs |")
@@ -565,7 +560,7 @@ def scale_comparison_html(table: pd.DataFrame, scales: list[str], title: str) ->
             continue
         columns = _comparison_columns(scales)
         body += [
-            f"<h2>{_ROLE_TITLES[role]}</h2>",
+            f"<h2>{ROLE_TITLES[role]}</h2>",
             f"<p>The verdicts agree at {html.escape(', '.join(scales))} for {int(part['agree'].sum())} of {len(part)}.</p>",
             "<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr></thead><tbody>",
         ]
