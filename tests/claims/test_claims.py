@@ -1944,6 +1944,47 @@ def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges(
     assert a3_rows(True)["A3.elbow"].verdict == a3_rows(False)["A3.elbow"].verdict
 
 
+def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_ranges():
+    """With the tables of the trained points (at_points), each value row is decided at every point exactly as at the
+    configured one: agreement everywhere keeps the verdict (with the span), a point whose models miss the paper's value
+    makes a reproduced row not comparable and names the key that moves it; the other rows are untouched."""
+    from crlrepro.studies.gmm_mlp import A2_UNREPORTED
+
+    key = A2_UNREPORTED[0]
+    ranges = {k: {"configured": 1.0, "range": [0.5, 1.0] if k == key else [1.0]} for k in A2_UNREPORTED}
+    good, bad = a2_table(True), a2_table(False)
+
+    def a2_rows(point_table):
+        built = a2_claims(good, paper_values("A2"), paper_setting("A2"), ranges=ranges, at_points={(key, 0.5): point_table})
+        return {r.claim_id: r for r in built}
+
+    agree, moved = a2_rows(good), a2_rows(bad)
+    assert agree["A2.excess_risk.D1"].verdict == REPRODUCED and "at all 2 points" in agree["A2.excess_risk.D1"].reason
+    assert moved["A2.excess_risk.D1"].verdict == NOT_COMPARABLE
+    assert f"moved most by {key}" in moved["A2.excess_risk.D1"].reason
+    assert moved["A2.excess_risk_decreases.D4-D8"].verdict == agree["A2.excess_risk_decreases.D4-D8"].verdict
+    missing = a2_claims(good, paper_values("A2"), paper_setting("A2"), ranges=ranges, at_points={})
+    assert {r.claim_id: r for r in missing}["A2.excess_risk.D1"].verdict == NOT_COMPARABLE
+
+    spec = next(s for s in registered_specs("A3") if s.key == "r2_f")
+    ref = paper_values("A3")
+    a3_ranges = {k: {"configured": 1.0, "range": [0.5, 1.0] if k == spec.unreported[0] else [1.0]} for k in spec.unreported}
+
+    def r2_table(r2_f):
+        return pd.DataFrame([{"D": 8, "seed": s, "r2_f": r2_f + jitter(s, 0.002), "r2_g": 0.93} for s in SEEDS])
+
+    elbow = {"classes": 8, "elbow": 8, "rule": "test rule", "per_seed": dict.fromkeys(SEEDS, 8)}
+
+    def a3_row(point_r2_f):
+        point = {(spec.unreported[0], 0.5): r2_table(point_r2_f)}
+        built = a3_claims(r2_table(0.97), elbow, ref, paper_setting("A3"), ranges=a3_ranges, at_points=point)
+        return {r.claim_id: r for r in built}["A3.r2_f"]
+
+    assert a3_row(0.97).verdict == REPRODUCED
+    off = a3_row(0.90)
+    assert off.verdict == NOT_COMPARABLE and f"moved most by {spec.unreported[0]}" in off.reason
+
+
 def registered_specs(experiment):
     from crlrepro.studies import registry
 

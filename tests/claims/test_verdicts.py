@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from crlrepro.claims.spec import config_at, point_name, range_points
 from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS,
     CONTRADICTED,
@@ -519,6 +520,76 @@ def test_a_value_decided_at_one_point_of_its_declared_ranges_is_not_comparable()
     assert over_unreported_ranges(undecided, keys, single) == undecided
     apart = Decision(NOT_COMPARABLE, "setting differs", "seeds")
     assert over_unreported_ranges(apart, keys, wide) == apart
+
+
+def test_a_value_over_its_trained_range_points_holds_only_where_every_point_agrees():
+    """Over trained points (one open key varied at a time): reproduced only if reproduced at every point, contradicted
+    only if contradicted at every one; any disagreement, or a point not comparable, is not comparable, with the span
+    of the measured value and the key that moves it most. A point left untrained still blocks the verdict."""
+    keys = ("training.learning_rate", "training.weight_decay")
+    ranges = {
+        "training.learning_rate": {"configured": 1e-3, "range": [3e-4, 1e-3, 3e-3]},
+        "training.weight_decay": {"configured": 0.01, "range": [0.0, 0.01]},
+    }
+    points = [("training.learning_rate", 3e-4), ("training.learning_rate", 3e-3), ("training.weight_decay", 0.0)]
+    reproduced, contradicted = Decision(REPRODUCED, "inside", "seeds"), Decision(CONTRADICTED, "outside", "seeds")
+
+    def over(configured, verdicts, values=(0.5, 0.6, 0.7), measured=0.55):
+        at_points = {point: (verdict, value) for point, verdict, value in zip(points, verdicts, values, strict=True)}
+        return over_unreported_ranges(configured, keys, ranges, at_points, measured)
+
+    every = over(reproduced, [reproduced] * 3)
+    assert every.verdict == REPRODUCED and "at all 4 points" in every.reason and "[0.5, 0.7]" in every.reason
+    assert over(contradicted, [contradicted] * 3).verdict == CONTRADICTED
+    wide = Decision(INCONCLUSIVE, "wide", "seeds")
+    assert over(wide, [wide] * 3).verdict == INCONCLUSIVE  # undecided everywhere: the verdict every point shares
+    # one point disagreeing, at the configured point or elsewhere, leaves the row undecided
+    for configured, verdicts in (
+        (reproduced, [reproduced, contradicted, reproduced]),
+        (contradicted, [contradicted, contradicted, reproduced]),
+        (reproduced, [reproduced, wide, reproduced]),
+        (wide, [wide, wide, contradicted]),
+        (contradicted, [reproduced] * 3),
+    ):
+        assert over(configured, verdicts).verdict == NOT_COMPARABLE
+    moved = over(reproduced, [reproduced, contradicted, reproduced], values=(0.5, 0.9, 0.56), measured=0.55)
+    assert "moved most by training.learning_rate (from 0.5 at 0.0003 to 0.9 at 0.003)" in moved.reason
+    low = over(reproduced, [reproduced, contradicted, reproduced], values=(0.6, 0.9, 0.56), measured=0.1)
+    assert "moved most by training.learning_rate (from 0.1 at 0.001 to 0.9 at 0.003)" in low.reason  # the configured point
+    assert "spans [0.5, 0.9]" in moved.reason and "reproduced at 3, contradicted at 1" in moved.reason
+    by_decay = over(reproduced, [reproduced, contradicted, reproduced], values=(0.55, 0.56, 2.0), measured=0.55)
+    assert "moved most by training.weight_decay" in by_decay.reason
+    blocked = over(reproduced, [reproduced, Decision(NOT_COMPARABLE, "diverged", "seeds"), reproduced])
+    assert blocked.verdict == NOT_COMPARABLE and "not comparable at training.learning_rate = 0.003: diverged" in blocked.reason
+    # a point not trained: no verdict, whatever the others say
+    partial = over_unreported_ranges(reproduced, keys, ranges, {points[0]: (reproduced, 0.5), points[1]: (reproduced, 0.6)})
+    assert partial.verdict == NOT_COMPARABLE and "not trained: [0.0]" in partial.reason
+    assert "train_unreported_ranges: true" in partial.reason
+
+
+def test_range_points_are_one_key_at_a_time_and_named_uniquely():
+    ranges = {
+        "training.learning_rate": {"configured": 1e-3, "range": [3e-4, 1e-3, 3e-3]},
+        "approximation.fresh_pairs": {"configured": True, "range": [True, False]},
+        "approximation.train_samples": {"configured": 5, "range": [100, 200]},
+    }
+    points = range_points(ranges)
+    assert points == [
+        ("approximation.fresh_pairs", False),
+        ("approximation.train_samples", 100),
+        ("approximation.train_samples", 200),
+        ("training.learning_rate", 3e-4),
+        ("training.learning_rate", 3e-3),
+    ]
+    names = [point_name(*point) for point in points]
+    assert names[0] == "approximation.fresh_pairs=false" and names[3] == "training.learning_rate=0.0003"
+    assert len(set(names)) == len(names)
+    config = {"training": {"learning_rate": 1e-3, "batch_size": 512}, "tau": 0.5}
+    moved = config_at(config, "training.learning_rate", 3e-3)
+    assert moved == {"training": {"learning_rate": 3e-3, "batch_size": 512}, "tau": 0.5}
+    assert config["training"]["learning_rate"] == 1e-3  # the run's own config is untouched
+    with pytest.raises(KeyError, match="training.learning_rat"):
+        config_at(config, "training.learning_rat", 1.0)
 
 
 def test_equivalence_edges_and_its_plan():

@@ -91,6 +91,10 @@ def valid(config: dict) -> bool:
     return True
 
 
+def _named(item) -> str:
+    return f"<function {item.__name__}>" if callable(item) else str(item)
+
+
 def snapshot(api, configfiles) -> dict:
     workflow = api.workflow(
         resource_settings=ResourceSettings(cores=1),
@@ -103,7 +107,8 @@ def snapshot(api, configfiles) -> dict:
             "params": json.dumps(
                 {k: "<function>" if callable(v) else v for k, v in r.params.items()}, sort_keys=True, default=str
             ),
-            "files": json.dumps([sorted(map(str, r.input)), sorted(map(str, r.output))]),
+            # an input function (a job's files named by its wildcards) prints with its address: compared by name
+            "files": json.dumps([sorted(map(_named, r.input)), sorted(map(str, r.output))]),
         }
         for r in workflow.rules
     }

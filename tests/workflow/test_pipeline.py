@@ -816,6 +816,53 @@ def _planned_outputs(workdir, *args) -> list[str]:
     ]
 
 
+RANGES_TEST = {  # the smoke scale on the paper's 20 epochs and three seeds, one open key ranged over one other value
+    "scale": "ranges",
+    "train_unreported_ranges": True,
+    "approximation": {"seeds": [0, 1, 2], "epochs": 20},
+    "unreported_ranges": {
+        "training.learning_rate": [1.0e-3, 2.0e-3],
+        "training.weight_decay": [1.0e-2],
+        "approximation.train_samples": [10240],
+        "approximation.fresh_pairs": [True],
+        "lcgm.train_samples": [20480],
+        "lcgm.noise_x": [0.5],
+        "lcgm.noise_y": [2.0],
+        "lcgm.separation": [3.0],
+    },
+}
+
+
+def test_the_declared_ranges_are_trained_and_decide_the_value_rows_when_asked(tmp_path):
+    """train_unreported_ranges: A2 and A3 trained again at each point of the declared ranges (here the learning rate at
+    2e-3), evaluated as at the configured point, and read by the claims rules: the value rows are decided over the
+    points (their reasons count them) instead of "measured at the configured point only"; every range model is a
+    target of all, so a deleted one is rebuilt."""
+    workdir = copy_repo(tmp_path / "repo with space")
+    (workdir / "ranges.yaml").write_text(yaml.safe_dump(RANGES_TEST))
+    results = workdir / "results" / "ranges"
+    config = [*SMOKE, "ranges.yaml"]
+    snakemake(workdir, "--cores", "2", "results/ranges/claims/A2.csv", "results/ranges/claims/A3.csv", *config)
+    point = "training.learning_rate=0.002"
+    configured = pd.read_csv(results / "approximation" / "gmm_mlp.csv", comment="#")
+    ranged = pd.read_csv(results / "approximation" / "ranges" / "gmm_mlp" / f"{point}.csv", comment="#")
+    assert sorted(zip(ranged["D"], ranged["seed"], strict=True)) == sorted(zip(configured["D"], configured["seed"], strict=True))
+    assert not np.allclose(ranged["excess_risk"], configured["excess_risk"])  # the point trained at its own rate
+    lcgm = pd.read_csv(results / "approximation" / "ranges" / "lcgm" / f"{point}.csv", comment="#")
+    assert set(lcgm["D"]) == {4} and sorted(lcgm["seed"]) == [0]  # the smoke's K = 4, every seed
+    log = (results / "logs" / "gmm_mlp_range_train" / point / "D1.log").read_text()
+    assert "'learning_rate': 0.002" in log
+    claims = pd.read_csv(results / "claims" / "A2.csv", comment="#").set_index("claim_id")
+    reason = claims.loc["A2.excess_risk.D1", "reason"]
+    assert "points of the declared ranges" in reason and "configured point only" not in reason
+    # every range model is an input of paper2 (and all) itself, so a deleted one is rebuilt
+    out = snakemake(workdir, "-n", "--forceall", "--cores", "1", "paper2", *config).stdout
+    (top,) = [block for block in out.split("\n\n") if re.search(r"^(local)?rule paper2:", block.strip(), re.M)]
+    (inputs,) = [line for line in top.splitlines() if line.strip().startswith("input:")]
+    assert f"results/ranges/models/lcgm_ranges/{point}/D4_seed0.pt" in inputs
+    assert f"results/ranges/models/gmm_mlp_ranges/{point}/D8_seed2.pt" in inputs
+
+
 def test_each_scale_writes_only_into_its_own_folder(tmp_path):
     workdir = copy_repo(tmp_path / "repo")
     (workdir / "data" / "cifar-10-batches-py").mkdir(parents=True)  # the paper scale's data, as far as planning looks

@@ -1,4 +1,5 @@
 import os
+import re
 import shlex
 import sys
 import time
@@ -14,7 +15,7 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro.studies import registry
-from crlrepro.claims.spec import unreported_ranges
+from crlrepro.claims.spec import config_at, point_name, range_points, unreported_ranges
 from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
 from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
@@ -240,6 +241,9 @@ def intermediates(paper=None):
     }
     if paper in (None, 3):
         files.update(path for e in SSL_EXPERIMENTS for path in ssl_models(e) + ssl_views(e))
+    if paper in (None, 2):  # the trained range points' models, read by jobs per point (wildcards)
+        files.update(path for name in point_names("A2") for path in gmm_mlp_point_models(name))
+        files.update(path for name in point_names("A3") for path in lcgm_point_models(name))
     return sorted(files)
 
 
@@ -265,6 +269,70 @@ def claim_ranges(*experiments):
     """This run's value and the declared plausible range (``unreported_ranges``) of every key the claims of
     ``experiments`` leave unreported: the rule for unreported settings (crlrepro.claims.spec.unreported_ranges)."""
     return unreported_ranges([spec for e in experiments for spec in registry.experiment(e).claims], config)
+
+
+def trained_points(experiment):
+    """The points of the declared ranges that this scale trains for ``experiment``'s value rows, as (key, value): each
+    open key at each of its other declared values (crlrepro.claims.spec.range_points), none unless the config asks
+    (train_unreported_ranges)."""
+    return range_points(claim_ranges(experiment)) if config["train_unreported_ranges"] else []
+
+
+def point_names(experiment):
+    """The names of ``experiment``'s trained range points (key=value, crlrepro.claims.spec.point_name), in order."""
+    return [point_name(key, value) for key, value in trained_points(experiment)]
+
+
+def point_pattern(experiment):
+    """The {point} wildcard's constraint: exactly the names of ``experiment``'s trained points (none: matches nothing)."""
+    names = point_names(experiment)
+    return "|".join(re.escape(name) for name in names) if names else r"(?!)"
+
+
+def point_keys(experiment, rule):
+    """The params of ``rule`` at the range point named by the job's {point} wildcard: every key its computation reads
+    (as keys(rule)), read from the config with that point's key set to its value (crlrepro.claims.spec.config_at)."""
+
+    def at_point(name):
+        def param(wildcards):
+            ((key, value),) = [p for p in trained_points(experiment) if point_name(*p) == wildcards.point]
+            return registry.rule_params(rule, config_at(config, key, value))[name]
+
+        return param
+
+    return {name: at_point(name) for name in registry.rule_params(rule, config)}
+
+
+def range_tables(experiment):
+    """The tables of ``experiment``'s trained range points, in the order of trained_points(experiment)."""
+    study = {"A2": "gmm_mlp", "A3": "lcgm"}[experiment]
+    return [f"{RESULTS}/approximation/ranges/{study}/{name}.csv" for name in point_names(experiment)]
+
+
+def gmm_mlp_point_models(point):
+    """The models of A2's range point named ``point``: every D and seed."""
+    return expand(
+        f"{RESULTS}/models/gmm_mlp_ranges/{point}/D{{D}}_seed{{seed}}.pt",
+        D=config["approximation"]["dims"],
+        seed=config["approximation"]["seeds"],
+    )
+
+
+def lcgm_point_models(point):
+    """The models of A3's range point named ``point``: D = K (the value rows' models) for every seed."""
+    return expand(
+        f"{RESULTS}/models/lcgm_ranges/{point}/D{config['lcgm']['classes']}_seed{{seed}}.pt", seed=config["seeds"]
+    )
+
+
+def gmm_mlp_range_models(wildcards):
+    """The input of a job of rule gmm_mlp_range_table: its point's models."""
+    return gmm_mlp_point_models(wildcards.point)
+
+
+def lcgm_range_models(wildcards):
+    """The input of a job of rule lcgm_range_table: its point's models."""
+    return lcgm_point_models(wildcards.point)
 
 
 wildcard_constraints:

@@ -44,6 +44,54 @@ rule gmm_mlp_table:
         "../scripts/gmm_mlp/gmm_mlp_table.py"
 
 
+# The rule for unreported settings (train_unreported_ranges): A2 trained and evaluated at each point of the declared
+# ranges, {point} = key=value (crlrepro.claims.spec.range_points), one job per point and D.
+rule gmm_mlp_range_train:
+    input:
+        library("gmm_mlp_train"),
+    output:
+        expand(
+            f"{RESULTS}/models/gmm_mlp_ranges/{{{{point}}}}/D{{{{D}}}}_seed{{seed}}.pt",
+            seed=config["approximation"]["seeds"],
+        ),
+    log:
+        f"{RESULTS}/logs/gmm_mlp_range_train/{{point}}/D{{D}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_range_train/{{point}}/D{{D}}.tsv"
+    wildcard_constraints:
+        D=r"\d+",
+        point=point_pattern("A2"),
+    conda:
+        CONDA_ENV
+    resources:
+        gpu=gpu_request(),
+    params:
+        **point_keys("A2", "gmm_mlp_range_train"),
+        checkpoint_dir=lambda wildcards: f"{RESULTS}/checkpoints/gmm_mlp_ranges/{wildcards.point}",
+    script:
+        "../scripts/gmm_mlp/gmm_mlp_train.py"
+
+
+rule gmm_mlp_range_table:
+    input:
+        library("gmm_mlp_table"),
+        models=gmm_mlp_range_models,
+    output:
+        f"{RESULTS}/approximation/ranges/gmm_mlp/{{point}}.csv",
+    log:
+        f"{RESULTS}/logs/gmm_mlp_range_table/{{point}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/gmm_mlp_range_table/{{point}}.tsv"
+    wildcard_constraints:
+        point=point_pattern("A2"),
+    conda:
+        CONDA_ENV
+    params:
+        **point_keys("A2", "gmm_mlp_range_table"),
+    script:
+        "../scripts/gmm_mlp/gmm_mlp_table.py"
+
+
 rule gmm_mlp_samples_train:
     input:
         library("gmm_mlp_train"),
@@ -178,6 +226,7 @@ rule claims_a2:
         bound=rules.approximation_bound.output.bound,
         minima=rules.l2_minima.output[0],
         excess=rules.excess_minima.output[0],
+        point_tables=range_tables("A2"),
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A2.csv",
@@ -190,5 +239,6 @@ rule claims_a2:
     params:
         setting=claim_setting("A2"),
         ranges=claim_ranges("A2"),
+        points=trained_points("A2"),
     script:
         "../scripts/gmm_mlp/claims_a2.py"

@@ -59,6 +59,53 @@ for i in lcgm_sensitivity_rows():
             "../scripts/lcgm/lcgm_train.py"
 
 
+# The rule for unreported settings (train_unreported_ranges): A3's D = K models of every seed trained and evaluated at
+# each point of the declared ranges, {point} = key=value (crlrepro.claims.spec.range_points), one job per point.
+rule lcgm_range_train:
+    input:
+        library("lcgm_train"),
+    output:
+        expand(
+            f"{RESULTS}/models/lcgm_ranges/{{{{point}}}}/D{config['lcgm']['classes']}_seed{{seed}}.pt",
+            seed=config["seeds"],
+        ),
+    log:
+        f"{RESULTS}/logs/lcgm_range_train/{{point}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_range_train/{{point}}.tsv"
+    wildcard_constraints:
+        point=point_pattern("A3"),
+    conda:
+        CONDA_ENV
+    resources:
+        gpu=gpu_request(),
+    params:
+        **point_keys("A3", "lcgm_range_train"),
+        checkpoint_dir=lambda wildcards: f"{RESULTS}/checkpoints/lcgm_ranges/{wildcards.point}",
+    script:
+        "../scripts/lcgm/lcgm_train.py"
+
+
+rule lcgm_range_table:
+    input:
+        library("lcgm_table"),
+        models=lcgm_range_models,
+    output:
+        table=f"{RESULTS}/approximation/ranges/lcgm/{{point}}.csv",
+    log:
+        f"{RESULTS}/logs/lcgm_range_table/{{point}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/lcgm_range_table/{{point}}.tsv"
+    wildcard_constraints:
+        point=point_pattern("A3"),
+    conda:
+        CONDA_ENV
+    params:
+        **point_keys("A3", "lcgm_range_table"),
+    script:
+        "../scripts/lcgm/lcgm_table.py"
+
+
 rule lcgm_table:
     input:
         library("lcgm_table"),
@@ -147,6 +194,7 @@ rule claims_a3:
         table=rules.lcgm_table.output.table,
         elbow=rules.lcgm_table.output.elbow,
         rank=rules.lcgm_spectrum.output.summary,
+        point_tables=range_tables("A3"),
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A3.csv",
@@ -159,5 +207,6 @@ rule claims_a3:
     params:
         setting=claim_setting("A3"),
         ranges=claim_ranges("A3"),
+        points=trained_points("A3"),
     script:
         "../scripts/lcgm/claims_a3.py"

@@ -10,6 +10,7 @@ unreported. The registry of all studies is :mod:`crlrepro.studies.registry`.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -32,6 +33,9 @@ __all__ = [
     "ROLES",
     "Study",
     "unreported_ranges",
+    "range_points",
+    "point_name",
+    "config_at",
 ]
 
 
@@ -220,3 +224,30 @@ def unreported_ranges(specs, config: dict) -> dict:
     declared = config.get("unreported_ranges", {})
     keys = sorted({key for spec in specs for key in spec.unreported})
     return {key: {"configured": config_value(config, key), "range": list(declared[key])} for key in keys if key in declared}
+
+
+def range_points(ranges: dict) -> list[tuple[str, object]]:
+    """The points of the declared ranges (``ranges``: :func:`unreported_ranges`) that a run trains beside its configured
+    one, one key at a time: each open key set to each of its declared values other than the configured one, every
+    other key as configured. Interactions between open keys are not covered (their product, 3 × 3 × 4 × 2 = 72
+    trainings for A2, is beyond any scale here); a verdict over these points says so."""
+    return [(key, value) for key in sorted(ranges) for value in ranges[key]["range"] if value != ranges[key]["configured"]]
+
+
+def point_name(key: str, value) -> str:
+    """A range point's name in file paths and reasons: ``key=value``, the value as JSON writes it (``0.0003``,
+    ``false``, ``1000000``), so that distinct values have distinct names and a name reads back as exactly one point."""
+    return f"{key}={json.dumps(value)}"
+
+
+def config_at(config: dict, key: str, value) -> dict:
+    """A copy of ``config`` with the dotted ``key`` set to ``value`` (a range point's config); KeyError naming the key
+    if the config has no such key."""
+    config_value(config, key)  # the key must exist: a range point sets a key, it never adds one
+    copied = copy.deepcopy(config)
+    block = copied
+    *path, last = key.split(".")
+    for part in path:
+        block = block[part]
+    block[last] = copy.deepcopy(value)
+    return copied

@@ -599,11 +599,13 @@ def value_claim(
     mismatched: tuple[str, ...],
     tolerance: str,
     ranges: dict | None = None,
+    at_points: dict | None = None,
 ) -> Claim:
     """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding);
     the keys the paper leaves unreported are named in the reason. With ``ranges`` ({key: {"configured": value,
     "range": [values]}}, the config's ``unreported_ranges``), the rule for unreported settings
-    (:func:`over_unreported_ranges`)."""
+    (:func:`over_unreported_ranges`), over ``at_points`` ({(key, value): (Decision, measured)}: this row decided the
+    same way at each trained point of those ranges)."""
     paper = np.nan if paper is None else float(paper)
     rounding = reported_rounding(paper) if np.isfinite(paper) else 0.0
     decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched)
@@ -614,7 +616,7 @@ def value_claim(
             decision.power,
         )
     if ranges is not None:
-        decision = over_unreported_ranges(decision, spec.unreported, ranges)
+        decision = over_unreported_ranges(decision, spec.unreported, ranges, at_points, measured)
     return claim(
         experiment,
         f"{experiment}.{spec.key}{suffix}",
@@ -629,32 +631,82 @@ def value_claim(
     )
 
 
-def over_unreported_ranges(decision: Decision, unreported: tuple[str, ...], ranges: dict) -> Decision:
+def over_unreported_ranges(
+    decision: Decision,
+    unreported: tuple[str, ...],
+    ranges: dict,
+    at_points: dict | None = None,
+    measured: float = np.nan,
+) -> Decision:
     """The rule for unreported settings on a value decided at one point: a row whose setting the paper leaves open
     (``unreported`` keys) is reproduced only if reproduced at every point of the plausible ranges declared for those
     keys in advance (``ranges``: {key: {"configured": this run's value, "range": [values]}}), contradicted only if
-    contradicted at every one, otherwise not comparable. A run measures the configured point only, so its verdict
-    there (reproduced, contradicted or inconclusive) stands only when every open key's range is that one value;
-    otherwise the row is not comparable, naming the points not trained (or the keys with no declared range) and the
-    verdict at the configured point."""
+    contradicted at every one, otherwise not comparable, with the span of the measured value and the key that moves
+    it most. ``decision`` and ``measured`` are the row at the configured point; ``at_points`` ({(key, value):
+    (Decision, measured)}) the same row decided the same way at each trained point, one open key varied at a time
+    (:func:`crlrepro.claims.spec.range_points`; interactions between keys are not covered). Convergence at a point is
+    whatever the row's own decision checks there. A point not trained (or a key with no declared range) leaves the
+    row not comparable, naming them and the verdict at the configured point::
+
+        verdict = v               if the row's verdict is v at every point (inconclusive everywhere: inconclusive)
+                  not comparable  otherwise (with the span and the key that moves the value most)"""
     if decision.verdict == NOT_COMPARABLE or not unreported:
         return decision
-    untrained, undeclared = [], []
+    at_points = at_points or {}
+    untrained, undeclared, judged = [], [], []
     for key in unreported:
         if key not in ranges:
             undeclared.append(key)
             continue
-        others = [value for value in ranges[key]["range"] if value != ranges[key]["configured"]]
-        if others or ranges[key]["configured"] not in ranges[key]["range"]:
-            untrained.append(f"{key} ∈ {list(ranges[key]['range'])} (configured {ranges[key]['configured']!r})")
-    if not untrained and not undeclared:
+        configured, values = ranges[key]["configured"], list(ranges[key]["range"])
+        if configured not in values:
+            untrained.append(f"{key}: configured {configured!r}, outside its declared range {values}")
+        missing = [value for value in values if value != configured and (key, value) not in at_points]
+        if missing:
+            untrained.append(f"{key} ∈ {values} (configured {configured!r}; not trained: {missing})")
+        judged += [(key, value, *at_points[key, value]) for value in values if (key, value) in at_points]
+    if untrained or undeclared:
+        missing = "; ".join(untrained + [f"{key}: no range declared" for key in undeclared])
+        return Decision(
+            NOT_COMPARABLE,
+            f"measured at the configured point only, where it is {decision.verdict}: {decision.reason}. By the rule for "
+            f"unreported settings a verdict must hold over the declared range of every key the paper leaves open, and "
+            f"this scale trains no other point of them (train_unreported_ranges: true in its config trains them): "
+            f"{missing}",
+            decision.power,
+        )
+    if not judged:  # every open key's range is its configured value alone
         return decision
-    missing = "; ".join(untrained + [f"{key}: no range declared" for key in undeclared])
+    return _over_points(decision, float(measured), judged, {key: ranges[key]["configured"] for key in ranges})
+
+
+def _over_points(decision: Decision, measured: float, judged: list, configured: dict) -> Decision:
+    """The verdict over the configured point (``decision``, ``measured``; ``configured``: {key: its configured value})
+    and the trained points ``judged`` [(key, value, Decision, measured)]: the one verdict every point shares, else not
+    comparable with the span and the key that moves the value most."""
+    blocked = [(key, value, d) for key, value, d, _ in judged if d.verdict == NOT_COMPARABLE]
+    if blocked:
+        key, value, d = blocked[0]
+        return Decision(NOT_COMPARABLE, f"not comparable at {key} = {value!r}: {d.reason}", decision.power)
+    words = [decision.verdict] + [d.verdict for _, _, d, _ in judged]
+    values = np.array([measured] + [m for *_, m in judged], dtype=float)
+    span = f"the measured value spans [{np.nanmin(values):.4g}, {np.nanmax(values):.4g}]"
+    points = f"{len(words)} points of the declared ranges (each open key varied alone, the others as configured)"
+    if len(set(words)) == 1:
+        return Decision(
+            words[0], f"{words[0]} at all {points}; {span}; at the configured point: {decision.reason}", decision.power
+        )
+    by_key: dict[str, list] = {}
+    for key, value, _, m in judged:
+        by_key.setdefault(key, [(measured, configured[key])]).append((float(m), value))
+    moves = {key: np.ptp([m for m, _ in pts]) for key, pts in by_key.items()}
+    key = max(moves, key=lambda k: moves[k] if np.isfinite(moves[k]) else -np.inf)
+    low, high = min(by_key[key], key=lambda p: p[0]), max(by_key[key], key=lambda p: p[0])
+    counts = ", ".join(f"{word} at {words.count(word)}" for word in dict.fromkeys(words))
     return Decision(
         NOT_COMPARABLE,
-        f"measured at the configured point only, where it is {decision.verdict}: {decision.reason}. By the rule for "
-        f"unreported settings a verdict must hold over the declared range of every key the paper leaves open, and "
-        f"this scale trains no other point of them: {missing}",
+        f"the verdict changes over the {points}: {counts}; {span}, moved most by {key} (from {low[0]:.4g} at "
+        f"{low[1]!r} to {high[0]:.4g} at {high[1]!r}); at the configured point it is {decision.verdict}: {decision.reason}",
         decision.power,
     )
 

@@ -9,6 +9,10 @@ from crlrepro.studies.gmm_mlp.claims import a2_claims
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
+# the tables of the trained points of the declared ranges, each named by the (key, value) the rule lists in its order
+at_points = {
+    (key, value): read_table(path) for (key, value), path in zip(run.params["points"], snakemake.input.point_tables, strict=True)
+}
 claims = a2_claims(
     read_table(snakemake.input.table),
     paper_values("A2", snakemake.input.paper_values),
@@ -18,5 +22,6 @@ claims = a2_claims(
     excess=read_table(snakemake.input.excess),
     samples=read_table(snakemake.input.samples),
     ranges=run.params["ranges"],
+    at_points=at_points,
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

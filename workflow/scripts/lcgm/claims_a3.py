@@ -8,6 +8,10 @@ from crlrepro.studies.lcgm.claims import a3_claims
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
+# the tables of the trained points of the declared ranges, each named by the (key, value) the rule lists in its order
+at_points = {
+    (key, value): read_table(path) for (key, value), path in zip(run.params["points"], snakemake.input.point_tables, strict=True)
+}
 elbow = read_json(snakemake.input.elbow)
 claims = a3_claims(
     read_table(snakemake.input.table),
@@ -16,5 +20,6 @@ claims = a3_claims(
     run.params["setting"],
     spectrum=read_json(snakemake.input.rank),
     ranges=run.params["ranges"],
+    at_points=at_points,
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -2,7 +2,8 @@
 initialised, shuffled and trained as it would be alone; the smaller D padded, crlrepro.learning.networks.TwoTowerEnsemble),
 one model file each. A job of rule lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train_ny<i> is one row
 of the lcgm.sensitivity grid (the i-th noise_y, the first seed): at each separation j its D, written to the row's
-declared outputs sep<j>_D<D>.pt. A killed job resumes every model from the stack's checkpoint."""
+declared outputs sep<j>_D<D>.pt; a job of lcgm_range_train is one point of the declared ranges: D = K for every seed.
+A killed job resumes every model from the stack's checkpoint."""
 
 from pathlib import Path
 
@@ -27,11 +28,16 @@ if "row" in p.keys():  # noqa: SIM118 (Snakemake's params are a list: `in` alone
         )
         for (j, dim), path in zip(points, snakemake.output, strict=True)
     ]
-    stack = f"ny{i}"
+    seeds, stack = [seed] * len(jobs), f"ny{i}"
+elif "seeds" in p.keys():  # noqa: SIM118 (a point of the declared ranges, rule lcgm_range_train: D = K for every seed)
+    seeds = [int(s) for s in p.seeds]
+    seed = seeds[0]
+    jobs = [(lcgm, int(lcgm["classes"]), path) for path in snakemake.output]
+    stack = "point"
 else:
     seed = int(snakemake.wildcards.seed)
     jobs = [(lcgm, int(dim), path) for dim, path in zip(p.dims, snakemake.output, strict=True)]
-    stack = f"seed{seed}"
+    seeds, stack = [seed] * len(jobs), f"seed{seed}"
 run = ScriptRun(snakemake, seed=seed, device=p.device)
 t = run.params["training"]
 settings = TrainSettings(
@@ -46,9 +52,12 @@ settings = TrainSettings(
     device=run.device,
 )
 trained = train_two_tower_stack(
-    [lcgm_pairs(LatentClassModel.from_config(setting), seed, setting["train_samples"]) for setting, *_ in jobs],
+    [
+        lcgm_pairs(LatentClassModel.from_config(setting), model_seed, setting["train_samples"])
+        for (setting, *_), model_seed in zip(jobs, seeds, strict=True)
+    ],
     [dim for _, dim, _ in jobs],
-    [seed] * len(jobs),
+    seeds,
     run.params["tau"],
     settings,
     hidden=t["hidden"],
@@ -57,12 +66,12 @@ trained = train_two_tower_stack(
     checkpoint=Path(run.params["checkpoint_dir"]) / f"{stack}.pt",
     fingerprint=config_hash(run.params),
 )
-for (setting, dim, path), (model, history) in zip(jobs, trained, strict=True):
+for (setting, dim, path), model_seed, (model, history) in zip(jobs, seeds, trained, strict=True):
     save_two_tower(
         model,
         path,
         D=dim,
-        seed=seed,
+        seed=model_seed,
         history=history,
         provenance=run.provenance(),
         noise_y=setting["noise_y"],

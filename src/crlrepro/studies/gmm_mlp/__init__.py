@@ -139,6 +139,10 @@ RULE_KEYS = {
     "figure_gmm_mlp": {"gmm": "gmm", "tau": "tau"},
     "claims_a2": {},
 }
+# A range point of the rule for unreported settings (train_unreported_ranges) trains and evaluates as A2 does, with one
+# open key set to another of its declared values (the rules' params are these keys read from that point's config).
+RULE_KEYS["gmm_mlp_range_train"] = RULE_KEYS["gmm_mlp_train"]
+RULE_KEYS["gmm_mlp_range_table"] = RULE_KEYS["gmm_mlp_table"]
 
 
 # The early steps of A2's "decreases with D" families, posed as diagnostics (the last step, D = 4 → 8, stays a claim).
@@ -163,6 +167,8 @@ STUDY = Study(
             (
                 "gmm_mlp_train",
                 "gmm_mlp_table",
+                "gmm_mlp_range_train",
+                "gmm_mlp_range_table",
                 "gmm_mlp_samples_train",
                 "gmm_mlp_samples_table",
                 "l2_minima",

@@ -51,10 +51,12 @@ def a2_claims(
     samples: pd.DataFrame | None = None,
     excess: pd.DataFrame | None = None,
     ranges: dict | None = None,
+    at_points: dict | None = None,
 ) -> list[Claim]:
     """A2: per D, the MLP's excess risk and L2 distance (seed mean, t-interval) against Table 1,
     comparable only on the paper's recipe (with ``ranges``, by the rule for unreported settings over the declared
-    ranges of the keys the paper leaves open: :func:`crlrepro.claims.verdicts.over_unreported_ranges`), the intervals
+    ranges of the keys the paper leaves open: :func:`crlrepro.claims.verdicts.over_unreported_ranges`, each row
+    decided the same way on the table of every trained point in ``at_points``, {(key, value): table}), the intervals
     Bonferroni-widened over these value claims (a
     false "contradicted" in any of them at most 5 %); and, as a family, that each decreases from one D
     to the next; with ``bound``, the approximation bound of Sec. 3 (:func:`approximation_bound_claims`); with
@@ -116,12 +118,36 @@ def a2_claims(
         rows = [_still_falling(row, convergence) for row in rows] + [convergence]
     if ranges is not None:  # the rule for unreported settings, last: over whatever the value rows decided above
         value_rows = {f"A2.{key}.D{d}": spec_of(key) for key in ("excess_risk", "l2_distance") for d in table["D"].unique()}
-        rows = [_over_ranges(row, value_rows[row.claim_id], ranges) if row.claim_id in value_rows else row for row in rows]
+        # each value row decided the same way at every trained point (no convergence study there: the row's own checks)
+        judged = {
+            point: {row.claim_id: row for row in a2_claims(points_table, reference, _setting_at(setting, *point), minima=minima)}
+            for point, points_table in (at_points or {}).items()
+        }
+        rows = [
+            _over_ranges(row, value_rows[row.claim_id], ranges, judged) if row.claim_id in value_rows else row for row in rows
+        ]
     return rows + (approximation_bound_claims(bound) if bound is not None else [])
 
 
-def _over_ranges(row: Claim, spec, ranges: dict) -> Claim:
-    decision = over_unreported_ranges(Decision(row.verdict, row.reason, row.power), spec.unreported, ranges)
+def _setting_at(setting: dict, key: str, value) -> dict:
+    """The claims' setting at a range point: ``key`` set to ``value`` where the setting records it."""
+    return {**setting, key: value} if key in setting else setting
+
+
+def _over_ranges(row: Claim, spec, ranges: dict, judged: dict) -> Claim:
+    """``row`` over the declared ranges, from the same row decided at each trained point (``judged``: {point: {claim
+    id: Claim}})."""
+    at_points = {
+        point: (
+            Decision(rows[row.claim_id].verdict, rows[row.claim_id].reason, rows[row.claim_id].power),
+            rows[row.claim_id].measured,
+        )
+        for point, rows in judged.items()
+        if row.claim_id in rows
+    }
+    decision = over_unreported_ranges(
+        Decision(row.verdict, row.reason, row.power), spec.unreported, ranges, at_points, row.measured
+    )
     return replace(row, verdict=decision.verdict, reason=decision.reason)
 
 

@@ -101,9 +101,11 @@ def a3_claims(
     setting: dict,
     spectrum: dict | None = None,
     ranges: dict | None = None,
+    at_points: dict | None = None,
 ) -> list[Claim]:
     """A3: probe R² of f and g at D = K against the paper's ≈0.97 and ≈0.93 (two-sided, seed interval; with
-    ``ranges``, by the rule for unreported settings: :func:`crlrepro.claims.verdicts.over_unreported_ranges`),
+    ``ranges``, by the rule for unreported settings: :func:`crlrepro.claims.verdicts.over_unreported_ranges`, each
+    row decided the same way on the D = K models of every trained point in ``at_points``, {(key, value): table}),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
     seed interval of the elbows each seed's own curve gives)."""
     spec_of = STUDY.experiment("A3").claim
@@ -112,23 +114,13 @@ def a3_claims(
     rows = []
     level = family_level(3)  # Bonferroni over the three value claims: R²_f, R²_g, the elbow
     for key in ("r2_f", "r2_g"):
-        spec = spec_of(key)
-        mean, low, high = seed_interval(at_k[key], level)
-        rows.append(
-            value_claim(
-                "A3",
-                spec,
-                "",
-                spec.statement,
-                mean,
-                low,
-                high,
-                reference[key],
-                mismatched=setting_mismatches(reference, setting, spec.depends_on),
-                tolerance=f"seed interval at {level:.4g} + the paper's rounding",
-                ranges=ranges,
+        judged = {}
+        for point, points_table in (at_points or {}).items():
+            row = _r2_value_row(
+                key, points_table[points_table["D"] == k].set_index("seed"), reference, {**setting, point[0]: point[1]}, level
             )
-        )
+            judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+        rows.append(_r2_value_row(key, at_k, reference, setting, level, ranges, judged))
     rows += [_recovers(spec_of(f"{key}_recovers"), at_k[key], reference, setting) for key in ("r2_f", "r2_g")]
     order = spec_of("r2_order")
     rows += direction_claims(
@@ -160,3 +152,31 @@ def a3_claims(
         )
     )
     return rows + ([rank_k_claim(spectrum)] if spectrum is not None else [])
+
+
+def _r2_value_row(
+    key: str,
+    at_k: pd.DataFrame,
+    reference: dict,
+    setting: dict,
+    level: float,
+    ranges: dict | None = None,
+    at_points: dict | None = None,
+) -> Claim:
+    """The value row of probe R² ``key`` (r2_f or r2_g) from the D = K models ``at_k`` (indexed by seed)."""
+    spec = STUDY.experiment("A3").claim(key)
+    mean, low, high = seed_interval(at_k[key], level)
+    return value_claim(
+        "A3",
+        spec,
+        "",
+        spec.statement,
+        mean,
+        low,
+        high,
+        reference[key],
+        mismatched=setting_mismatches(reference, setting, spec.depends_on),
+        tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+        ranges=ranges,
+        at_points=at_points,
+    )
