@@ -185,6 +185,12 @@ def _code_differences(other: Path) -> list[str]:
     return differences
 
 
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject's addopts): a worker per core, at most 4 (each imports torch and several run Snakemake on
+    2 cores; more would only contend)."""
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory):
     """A checkout that has run the smoke pipeline from clean (tests may change it afterwards).
@@ -202,10 +208,28 @@ def smoke_run(tmp_path_factory):
         if planned:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} is not a finished smoke run: it would still run {sorted(planned)}")
     else:
-        copy_repo(workdir)
-        snakemake(workdir, "--cores", "2", *SMOKE)
+        copy_checkout(_smoke_run_once(tmp_path_factory), workdir, also=("results", ".snakemake"))
     _SMOKE_ARTIFACTS[workdir] = artifacts(workdir)
     return workdir
+
+
+def _smoke_run_once(tmp_path_factory) -> Path:
+    """One clean smoke run for the whole test session, shared by pytest-xdist's workers (the first to ask runs it,
+    under a lock; the others wait and copy it), so that `pytest -n 2` does not run the pipeline once per worker."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared, done = root / "smoke-once" / "repo", root / "smoke-once" / "done"
+    shared.parent.mkdir(parents=True, exist_ok=True)
+    with open(root / "smoke-once" / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(shared, ignore_errors=True)
+            copy_repo(shared)
+            snakemake(shared, "--cores", "2", *SMOKE)
+            done.touch()
+    return shared
 
 
 _SMOKE_ARTIFACTS: dict[Path, dict[str, bytes]] = {}

@@ -34,6 +34,9 @@ PAGES = (
     "development/",
 )
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_docs")
+
 
 def build(root: Path, site: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}

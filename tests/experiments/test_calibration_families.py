@@ -19,6 +19,9 @@ from crlrepro.theory.oracles import excess_contrastive_risk
 FOUR = LatentClassGMM(
     np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4)
 )
+
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_calibration_families")
 TAU = 0.5
 
 

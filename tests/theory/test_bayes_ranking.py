@@ -11,6 +11,9 @@ from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.oracles import bayes_auc
 from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_bayes_ranking")
+
 PAPER = LatentClassGMM([0.5, 0.5], [1.2, -1.2], [1.0, 1.0], [1.2, -1.2], [1.0, 1.0])
 # Paper 1's non-monotone mixture: the Bayes ranking of y is not monotone in y for most x.
 FOUR = LatentClassGMM([0.25] * 4, [-3.0, -1.0, 1.0, 3.0], [1.0] * 4, [-1.0, 3.0, -3.0, 1.0], [1.0] * 4)

@@ -9,6 +9,9 @@ from crlrepro.theory.oracles import excess_contrastive_risk
 from crlrepro.theory.rank_d_excess import _excess_objective, excess_minima_table, rank_d_excess_fit
 from crlrepro.theory.spectral import operator_svd, truncated_score
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_excess_minima")
+
 NODES = 120
 
 

@@ -12,6 +12,9 @@ from crlrepro.theory.oracles import L2_DEFINITIONS, l2_distance_to_bayes_score, 
 from crlrepro.theory.quadrature import PopulationGrid, trapezoid_mixture
 from crlrepro.theory.spectral import operator_svd, rank_d_l2_fit, rank_d_l2_minimum, significant_digits, truncated_score
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_l2_definitions")
+
 NODES = 160
 EY_DEFINITIONS = ("plain", "x_shift_removed", "both_shifts_removed")
 ALS_DEFINITIONS = ("joint", "joint_plain")

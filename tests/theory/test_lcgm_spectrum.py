@@ -21,6 +21,9 @@ from crlrepro.theory.lcgm import (
 )
 from crlrepro.theory.spectral import pmi_spectrum
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_lcgm_spectrum")
+
 CONFIG = yaml.safe_load((Path(__file__).resolve().parents[2] / "config.yaml").read_text())["lcgm"]
 # A second model nothing was tuned on: fewer classes, lower dimension, another mean seed.
 SMALL = dict(classes=5, dim_x=6, dim_y=6, noise_x=0.5, noise_y=2.0, separation=3.0, mean_seed=1)

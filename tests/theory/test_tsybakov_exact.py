@@ -17,6 +17,9 @@ PAPER = LatentClassGMM(np.array([0.5, 0.5]), np.array([1.2, -1.2]), np.ones(2), 
 FOUR = LatentClassGMM(
     np.full(4, 0.25), np.array([-3.0, -1.0, 1.0, 3.0]), np.ones(4), np.array([-1.0, 3.0, -3.0, 1.0]), np.ones(4)
 )
+
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_tsybakov_exact")
 T_REFERENCE = np.array([1e-9, 1e-7, 1e-5, 1e-3, 1e-1, 0.5, 1.0])
 
 

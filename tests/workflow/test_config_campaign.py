@@ -12,6 +12,9 @@ from config_campaign import Mutation, mutations, outcome
 
 from crlrepro.workflow.config import read_config_file
 
+# one worker computes this module's shared fixtures (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_config_campaign")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 _SEED = "a seed of 0 is a seed"

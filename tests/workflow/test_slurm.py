@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, SMOKE, artifacts, fresh_checkout
 
-pytestmark = [pytest.mark.pipeline, pytest.mark.slurm]
+pytestmark = [pytest.mark.pipeline, pytest.mark.slurm, pytest.mark.xdist_group("test_slurm")]  # one cluster, one worker
 
 SLURM_SH = REPO / "tests" / "cluster" / "slurm.sh"
 # The profile's status checks suit a real cluster (every 20 s); the test cluster answers at once.
