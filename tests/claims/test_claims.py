@@ -556,17 +556,61 @@ def c3(good: bool):
 
 def auc_rates(good: bool, detectable: int = 5, fits: bool = True) -> pd.DataFrame:
     """crlrepro.experiments.rate_fits.auc_deficit_rate_table: good, each regime's rate at its exponent (±0.15); bad,
-    each at the other regime's."""
+    each m rate at the other regime's and each n rate at 1 (a 1/n law)."""
     rows = []
-    for regime, exponent in (("scrl", 1.0), ("sscrl", 0.5)):
-        r = exponent if good else 1.5 - exponent
+    for axis, regime, exponent in (("m", "scrl", 1.0), ("m", "sscrl", 0.5), ("n", "scrl", 0.5), ("n", "sscrl", 0.5)):
+        r = exponent if good else 1.5 - exponent if axis == "m" else 1.0
         rows.append(
-            {"regime": regime, "axis": "m", "fixed": 8192, "fit_from": 1, "fit_to": 64, "floor": 0.001, "amplitude": 0.1}
+            {"regime": regime, "axis": axis, "fixed": 8192, "fit_from": 1, "fit_to": 64, "floor": 0.001, "amplitude": 0.1}
             | {"rate": r, "rms_log": 0.02, "rate_low": r - 0.15, "rate_high": r + 0.15, "chi2": 1.0, "fit_p": 0.5}
             | {"fits": fits, "window_from": 4, "points": 7, "seeds": 10, "detectable": detectable}
             | {"saturated_from": np.nan if detectable >= 3 else 4.0, "predicted": exponent}
         )
     return pd.DataFrame(rows)
+
+
+def test_recall_rises_at_every_step_of_m_only_where_each_step_rises():
+    """C3.recall_rises_every_step_m: reproduced where recall@1 rises at each step of the m sweep, contradicted where
+    one step falls beyond the seeds' noise, inconclusive where one step is flat; SSCRL's steps start at m = 2."""
+    from crlrepro.studies.scaling.claims import recall_step_claims
+
+    def table(recall):  # recall(m, seed) on an m sweep of 1..32 for both regimes
+        return pd.DataFrame(
+            [
+                {"regime": r, "sweep": "m", "n": 1024, "m": m, "seed": s, "recall_at_1": recall(m, s) + jitter(s, 0.002, m)}
+                for r in ("scrl", "sscrl")
+                for m in (1, 2, 8, 32)
+                for s in SEEDS
+            ]
+        )
+
+    rising = {r.claim_id: r for r in recall_step_claims(table(lambda m, s: 0.3 + 0.05 * np.log2(m)))}
+    assert [r.verdict for r in rising.values()] == [REPRODUCED, REPRODUCED]
+    assert "m = 1..32" in rising["C3.recall_rises_every_step_m.scrl"].claim
+    assert "m = 2..32" in rising["C3.recall_rises_every_step_m.sscrl"].claim  # at m = 1 all anchors share one negative
+    assert "every one must hold" in rising["C3.recall_rises_every_step_m.scrl"].tolerance
+    falls = {r.claim_id: r for r in recall_step_claims(table(lambda m, s: 0.3 + 0.05 * np.log2(m) - 0.2 * (m == 32)))}
+    assert falls["C3.recall_rises_every_step_m.scrl"].verdict == CONTRADICTED
+    assert falls["C3.recall_rises_every_step_m.scrl"].reason.startswith("m=32−m=8: contradicted")
+    flat = {r.claim_id: r for r in recall_step_claims(table(lambda m, s: 0.3 + 0.05 * min(np.log2(m), 3)))}
+    assert flat["C3.recall_rises_every_step_m.scrl"].verdict == INCONCLUSIVE
+    assert flat["C3.recall_rises_every_step_m.scrl"].reason.startswith("m=32−m=8: inconclusive")
+
+
+def test_marginal_gains_in_n_are_read_against_the_outer_terms_half():
+    """C3.marginal_gain_n: the n sweep's deficit rate two-sided against ½, told apart from a 1/n law."""
+    from crlrepro.studies.scaling.claims import marginal_gain_claim
+
+    def n_row(rate):
+        row = auc_rates(True).iloc[[1]].assign(axis="n", fixed=16, fit_from=128, fit_to=2048, predicted=0.5)
+        return next(row.assign(rate=rate, rate_low=rate - 0.15, rate_high=rate + 0.15).itertuples())
+
+    half = marginal_gain_claim(n_row(0.5))
+    assert half.claim_id == "C3.marginal_gain_n.sscrl" and half.verdict == REPRODUCED
+    assert "n = 128..2048 at m = 16" in half.claim and half.tolerance == "two-sided against 1 (seed bootstrap of the fit)"
+    assert marginal_gain_claim(n_row(1.0)).verdict == CONTRADICTED
+    saturated = marginal_gain_claim(next(auc_rates(True, detectable=2).assign(axis="n").itertuples()))
+    assert saturated.verdict == NOT_COMPARABLE and "saturated from n = 4" in saturated.reason
 
 
 def test_marginal_gains_are_not_read_off_a_saturated_curve():
@@ -1365,8 +1409,10 @@ def test_c3_reads_the_gap_slopes_and_names_the_sweep():
         "C3.auc_grows_with_n.sscrl",
         "C3.recall_grows_with_n.sscrl",
         "C3.scrl_steeper_in_m",
+        "C3.recall_rises_every_step_m.scrl",
+        "C3.recall_rises_every_step_m.sscrl",
     ]
-    steeper = rows[-1]
+    steeper = next(r for r in rows if r.claim_id == "C3.scrl_steeper_in_m")
     assert "r of E* − AUC(m) ≈ b·m^(−r) (E* = 1, m = 2..32)" in steeper.claim
     assert "C3.scrl_steeper_in_m" not in {r.claim_id for r in c3_claims(deviation_slopes(-1.0, -0.5, -0.5), slopes, runs, ref)}
 
@@ -1543,6 +1589,7 @@ def test_c3_one_regime_has_no_steeper_row():
         "C3.recall_grows_with_m.scrl",
         "C3.auc_grows_with_n.scrl",
         "C3.recall_grows_with_n.scrl",
+        "C3.recall_rises_every_step_m.scrl",
     }
 
 

@@ -31,6 +31,7 @@ from crlrepro.claims.verdicts import (
     decide_value,
     detectable_difference,
     direction_claims,
+    every_step_claims,
     holm,
     over_unreported_ranges,
     paired_by_seed,
@@ -590,6 +591,26 @@ def test_range_points_are_one_key_at_a_time_and_named_uniquely():
     assert config["training"]["learning_rate"] == 1e-3  # the run's own config is untouched
     with pytest.raises(KeyError, match="training.learning_rat"):
         config_at(config, "training.learning_rat", 1.0)
+
+
+def test_every_step_claims_need_every_step_and_fall_on_any_reverse():
+    """An intersection–union group: reproduced only if every comparison is, contradicted if any one's reverse holds,
+    else inconclusive; the shown comparison is the weakest on the claim's side (or the strongest reverse)."""
+    up, flat, down = (
+        Paired(label, np.array([d + 0.01 * k for k in range(-3, 4)])) for label, d in (("up", 0.5), ("flat", 0.0), ("down", -0.5))
+    )
+    strong = Paired("strong", np.array([1.0 + 0.01 * k for k in range(-3, 4)]))
+
+    def verdict(*comparisons):
+        (row,) = every_step_claims("X", [("X.steps", "rises at every step", list(comparisons))])
+        return row
+
+    both = verdict(strong, up)
+    assert both.verdict == REPRODUCED and "shown: up" in both.claim and both.reason.startswith("up: reproduced")
+    assert verdict(up, flat).verdict == INCONCLUSIVE and verdict(up, flat).reason.startswith("flat: inconclusive")
+    fell = verdict(up, down, strong)
+    assert fell.verdict == CONTRADICTED and fell.reason.startswith("down: contradicted") and fell.measured < 0
+    assert "every one must hold" in fell.tolerance and "Holm over 3" in fell.tolerance
 
 
 def test_equivalence_edges_and_its_plan():

@@ -119,16 +119,44 @@ def test_the_auc_deficit_rate_and_where_the_curve_saturates():
     sscrl = runs(lambda x: 0.002 + 0.3 * x**-0.5, noise=0.02, seed=6)
     sscrl["auc"] = e_star - sscrl.pop("gap")
     table = pd.concat([scrl.assign(regime="scrl"), sscrl.assign(regime="sscrl")]).assign(sweep="m", n=8192)
-    out = auc_deficit_rate_table(table, e_star, {"scrl": 1.0, "sscrl": 0.5}, 60, seed=0).set_index("regime")
+    out = auc_deficit_rate_table(table, e_star, {"m": {"scrl": 1.0, "sscrl": 0.5}}, 60, seed=0).set_index("regime")
     assert out.loc["scrl", "detectable"] == 2 and out.loc["scrl", "saturated_from"] == 4 and np.isnan(out.loc["scrl", "rate"])
     assert out.loc["sscrl", "fits"] and np.isnan(out.loc["sscrl", "saturated_from"]) and out.loc["sscrl", "fit_from"] == 2
     assert out.loc["sscrl", "rate_low"] < 0.5 < out.loc["sscrl", "rate_high"]
     assert not out.loc["sscrl", "reaches_e_star"]
     # saturated from its first m (the smoke scale's SCRL): a row without a fit, not an error
-    early = auc_deficit_rate_table(table[table["m"] >= 4], e_star, {"scrl": 1.0, "sscrl": 0.5}, 20, seed=0).set_index("regime")
+    early = auc_deficit_rate_table(table[table["m"] >= 4], e_star, {"m": {"scrl": 1.0, "sscrl": 0.5}}, 20, seed=0).set_index(
+        "regime"
+    )
     assert (
         early.loc["scrl", "detectable"] == 0 and early.loc["scrl", "saturated_from"] == 4 and early.loc["scrl", "fit_from"] == 4
     )
     touching = table.assign(auc=lambda t: t["auc"].where(~((t["regime"] == "sscrl") & (t["m"] == 64)), e_star))
-    again = auc_deficit_rate_table(touching, e_star, {"scrl": 1.0, "sscrl": 0.5}, 20, seed=0).set_index("regime")
+    again = auc_deficit_rate_table(touching, e_star, {"m": {"scrl": 1.0, "sscrl": 0.5}}, 20, seed=0).set_index("regime")
     assert again.loc["sscrl", "reaches_e_star"] and np.isnan(again.loc["sscrl", "rate"])
+
+
+def test_the_auc_deficit_rate_in_n_is_fitted_beside_the_m_rows_and_leaves_them_as_they_were():
+    """The n sweep's rows (Sec. 5's "gains shrink as 1/√n") come after the m sweep's, from the same generator, so the m
+    rows are those of a table with no n sweep; an n deficit falling as n^(−1/2) is read as ½, as n^(−1) as 1."""
+    from crlrepro.experiments.rate_fits import auc_deficit_rate_table
+
+    e_star = 0.8
+    m_runs = runs(lambda x: 0.002 + 0.3 * x**-0.5, noise=0.02, seed=6).assign(regime="sscrl", sweep="m", n=8192)
+    m_runs["auc"] = e_star - m_runs.pop("gap")
+
+    def n_sweep(rate, seed):
+        out = runs(lambda x: 0.002 + 0.3 * x**-rate, noise=0.02, seed=seed, axis="n")
+        out["auc"] = e_star - out.pop("gap")
+        return out.assign(regime="sscrl", sweep="n", m=16)
+
+    predicted = {"m": {"sscrl": 0.5}, "n": {"sscrl": 0.5}}
+    for rate, seed in ((0.5, 7), (1.0, 8)):
+        both = auc_deficit_rate_table(pd.concat([m_runs, n_sweep(rate, seed)]), e_star, predicted, 60, seed=0)
+        alone = auc_deficit_rate_table(m_runs, e_star, predicted, 60, seed=0)
+        pd.testing.assert_frame_equal(both[both["axis"] == "m"].reset_index(drop=True), alone)
+        (n_row,) = both[both["axis"] == "n"].itertuples()
+        assert n_row.fixed == 16 and n_row.predicted == 0.5 and n_row.fits
+        assert n_row.rate_low < rate < n_row.rate_high
+    only_m = auc_deficit_rate_table(pd.concat([m_runs, n_sweep(0.5, 7)]), e_star, {"m": {"sscrl": 0.5}}, 20, seed=0)
+    assert list(only_m["axis"]) == ["m"]  # an axis with no predicted exponent is not fitted

@@ -31,7 +31,14 @@ def set_key(config, dotted, value):
     return config
 
 
-DELETE = object()
+class _Delete:
+    """The marker for a key removed from the config (its repr names it, so test ids are the same in every process)."""
+
+    def __repr__(self) -> str:
+        return "DELETE"
+
+
+DELETE = _Delete()
 
 # (key to change, new value, text the error must contain)
 BAD_VALUES = [

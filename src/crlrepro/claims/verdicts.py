@@ -30,6 +30,7 @@ from scipy import optimize, stats
 
 __all__ = [
     "any_of_claims",
+    "every_step_claims",
     "check_claims_table",
     "Claim",
     "claim",
@@ -745,6 +746,47 @@ def paired_by_seed(values_a: pd.Series, values_b: pd.Series, label: str) -> Pair
     """Seed-paired differences a − b of two Series indexed by seed (seeds with a value in both)."""
     joined = pd.concat([values_a.rename("a"), values_b.rename("b")], axis=1, join="inner").dropna().sort_index()
     return Paired(label, (joined["a"] - joined["b"]).to_numpy(dtype=float))
+
+
+def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) -> list[Claim]:
+    """``direction`` claims that every comparison of a group goes the claimed way, e.g. "recall@1 rises at every step
+    of m" (monotone): an intersection–union test. Every comparison of every group forms one Holm family. A group is
+    reproduced when all of its comparisons are, contradicted when any one is (its reverse holds), else inconclusive;
+    its measured value and interval (at :func:`family_level`) are those of its decisive comparison: the weakest one
+    on the claim's side (largest p) unless contradicted, else the reverse's strongest (smallest p), and its reason
+    leads with that comparison."""
+    decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
+    size = len(decisions)
+    level = family_level(size)
+    rows, start = [], 0
+    for claim_id, statement, comparisons in groups:
+        mine = decisions[start : start + len(comparisons)]
+        start += len(comparisons)
+        words = [d.verdict for d in mine]
+        verdict = CONTRADICTED if CONTRADICTED in words else REPRODUCED if set(words) == {REPRODUCED} else INCONCLUSIVE
+        if verdict == CONTRADICTED:
+            p = np.array([c.p_values()[1] for c in comparisons], dtype=float)
+            decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
+        else:
+            p = np.array([c.p_values()[0] for c in comparisons], dtype=float)
+            decisive = int(np.argmax(np.where(np.isfinite(p), p, np.inf)))
+        order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
+        reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
+        mean, low, high = comparisons[decisive].interval(level)
+        rows.append(
+            claim(
+                experiment,
+                claim_id,
+                f"{statement} (shown: {comparisons[decisive].label})",
+                "direction",
+                Decision(verdict, reason, mine[decisive].power),
+                measured=mean,
+                low=low,
+                high=high,
+                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; every one must hold; interval at {level:.4g}",
+            )
+        )
+    return rows
 
 
 def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) -> list[Claim]:

@@ -277,53 +277,57 @@ AUC_RATES_NOT_APPLICABLE = GAP_RATES_NOT_APPLICABLE + ("saturated_from",)
 
 
 def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int, seed: int, level: float = 0.95):
-    """Sec. 5's "marginal gains follow the 1/m curve", per regime on the m sweep: the retrieval AUC approaches its
-    plateau A∞ ≤ E* (the Bayes AUC ``e_star``, which no score exceeds) as A∞ − a·m^(−r), i.e. the deficit
-    E* − AUC = c + a·m^(−r) with the floor c = E* − A∞ ≥ 0, the form of :func:`floor_rate` (asymptotic window by the
-    χ² rule, seed bootstrap), beside ``predicted`` {regime: exponent}.
+    """Sec. 5's marginal gains, per regime and sweep axis: "marginal gains follow the 1/m curve" on the m sweep and
+    "gains shrink as 1/√n" on the n sweep. The retrieval AUC approaches its plateau A∞ ≤ E* (the Bayes AUC ``e_star``,
+    which no score exceeds) as A∞ − a·x^(−r), i.e. the deficit E* − AUC = c + a·x^(−r) with the floor c = E* − A∞ ≥ 0,
+    the form of :func:`floor_rate` (asymptotic window by the χ² rule, seed bootstrap), beside ``predicted``
+    {axis: {regime: exponent}} (an axis it leaves out is not fitted).
 
-    Where the curve has saturated the rate describes nothing: the deficit to the largest m, AUC(m_max) − AUC(m), must
+    Where the curve has saturated the rate describes nothing: the deficit to the largest x, AUC(x_max) − AUC(x), must
     stand above the seeds' noise (its one-sided lower confidence bound at ``level`` above 0, paired by seed) at three
-    or more m for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest m from which
-    it no longer does (every larger m below m_max is undetectable too), and the fit uses the m below it only (4 or
+    or more x for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest x from which
+    it no longer does (every larger x below x_max is undetectable too), and the fit uses the x below it only (4 or
     more). ``reaches_e_star``: some run's AUC reaches E* (to the quadrature's error), so there is no deficit to fit."""
     import pandas as pd
     from scipy import stats
 
     rng = np.random.default_rng(seed)
     rows = []
-    for regime, runs in table[table["sweep"] == "m"].groupby("regime", sort=True):
-        runs = runs[runs["m"] >= FIRST_POINT.get((regime, "m"), 0)].assign(deficit=lambda t: e_star - t["auc"])
-        pivot = runs.pivot_table(index="seed", columns="m", values="auc", aggfunc="first")
-        ms = [int(m) for m in pivot.columns]
-        detectable, saturated_from = 0, np.nan
-        if pivot.shape[0] >= 2 and len(ms) >= 2:
-            deficits = pivot[ms[-1]].to_numpy()[:, None] - pivot[ms[:-1]].to_numpy()
-            mean, sd = deficits.mean(axis=0), deficits.std(axis=0, ddof=1)
-            lower = mean - stats.t.ppf(level, deficits.shape[0] - 1) * sd / np.sqrt(deficits.shape[0])
-            seen = lower > 0
-            detectable = int(seen.sum())
-            tail = [m for i, m in enumerate(ms[:-1]) if not seen[i:].any()]
-            saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to m_max
-        approach = runs[runs["m"] < saturated_from] if np.isfinite(saturated_from) else runs  # not the plateau after it
-        points, seeds = int(approach["m"].nunique()), int(pivot.shape[0])
-        reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
-        if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
-            fit = floor_rate(approach, "m", "deficit", bootstrap, rng)
-        else:
-            fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
-        rows.append(
-            {
-                "regime": regime,
-                "axis": "m",
-                "fixed": int(runs["n"].iloc[0]),
-                "fit_from": ms[0],
-                "fit_to": ms[-1],
-                **fit,
-                "detectable": detectable,
-                "saturated_from": saturated_from,
-                "reaches_e_star": reaches,
-                "predicted": float(predicted.get(regime, np.nan)),
-            }
-        )
+    for axis in ("m", "n"):
+        for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
+            if regime not in predicted.get(axis, {}):
+                continue
+            runs = runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)].assign(deficit=lambda t: e_star - t["auc"])
+            pivot = runs.pivot_table(index="seed", columns=axis, values="auc", aggfunc="first")
+            xs = [int(x) for x in pivot.columns]
+            detectable, saturated_from = 0, np.nan
+            if pivot.shape[0] >= 2 and len(xs) >= 2:
+                deficits = pivot[xs[-1]].to_numpy()[:, None] - pivot[xs[:-1]].to_numpy()
+                mean, sd = deficits.mean(axis=0), deficits.std(axis=0, ddof=1)
+                lower = mean - stats.t.ppf(level, deficits.shape[0] - 1) * sd / np.sqrt(deficits.shape[0])
+                seen = lower > 0
+                detectable = int(seen.sum())
+                tail = [x for i, x in enumerate(xs[:-1]) if not seen[i:].any()]
+                saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to x_max
+            approach = runs[runs[axis] < saturated_from] if np.isfinite(saturated_from) else runs  # not the plateau
+            points, seeds = int(approach[axis].nunique()), int(pivot.shape[0])
+            reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
+            if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
+                fit = floor_rate(approach, axis, "deficit", bootstrap, rng)
+            else:
+                fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
+            rows.append(
+                {
+                    "regime": regime,
+                    "axis": axis,
+                    "fixed": int(runs["m" if axis == "n" else "n"].iloc[0]),
+                    "fit_from": xs[0],
+                    "fit_to": xs[-1],
+                    **fit,
+                    "detectable": detectable,
+                    "saturated_from": saturated_from,
+                    "reaches_e_star": reaches,
+                    "predicted": float(predicted[axis][regime]),
+                }
+            )
     return pd.DataFrame(rows)

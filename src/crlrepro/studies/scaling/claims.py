@@ -4,6 +4,8 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 
@@ -17,12 +19,14 @@ from crlrepro.claims.verdicts import (
     decide_equivalence,
     decide_rate,
     direction_claims,
+    every_step_claims,
     paired_by_seed,
 )
+from crlrepro.experiments.rate_fits import FIRST_POINT
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
-__all__ = ["c3_claims", "c4_claims", "gap_rate_claim", "marginal_gain_claim", "rate_difference_claims"]
+__all__ = ["c3_claims", "c4_claims", "gap_rate_claim", "marginal_gain_claim", "rate_difference_claims", "recall_step_claims"]
 
 
 def _in_batch_claims(fit, reference: dict) -> list[Claim]:
@@ -179,7 +183,24 @@ def c3_claims(
                 paired_by_seed(rates["scrl"], rates["sscrl"], "r_scrl-r_sscrl"),
             )
         )
-    return rows + direction_claims("C3", family)
+    return rows + direction_claims("C3", family) + recall_step_claims(table)
+
+
+def recall_step_claims(table: pd.DataFrame) -> list[Claim]:
+    """``C3.recall_rises_every_step_m.<regime>``: Sec. 5's "recall@1 rises monotonically as m grows", as recall@1
+    higher at each consecutive step of the m sweep (from the regime's first point: SSCRL from m = 2), seed-paired,
+    every step of both regimes one Holm family (:func:`crlrepro.claims.verdicts.every_step_claims`)."""
+    spec = STUDY.experiment("C3").claim("recall_rises_every_step_m")
+    groups = []
+    for regime, runs in table[table["sweep"] == "m"].groupby("regime", sort=True):
+        runs = runs[runs["m"] >= FIRST_POINT.get((regime, "m"), 0)]
+        by_m = {m: g.set_index("seed")["recall_at_1"] for m, g in runs.groupby("m")}
+        steps = [paired_by_seed(by_m[b], by_m[a], f"m={b}−m={a}") for a, b in pairwise(sorted(by_m))]
+        if steps:
+            groups.append(
+                (f"C3.{spec.key}.{regime}", f"{regime.upper()}: {spec.statement} (m = {min(by_m)}..{max(by_m)})", steps)
+            )
+    return every_step_claims("C3", groups) if groups else []
 
 
 def gap_rate_claim(fit, margin_share: float) -> Claim:
@@ -234,15 +255,18 @@ def _pre_asymptotic(fit, form: str, coda: str = "") -> Decision:
 
 
 def marginal_gain_claim(fit) -> Claim:
-    """``C3.marginal_gain.<regime>`` from a row of :func:`crlrepro.experiments.rate_fits.auc_deficit_rate_table`: the
-    AUC's deficit to the Bayes AUC falls to its floor as m^(−r), r tested two-sided against the regime's bound exponent
-    (1 under SCRL, ½ under SSCRL), told apart from the other's. Where the deficit to the sweep's largest m is seen at
-    fewer than three m the curve has saturated and no rate is read: ``not comparable``, saying from which m; where
-    no tail fits the form, the sweep is pre-asymptotic: inconclusive."""
-    spec = STUDY.experiment("C3").claim("marginal_gain")
+    """``C3.marginal_gain.<regime>`` (the m sweep) or ``C3.marginal_gain_n.<regime>`` (the n sweep) from a row of
+    :func:`crlrepro.experiments.rate_fits.auc_deficit_rate_table`: the AUC's deficit to the Bayes AUC falls to its
+    floor as x^(−r), r tested two-sided against the bound's exponent (in m: 1 under SCRL, ½ under SSCRL, told apart
+    from the other's; in n: ½, told apart from a 1/n law). Where the deficit to the sweep's largest x is seen at
+    fewer than three x the curve has saturated and no rate is read: ``not comparable``, saying from which x; where no
+    tail fits the form, the sweep is pre-asymptotic: inconclusive."""
+    axis = getattr(fit, "axis", "m")
+    spec = STUDY.experiment("C3").claim("marginal_gain" if axis == "m" else "marginal_gain_n")
+    fixed = "n" if axis == "m" else "m"
     exponent = float(fit.predicted)
-    other = 0.5 if exponent == 1.0 else 1.0
-    where = f"m = {fit.fit_from}..{fit.fit_to} at n = {fit.fixed}, {fit.seeds} seeds"
+    other = (0.5 if exponent == 1.0 else 1.0) if axis == "m" else 1.0
+    where = f"{axis} = {fit.fit_from}..{fit.fit_to} at {fixed} = {fit.fixed}, {fit.seeds} seeds"
     if bool(getattr(fit, "reaches_e_star", False)):
         decision = Decision(
             NOT_COMPARABLE,
@@ -250,22 +274,22 @@ def marginal_gain_claim(fit) -> Claim:
             f"{fit.seeds} seeds",
         )
     elif not fit.detectable >= 3:
-        saturated = "" if not np.isfinite(fit.saturated_from) else f", saturated from m = {fit.saturated_from:g}"
+        saturated = "" if not np.isfinite(fit.saturated_from) else f", saturated from {axis} = {fit.saturated_from:g}"
         decision = Decision(
             NOT_COMPARABLE,
-            f"the AUC's deficit to m = {fit.fit_to} stands above the seeds' noise at {fit.detectable} m{saturated}: "
+            f"the AUC's deficit to {axis} = {fit.fit_to} stands above the seeds' noise at {fit.detectable} {axis}{saturated}: "
             f"the curve has reached its plateau, so there are no marginal gains left to follow a curve",
-            f"{fit.seeds} seeds; a sweep of smaller m (or harder data) would show the approach",
+            f"{fit.seeds} seeds; a sweep of smaller {axis} (or harder data) would show the approach",
         )
     elif not bool(fit.fits):
-        decision = _pre_asymptotic(fit, "E* − AUC = c + a·m^(−r)")
+        decision = _pre_asymptotic(fit, f"E* − AUC = c + a·{axis}^(−r)")
     else:
         decision = decide_rate(fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,))
-        where += f"; window m ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
+        where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
     return claim(
         "C3",
         f"C3.{spec.key}.{fit.regime}",
-        f"{fit.regime.upper()}: {spec.statement}: r of E* − AUC(m) = c + a·m^(−r) = {exponent:g} ({where})",
+        f"{fit.regime.upper()}: {spec.statement}: r of E* − AUC({axis}) = c + a·{axis}^(−r) = {exponent:g} ({where})",
         "rate",
         decision,
         measured=float(fit.rate),
