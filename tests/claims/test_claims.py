@@ -1959,9 +1959,9 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
 
 
 def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges():
-    """A2's and A3's value rows decided at the configured point become not comparable when a declared range of an open
-    key holds another value (no run trains it), keep their verdict when every range is the configured value alone,
-    and the other rows (floors, decreases, the elbow) are untouched."""
+    """A2's and A3's value rows (the elbow among them) decided at the configured point become not comparable when a
+    declared range of an open key holds another value (no run trains it), keep their verdict when every range is the
+    configured value alone, and the other rows (floors, decreases) are untouched."""
     from crlrepro.studies.gmm_mlp import A2_UNREPORTED
 
     spec_a3 = next(s for s in registered_specs("A3") if s.key == "r2_f")
@@ -1988,7 +1988,8 @@ def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges(
 
     assert a3_rows(False)["A3.r2_f"].verdict == CONTRADICTED
     assert a3_rows(True)["A3.r2_f"].verdict == NOT_COMPARABLE
-    assert a3_rows(True)["A3.elbow"].verdict == a3_rows(False)["A3.elbow"].verdict
+    # the elbow, read on the same models, follows the same rule
+    assert a3_rows(False)["A3.elbow"].verdict == REPRODUCED and a3_rows(True)["A3.elbow"].verdict == NOT_COMPARABLE
 
 
 def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_ranges():
@@ -2022,14 +2023,18 @@ def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_r
 
     elbow = {"classes": 8, "elbow": 8, "rule": "test rule", "per_seed": dict.fromkeys(SEEDS, 8)}
 
-    def a3_row(point_r2_f):
-        point = {(spec.unreported[0], 0.5): r2_table(point_r2_f)}
+    def a3_rows(point_r2_f, point_elbow=8):
+        point_elbows = {**elbow, "per_seed": dict.fromkeys(SEEDS, point_elbow)}
+        point = {(spec.unreported[0], 0.5): (r2_table(point_r2_f), point_elbows)}
         built = a3_claims(r2_table(0.97), elbow, ref, paper_setting("A3"), ranges=a3_ranges, at_points=point)
-        return {r.claim_id: r for r in built}["A3.r2_f"]
+        return {r.claim_id: r for r in built}
 
-    assert a3_row(0.97).verdict == REPRODUCED
-    off = a3_row(0.90)
+    assert a3_rows(0.97)["A3.r2_f"].verdict == REPRODUCED and a3_rows(0.97)["A3.elbow"].verdict == REPRODUCED
+    off = a3_rows(0.90)["A3.r2_f"]
     assert off.verdict == NOT_COMPARABLE and f"moved most by {spec.unreported[0]}" in off.reason
+    # the elbow is read on the same models: an elbow that moves at a point leaves it undecided
+    moved = a3_rows(0.97, point_elbow=6)["A3.elbow"]
+    assert moved.verdict == NOT_COMPARABLE and "from 6 at 0.5 to 8 at 1.0" in moved.reason
 
 
 def registered_specs(experiment):

@@ -849,7 +849,8 @@ def test_the_declared_ranges_are_trained_and_decide_the_value_rows_when_asked(tm
     assert sorted(zip(ranged["D"], ranged["seed"], strict=True)) == sorted(zip(configured["D"], configured["seed"], strict=True))
     assert not np.allclose(ranged["excess_risk"], configured["excess_risk"])  # the point trained at its own rate
     lcgm = pd.read_csv(results / "approximation" / "ranges" / "lcgm" / f"{point}.csv", comment="#")
-    assert set(lcgm["D"]) == {4} and sorted(lcgm["seed"]) == [0]  # the smoke's K = 4, every seed
+    assert set(lcgm["D"]) == {2, 3, 4, 5, 6} and set(lcgm["seed"]) == {0}  # the smoke's D sweep, every seed
+    assert json.loads((results / "approximation" / "ranges" / "lcgm" / f"{point}_elbow.json").read_text())["classes"] == 4
     log = (results / "logs" / "gmm_mlp_range_train" / point / "D1.log").read_text()
     assert "'learning_rate': 0.002" in log
     claims = pd.read_csv(results / "claims" / "A2.csv", comment="#").set_index("claim_id")

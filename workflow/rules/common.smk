@@ -319,10 +319,15 @@ def gmm_mlp_point_models(point):
 
 
 def lcgm_point_models(point):
-    """The models of A3's range point named ``point``: D = K (the value rows' models) for every seed."""
+    """The models of A3's range point named ``point``: the whole D sweep for every seed (R² at D = K and the elbow)."""
     return expand(
-        f"{RESULTS}/models/lcgm_ranges/{point}/D{config['lcgm']['classes']}_seed{{seed}}.pt", seed=config["seeds"]
+        f"{RESULTS}/models/lcgm_ranges/{point}/D{{D}}_seed{{seed}}.pt", D=config["lcgm"]["dims"], seed=config["seeds"]
     )
+
+
+def range_elbows():
+    """The elbows of A3's trained range points, in the order of trained_points("A3")."""
+    return [f"{RESULTS}/approximation/ranges/lcgm/{name}_elbow.json" for name in point_names("A3")]
 
 
 def gmm_mlp_range_models(wildcards):

@@ -59,14 +59,15 @@ for i in lcgm_sensitivity_rows():
             "../scripts/lcgm/lcgm_train.py"
 
 
-# The rule for unreported settings (train_unreported_ranges): A3's D = K models of every seed trained and evaluated at
-# each point of the declared ranges, {point} = key=value (crlrepro.claims.spec.range_points), one job per point.
+# The rule for unreported settings (train_unreported_ranges): A3's D sweep for every seed trained and evaluated at each
+# point of the declared ranges, {point} = key=value (crlrepro.claims.spec.range_points), one job per point.
 rule lcgm_range_train:
     input:
         library("lcgm_train"),
     output:
         expand(
-            f"{RESULTS}/models/lcgm_ranges/{{{{point}}}}/D{config['lcgm']['classes']}_seed{{seed}}.pt",
+            f"{RESULTS}/models/lcgm_ranges/{{{{point}}}}/D{{D}}_seed{{seed}}.pt",
+            D=config["lcgm"]["dims"],
             seed=config["seeds"],
         ),
     log:
@@ -92,6 +93,7 @@ rule lcgm_range_table:
         models=lcgm_range_models,
     output:
         table=f"{RESULTS}/approximation/ranges/lcgm/{{point}}.csv",
+        elbow=f"{RESULTS}/approximation/ranges/lcgm/{{point}}_elbow.json",
     log:
         f"{RESULTS}/logs/lcgm_range_table/{{point}}.log",
     benchmark:
@@ -195,6 +197,7 @@ rule claims_a3:
         elbow=rules.lcgm_table.output.elbow,
         rank=rules.lcgm_spectrum.output.summary,
         point_tables=range_tables("A3"),
+        point_elbows=range_elbows(),
         paper_values=PAPER_VALUES,
     output:
         f"{RESULTS}/claims/A3.csv",

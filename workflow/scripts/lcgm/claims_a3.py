@@ -8,9 +8,12 @@ from crlrepro.studies.lcgm.claims import a3_claims
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
-# the tables of the trained points of the declared ranges, each named by the (key, value) the rule lists in its order
+# the tables and elbows of the trained points of the declared ranges, each named by the (key, value) the rule lists in its order
 at_points = {
-    (key, value): read_table(path) for (key, value), path in zip(run.params["points"], snakemake.input.point_tables, strict=True)
+    (key, value): (read_table(table), read_json(elbow))
+    for (key, value), table, elbow in zip(
+        run.params["points"], snakemake.input.point_tables, snakemake.input.point_elbows, strict=True
+    )
 }
 elbow = read_json(snakemake.input.elbow)
 claims = a3_claims(

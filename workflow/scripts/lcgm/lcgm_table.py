@@ -1,5 +1,4 @@
-"""A3 table and elbow: held-out probe R² and excess risk per (D, seed); the elbow of the sweep (not at a range point,
-rule lcgm_range_table, whose models are D = K alone)."""
+"""A3 table and elbow: held-out probe R² and excess risk per (D, seed); the elbow of the sweep."""
 
 import pandas as pd
 
@@ -19,7 +18,6 @@ for path in snakemake.input.models:
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
 run.write_table(runs, snakemake.output.table, missing=LCGM_NOT_APPLICABLE)
-if "elbow" in snakemake.output.keys():  # noqa: SIM118 (rule lcgm_range_table evaluates D = K alone: no elbow)
-    write_artifact_json(
-        lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow, run.provenance()
-    )
+write_artifact_json(
+    lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow, run.provenance()
+)

@@ -2,7 +2,7 @@
 initialised, shuffled and trained as it would be alone; the smaller D padded, crlrepro.learning.networks.TwoTowerEnsemble),
 one model file each. A job of rule lcgm_train is one seed over lcgm.dims; a job of lcgm_sensitivity_train_ny<i> is one row
 of the lcgm.sensitivity grid (the i-th noise_y, the first seed): at each separation j its D, written to the row's
-declared outputs sep<j>_D<D>.pt; a job of lcgm_range_train is one point of the declared ranges: D = K for every seed.
+declared outputs sep<j>_D<D>.pt; a job of lcgm_range_train is one point of the declared ranges: every D and seed.
 A killed job resumes every model from the stack's checkpoint."""
 
 from pathlib import Path
@@ -29,11 +29,10 @@ if "row" in p.keys():  # noqa: SIM118 (Snakemake's params are a list: `in` alone
         for (j, dim), path in zip(points, snakemake.output, strict=True)
     ]
     seeds, stack = [seed] * len(jobs), f"ny{i}"
-elif "seeds" in p.keys():  # noqa: SIM118 (a point of the declared ranges, rule lcgm_range_train: D = K for every seed)
-    seeds = [int(s) for s in p.seeds]
-    seed = seeds[0]
-    jobs = [(lcgm, int(lcgm["classes"]), path) for path in snakemake.output]
-    stack = "point"
+elif "seeds" in p.keys():  # noqa: SIM118 (a point of the declared ranges, rule lcgm_range_train: every D and seed)
+    grid = [(int(dim), int(s)) for dim in p.dims for s in p.seeds]  # the order of the rule's outputs
+    jobs = [(lcgm, dim, path) for (dim, _), path in zip(grid, snakemake.output, strict=True)]
+    seeds, seed, stack = [s for _, s in grid], int(p.seeds[0]), "point"
 else:
     seed = int(snakemake.wildcards.seed)
     jobs = [(lcgm, int(dim), path) for dim, path in zip(p.dims, snakemake.output, strict=True)]

@@ -160,11 +160,12 @@ RULE_KEYS = {
     "figure_lcgm": {},
     "claims_a3": {},
 }
-# A range point of the rule for unreported settings (train_unreported_ranges): the D = K models of every seed (the value
-# rows' models), trained and evaluated as A3's with one open key set to another of its declared values (the rules'
-# params are these keys read from that point's config).
+# A range point of the rule for unreported settings (train_unreported_ranges): A3's whole D sweep for every seed (the
+# value rows' models: R² at D = K and the elbow), trained and evaluated as A3's with one open key set to another of its
+# declared values (the rules' params are these keys read from that point's config).
 RULE_KEYS["lcgm_range_train"] = {
     "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs", "precision")),
+    "dims": "lcgm.dims",
     "seeds": "seeds",
     "tau": "tau",
     "training": TRAINING,
@@ -236,7 +237,12 @@ STUDY = Study(
                     "the summary states no order between f's and g's recovery, only their two values (tested by the rows above)",
                 ),
                 ClaimSpec(
-                    "elbow", "the elbow of the D sweep lies at D = K (the operator's rank)", "value", "elbow", ("lcgm.classes",)
+                    "elbow",
+                    "the elbow of the D sweep lies at D = K (the operator's rank)",
+                    "value",
+                    "elbow",
+                    ("lcgm.classes",),
+                    R2_SETTING[1],  # the same models as the R² rows: their open keys may move the elbow too
                 ),
                 diagnostic(
                     ClaimSpec(

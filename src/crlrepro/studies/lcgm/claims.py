@@ -105,9 +105,9 @@ def a3_claims(
 ) -> list[Claim]:
     """A3: probe R² of f and g at D = K against the paper's ≈0.97 and ≈0.93 (two-sided, seed interval; with
     ``ranges``, by the rule for unreported settings: :func:`crlrepro.claims.verdicts.over_unreported_ranges`, each
-    row decided the same way on the D = K models of every trained point in ``at_points``, {(key, value): table}),
+    row decided the same way on the models of every trained point in ``at_points``, {(key, value): (table, elbow)}),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
-    seed interval of the elbows each seed's own curve gives)."""
+    seed interval of the elbows each seed's own curve gives; the same models as the R² rows, so by the same rule)."""
     spec_of = STUDY.experiment("A3").claim
     k = int(elbow["classes"])
     at_k = table[table["D"] == k].set_index("seed")
@@ -115,7 +115,7 @@ def a3_claims(
     level = family_level(3)  # Bonferroni over the three value claims: R²_f, R²_g, the elbow
     for key in ("r2_f", "r2_g"):
         judged = {}
-        for point, points_table in (at_points or {}).items():
+        for point, (points_table, _) in (at_points or {}).items():
             row = _r2_value_row(
                 key, points_table[points_table["D"] == k].set_index("seed"), reference, {**setting, point[0]: point[1]}, level
             )
@@ -133,24 +133,11 @@ def a3_claims(
             )
         ],
     )
-    spec = spec_of("elbow")
-    elbows = [float(e) for e in elbow.get("per_seed", {}).values()]
-    mean, low, high = seed_interval(elbows, level)
-    rows.append(
-        value_claim(
-            "A3",
-            spec,
-            "",
-            f"{spec.statement} (K = {k}; elbow of the seed-mean curve "
-            f"{elbow['elbow']}, per seed {sorted(int(e) for e in elbows)})",
-            mean,
-            low,
-            high,
-            reference["elbow"],
-            mismatched=setting_mismatches(reference, setting, spec.depends_on),
-            tolerance=f"seed interval at {level:.4g} of the per-seed elbows; rule: {elbow['rule']}",
-        )
-    )
+    judged = {}
+    for point, (_, points_elbow) in (at_points or {}).items():
+        row = _elbow_value_row(points_elbow, reference, {**setting, point[0]: point[1]}, level)
+        judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+    rows.append(_elbow_value_row(elbow, reference, setting, level, ranges, judged))
     return rows + ([rank_k_claim(spectrum)] if spectrum is not None else [])
 
 
@@ -177,6 +164,31 @@ def _r2_value_row(
         reference[key],
         mismatched=setting_mismatches(reference, setting, spec.depends_on),
         tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+        ranges=ranges,
+        at_points=at_points,
+    )
+
+
+def _elbow_value_row(
+    elbow: dict, reference: dict, setting: dict, level: float, ranges: dict | None = None, at_points: dict | None = None
+) -> Claim:
+    """The elbow's value row from a sweep's elbow (crlrepro.experiments.evaluation.lcgm_elbow): the seed interval of
+    the per-seed elbows against the paper's D = K."""
+    spec = STUDY.experiment("A3").claim("elbow")
+    k = int(elbow["classes"])
+    elbows = [float(e) for e in elbow.get("per_seed", {}).values()]
+    mean, low, high = seed_interval(elbows, level)
+    return value_claim(
+        "A3",
+        spec,
+        "",
+        f"{spec.statement} (K = {k}; elbow of the seed-mean curve {elbow['elbow']}, per seed {sorted(int(e) for e in elbows)})",
+        mean,
+        low,
+        high,
+        reference["elbow"],
+        mismatched=setting_mismatches(reference, setting, spec.depends_on),
+        tolerance=f"seed interval at {level:.4g} of the per-seed elbows; rule: {elbow['rule']}",
         ranges=ranges,
         at_points=at_points,
     )
