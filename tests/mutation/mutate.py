@@ -544,7 +544,8 @@ def main(argv=None):
     todo = [m for m in mutants if m.id not in equivalent]
     driver = Collector(work)
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        rc = pytest.main(["-q", "-p", "no:cacheprovider", *args.tests], plugins=[driver])
+        # -n0: in this process (pyproject's addopts ask pytest-xdist for workers, whose loop would replace ours)
+        rc = pytest.main(["-q", "-n0", "-p", "no:cacheprovider", *args.tests], plugins=[driver])
     if driver.result is None:
         print(out.getvalue(), f"error: collecting {args.tests} failed (pytest exit {int(rc)})", file=sys.stderr)
         return 2

@@ -331,12 +331,12 @@ def range_elbows():
 
 
 def gmm_mlp_range_models(wildcards):
-    """The input of a job of rule gmm_mlp_range_table: its point's models."""
+    """The input of a gmm_mlp_range_table job (its point's models)."""
     return gmm_mlp_point_models(wildcards.point)
 
 
 def lcgm_range_models(wildcards):
-    """The input of a job of rule lcgm_range_table: its point's models."""
+    """The input of an lcgm_range_table job (its point's models)."""
     return lcgm_point_models(wildcards.point)
 
 
