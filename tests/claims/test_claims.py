@@ -621,6 +621,10 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     unfit = marginal_gain_claim(next(auc_rates(True, fits=False).itertuples()))
     assert unfit.verdict == INCONCLUSIVE and "pre-asymptotic" in unfit.reason
     assert marginal_gain_claim(next(auc_rates(True).itertuples())).verdict == REPRODUCED
+    # in m each regime is told apart from the other's exponent
+    scrl, sscrl = (marginal_gain_claim(fit) for fit in auc_rates(True).iloc[:2].itertuples())
+    assert scrl.tolerance == "two-sided against 0.5 (seed bootstrap of the fit)"
+    assert sscrl.tolerance == "two-sided against 1 (seed bootstrap of the fit)"
     at_e_star = marginal_gain_claim(next(auc_rates(True).assign(reaches_e_star=True).itertuples()))
     assert at_e_star.verdict == NOT_COMPARABLE and "reaches the Bayes AUC" in at_e_star.reason
 

@@ -557,6 +557,12 @@ def test_a_value_over_its_trained_range_points_holds_only_where_every_point_agre
     assert "moved most by training.learning_rate (from 0.5 at 0.0003 to 0.9 at 0.003)" in moved.reason
     low = over(reproduced, [reproduced, contradicted, reproduced], values=(0.6, 0.9, 0.56), measured=0.1)
     assert "moved most by training.learning_rate (from 0.1 at 0.001 to 0.9 at 0.003)" in low.reason  # the configured point
+    # the ends are the smallest and largest measured values, wherever they sit in the key's range
+    reversed_ = over(reproduced, [reproduced, contradicted, reproduced], values=(0.9, 0.6, 0.56), measured=0.1)
+    assert "moved most by training.learning_rate (from 0.1 at 0.001 to 0.9 at 0.0003)" in reversed_.reason
+    # a key whose values are not all finite moves nothing that can be measured: the finite key is named
+    unmeasured = over(reproduced, [reproduced, contradicted, reproduced], values=(np.nan, 0.6, 0.7), measured=0.55)
+    assert "moved most by training.weight_decay" in unmeasured.reason
     assert "spans [0.5, 0.9]" in moved.reason and "reproduced at 3, contradicted at 1" in moved.reason
     by_decay = over(reproduced, [reproduced, contradicted, reproduced], values=(0.55, 0.56, 2.0), measured=0.55)
     assert "moved most by training.weight_decay" in by_decay.reason
@@ -607,6 +613,7 @@ def test_every_step_claims_need_every_step_and_fall_on_any_reverse():
 
     both = verdict(strong, up)
     assert both.verdict == REPRODUCED and "shown: up" in both.claim and both.reason.startswith("up: reproduced")
+    assert "; strong: reproduced" in both.reason  # then the others
     assert verdict(up, flat).verdict == INCONCLUSIVE and verdict(up, flat).reason.startswith("flat: inconclusive")
     fell = verdict(up, down, strong)
     assert fell.verdict == CONTRADICTED and fell.reason.startswith("down: contradicted") and fell.measured < 0

@@ -752,9 +752,8 @@ def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]
     """``direction`` claims that every comparison of a group goes the claimed way, e.g. "recall@1 rises at every step
     of m" (monotone): an intersection–union test. Every comparison of every group forms one Holm family. A group is
     reproduced when all of its comparisons are, contradicted when any one is (its reverse holds), else inconclusive;
-    its measured value and interval (at :func:`family_level`) are those of its decisive comparison: the weakest one
-    on the claim's side (largest p) unless contradicted, else the reverse's strongest (smallest p), and its reason
-    leads with that comparison."""
+    its measured value and interval (at :func:`family_level`) are those of its decisive comparison, the weakest one on
+    the claim's side (largest p; when contradicted, the strongest reverse), and its reason leads with that comparison."""
     decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
     size = len(decisions)
     level = family_level(size)
@@ -764,12 +763,10 @@ def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]
         start += len(comparisons)
         words = [d.verdict for d in mine]
         verdict = CONTRADICTED if CONTRADICTED in words else REPRODUCED if set(words) == {REPRODUCED} else INCONCLUSIVE
-        if verdict == CONTRADICTED:
-            p = np.array([c.p_values()[1] for c in comparisons], dtype=float)
-            decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
-        else:
-            p = np.array([c.p_values()[0] for c in comparisons], dtype=float)
-            decisive = int(np.argmax(np.where(np.isfinite(p), p, np.inf)))
+        # the weakest comparison on the claim's side (largest p; one with no p first): when the group is contradicted it
+        # is the strongest reverse, a one-sided test's reverse p being 1 − its p
+        p = np.array([c.p_values()[0] for c in comparisons], dtype=float)
+        decisive = int(np.argmax(np.where(np.isfinite(p), p, np.inf)))
         order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
         reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
         mean, low, high = comparisons[decisive].interval(level)
