@@ -620,6 +620,9 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     assert saturated.verdict == NOT_COMPARABLE and "saturated from m = 4" in saturated.reason
     unfit = marginal_gain_claim(next(auc_rates(True, fits=False).itertuples()))
     assert unfit.verdict == INCONCLUSIVE and "pre-asymptotic" in unfit.reason
+    short = marginal_gain_claim(next(auc_rates(True, fits=False).assign(points=3, saturated_from=2048.0).itertuples()))
+    assert short.verdict == INCONCLUSIVE and "pre-asymptotic" not in short.reason
+    assert short.reason.startswith("3 m and 10 seed(s) before the curve saturates (from m = 2048): a rate with a floor")
     assert marginal_gain_claim(next(auc_rates(True).itertuples())).verdict == REPRODUCED
     # in m each regime is told apart from the other's exponent
     scrl, sscrl = (marginal_gain_claim(fit) for fit in auc_rates(True).iloc[:2].itertuples())

@@ -281,6 +281,16 @@ def marginal_gain_claim(fit) -> Claim:
             f"the curve has reached its plateau, so there are no marginal gains left to follow a curve",
             f"{fit.seeds} seeds; a sweep of smaller {axis} (or harder data) would show the approach",
         )
+    elif not fit.points >= 4 or not fit.seeds >= 2:
+        before = (
+            "" if not np.isfinite(fit.saturated_from) else f" before the curve saturates (from {axis} = {fit.saturated_from:g})"
+        )
+        decision = Decision(
+            INCONCLUSIVE,
+            f"{fit.points} {axis} and {fit.seeds} seed(s){before}: a rate with a floor (3 parameters) and its goodness of "
+            f"fit need at least 4 points and 2 seeds",
+            f"{fit.seeds} seeds; more {axis} on the approach would decide it",
+        )
     elif not bool(fit.fits):
         decision = _pre_asymptotic(fit, f"E* − AUC = c + a·{axis}^(−r)")
     else:
