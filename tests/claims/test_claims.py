@@ -407,6 +407,8 @@ def c1(good: bool):
     # Lemma 3.3: the anchor shifts leave E at E* to rounding (good) or move it (bad: a scorer that compares across anchors)
     moved = 1e-16 if good else 1e-3
     oracle["anchor_shifts"] = {"x^2": moved, "sin(3x)": -moved, "y-shift sin(3y)": -0.09, "E_star": 0.73}
+    # Lemma 3.2: the same shifts leave L at L* to rounding (good) or cost loss (bad)
+    oracle["anchor_shift_excess"] = {"x^2": 1e-30 if good else 1e-6, "sin(3x)": 0.0, "y-shift sin(3y)": 0.41}
     return c1_claims(oracle, pd.concat([convergence_study({100: oracle, 800: finest}), other]), standard_errors=3.0, digits=6.0)
 
 

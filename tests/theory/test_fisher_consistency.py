@@ -1,11 +1,26 @@
-"""Lemma 3.3 on the quadrature of E (crlrepro.theory.fisher_consistency): a shift of the anchor leaves E at E*, on
-paper 1's mixture and on a skewed one the papers never used; a shift of the candidate does not."""
+"""Lemmas 3.2 and 3.3 on the quadrature of L and E (crlrepro.theory.fisher_consistency): a shift of the anchor leaves
+L at L* and E at E*, on paper 1's mixture and on a skewed one the papers never used; a shift of the candidate does
+not."""
 
 import pytest
 
-from crlrepro.studies.oracles.claims import SHIFT_TOLERANCE
-from crlrepro.theory.fisher_consistency import ANCHOR_SHIFTS, anchor_shift_errors
+from crlrepro.studies.oracles.claims import LOSS_SHIFT_TOLERANCE, SHIFT_TOLERANCE
+from crlrepro.theory.fisher_consistency import ANCHOR_SHIFTS, anchor_shift_errors, anchor_shift_excess
 from crlrepro.theory.gmm import LatentClassGMM
+
+
+@pytest.mark.parametrize(
+    "gmm, tau",
+    [
+        (LatentClassGMM([0.25] * 4, [-3.0, -1.0, 1.0, 3.0], [1.0] * 4, [-1.0, 3.0, -3.0, 1.0], [1.0] * 4), 0.5),
+        (LatentClassGMM([0.2, 0.5, 0.3], [2.0, -1.0, 0.3], [0.5, 1.5, 1.0], [-1.0, 0.4, 3.0], [2.0, 0.7, 1.2]), 1.3),
+    ],
+)
+def test_anchor_shifts_keep_l_star_and_a_candidate_shift_costs_loss(gmm, tau):
+    excess = anchor_shift_excess(gmm, tau, nodes=80)
+    assert set(excess) == {*ANCHOR_SHIFTS, "y-shift sin(3y)"}
+    assert all(0 <= excess[name] <= LOSS_SHIFT_TOLERANCE for name in ANCHOR_SHIFTS)
+    assert excess["y-shift sin(3y)"] > 1e-2
 
 
 @pytest.mark.parametrize(

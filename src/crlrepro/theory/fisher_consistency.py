@@ -1,5 +1,10 @@
-"""Paper 1, Lemma 3.3 (Fisher consistency of the contrastive loss for the AUC-type criterion): every population
-minimiser s*(x, y) = τ·PMI(x, y) + g(x) (Lemma 3.2) maximises
+"""Paper 1, Lemmas 3.2 and 3.3 (Fisher consistency of the contrastive loss for the AUC-type criterion). Lemma 3.2:
+the population minimisers of the contrastive loss are s*(x, y) = τ·PMI(x, y) + g(x) for any g of the anchor alone,
+
+    L(τ·PMI + g) = L*,
+
+since g(x) cancels between the positive's score and the log-partition over candidates. Lemma 3.3: every such
+minimiser maximises
 
     E(s) = P[s(x, y) > s(x, y')] + ½ P[s(x, y) = s(x, y')],
 
@@ -12,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from crlrepro.theory.oracles import retrieval_auc
+from crlrepro.theory.oracles import excess_contrastive_risk, retrieval_auc
 
-__all__ = ["ANCHOR_SHIFTS", "anchor_shift_errors"]
+__all__ = ["ANCHOR_SHIFTS", "anchor_shift_errors", "anchor_shift_excess"]
 
 # g(x) of Lemma 3.2's family of minimisers, on arrays of anchors.
 ANCHOR_SHIFTS = {
@@ -43,3 +48,20 @@ def anchor_shift_errors(gmm, tau: float, nodes: int = 200, inner_nodes: int = 40
         lambda x, y: tau * gmm.pmi(x, y) + np.sin(3.0 * np.asarray(y, dtype=float))[None, :], gmm, nodes, inner_nodes
     )
     return {**errors, "y-shift sin(3y)": shifted - base, "E_star": base}
+
+
+def anchor_shift_excess(gmm, tau: float, nodes: int = 200) -> dict:
+    """Lemma 3.2 on the trapezoidal rule of :meth:`gmm.grid`: the excess L(τ·PMI + g) − L* for every g of
+    :data:`ANCHOR_SHIFTS` (0 up to rounding), and, under ``"y-shift sin(3y)"``, for the shift sin(3y) of the candidate,
+    which does not cancel and so costs loss (positive: what makes the check able to fail). The excess is computed
+    without cancellation (:func:`crlrepro.theory.oracles.excess_contrastive_risk`)."""
+    tau = float(tau)
+    grid = gmm.grid(nodes)
+    out = {
+        name: excess_contrastive_risk(lambda x, y, g=g: tau * gmm.pmi(x, y) + g(np.asarray(x, dtype=float))[:, None], grid, tau)
+        for name, g in ANCHOR_SHIFTS.items()
+    }
+    out["y-shift sin(3y)"] = excess_contrastive_risk(
+        lambda x, y: tau * gmm.pmi(x, y) + np.sin(3.0 * np.asarray(y, dtype=float))[None, :], grid, tau
+    )
+    return out

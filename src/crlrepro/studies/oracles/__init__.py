@@ -97,6 +97,16 @@ STUDY = Study(
                     "the lemma's identity on our quadrature of E (a shift of the candidate y instead, which the lemma does "
                     "not allow, moves E: the row states by how much)",
                 ),
+                mathematics(
+                    ClaimSpec(
+                        "loss_shift_invariance",
+                        "Lemma 3.2: the population minimisers of the contrastive loss are τ·PMI + g(x) for any function g "
+                        "of the anchor: L(τ·PMI + g(x)) = L*",
+                        "identity",
+                    ),
+                    "the lemma's identity on our quadrature of L (a shift of the candidate y instead costs loss: the row "
+                    "states how much)",
+                ),
             ),
         ),
     ),
