@@ -30,6 +30,8 @@ from crlrepro.workflow.config import ConfigError, read_config_file, validate_con
 from crlrepro.workflow.preflight import start_refusal
 
 FAULTS: dict[str, tuple[str, str]] = {}  # fault class -> (what was tried, what happened), in the order tried
+# every fault test on one worker (pytest-xdist), in file order: the last one writes the table of all of them
+pytestmark = pytest.mark.xdist_group("test_faults")
 
 
 def record(fault: str, tried: str, happened: str) -> None:
