@@ -754,36 +754,17 @@ def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]
     reproduced when all of its comparisons are, contradicted when any one is (its reverse holds), else inconclusive;
     its measured value and interval (at :func:`family_level`) are those of its decisive comparison, the weakest one on
     the claim's side (largest p; when contradicted, the strongest reverse), and its reason leads with that comparison."""
-    decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
-    size = len(decisions)
-    level = family_level(size)
-    rows, start = [], 0
-    for claim_id, statement, comparisons in groups:
-        mine = decisions[start : start + len(comparisons)]
-        start += len(comparisons)
-        words = [d.verdict for d in mine]
-        verdict = CONTRADICTED if CONTRADICTED in words else REPRODUCED if set(words) == {REPRODUCED} else INCONCLUSIVE
-        # the weakest comparison on the claim's side (largest p; one with no p first): when the group is contradicted it
-        # is the strongest reverse, a one-sided test's reverse p being 1 − its p
+
+    def verdict_of(words: list[str]) -> str:
+        return CONTRADICTED if CONTRADICTED in words else REPRODUCED if set(words) == {REPRODUCED} else INCONCLUSIVE
+
+    def decisive_of(comparisons: list[Paired], verdict: str) -> int:
+        # the weakest comparison on the claim's side (largest p; one with no p first): when the group is contradicted
+        # it is the strongest reverse, a one-sided test's reverse p being 1 − its p
         p = np.array([c.p_values()[0] for c in comparisons], dtype=float)
-        decisive = int(np.argmax(np.where(np.isfinite(p), p, np.inf)))
-        order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
-        reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
-        mean, low, high = comparisons[decisive].interval(level)
-        rows.append(
-            claim(
-                experiment,
-                claim_id,
-                f"{statement} (shown: {comparisons[decisive].label})",
-                "direction",
-                Decision(verdict, reason, mine[decisive].power),
-                measured=mean,
-                low=low,
-                high=high,
-                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; every one must hold; interval at {level:.4g}",
-            )
-        )
-    return rows
+        return int(np.argmax(np.where(np.isfinite(p), p, np.inf)))
+
+    return _group_claims(experiment, groups, verdict_of, decisive_of, "every one must hold")
 
 
 def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) -> list[Claim]:
@@ -794,6 +775,23 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     measured value and interval (at :func:`family_level`) are those of its decisive comparison: the
     one with the smallest p-value on the verdict's side (the reverse's when contradicted), and its reason leads with
     that comparison."""
+
+    def verdict_of(words: list[str]) -> str:
+        return REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE
+
+    def decisive_of(comparisons: list[Paired], verdict: str) -> int:
+        side = 1 if verdict == CONTRADICTED else 0
+        p = np.array([c.p_values()[side] for c in comparisons], dtype=float)
+        return int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
+
+    return _group_claims(experiment, groups, verdict_of, decisive_of, "any one suffices")
+
+
+def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: str) -> list[Claim]:
+    """The rows of groups of comparisons decided together (:func:`any_of_claims`, :func:`every_step_claims`): every
+    comparison of every group one Holm family; a group's verdict from its comparisons' (``verdict_of``), its measured
+    value, interval (at :func:`family_level`) and power those of its decisive comparison (``decisive_of``), its reason
+    that comparison's first, then the others in their order; ``rule`` says how the group combines them."""
     decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
     size = len(decisions)
     level = family_level(size)
@@ -801,12 +799,8 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     for claim_id, statement, comparisons in groups:
         mine = decisions[start : start + len(comparisons)]
         start += len(comparisons)
-        words = [d.verdict for d in mine]
-        verdict = REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE
-        side = 1 if verdict == CONTRADICTED else 0
-        p = np.array([c.p_values()[side] for c in comparisons], dtype=float)
-        decisive = int(np.argmin(np.where(np.isfinite(p), p, np.inf)))
-        # the reason leads with the comparison that decided the row, then the others in their order
+        verdict = verdict_of([d.verdict for d in mine])
+        decisive = decisive_of(comparisons, verdict)
         order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
         reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
         mean, low, high = comparisons[decisive].interval(level)
@@ -820,7 +814,7 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
                 measured=mean,
                 low=low,
                 high=high,
-                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; any one suffices; interval at {level:.4g}",
+                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; {rule}; interval at {level:.4g}",
             )
         )
     return rows
