@@ -700,8 +700,26 @@ def c5(good: bool):
                 "max_abs_delta": [3.5, 3.9],
             }
         ),
+        stability_table(good),
         tolerance=1e-9,
     )
+
+
+def stability_table(good: bool = True, *, searched=None, bound=None):
+    """Lemma 4.3's step computed at m = 1, 22, 64, τ = 1, B = ½ (the bound 47/m crosses the trivial 4B = 2 between m = 22
+    and 64; 4.4B would move m = 22 below it). ``searched`` and ``bound`` set the last row's searched change and bound as
+    multiples of its closed form (bad: a search that finds 1 % more than the closed form, which missed the worst case)."""
+    from crlrepro.theory.stability import oce_stability_table
+
+    table = oce_stability_table([1, 22, 64], [1.0], 0.5, 0, random_samples=4)
+    last = table.index[-1]
+    if not good:
+        table.loc[last, "searched_change"] *= 1.01
+    if searched is not None:
+        table.loc[last, "searched_change"] = table.loc[last, "worst_change"] * searched
+    if bound is not None:
+        table.loc[last, "stability_bound"] = table.loc[last, "worst_change"] * bound
+    return table
 
 
 # Paper 3 ------------------------------------------------------------------------------------------
@@ -1490,9 +1508,40 @@ def test_c5_gap_is_relative_to_at_least_one():
                 "max_abs_delta": [12.0, 2.0],
             }
         ),
+        stability_table(),
         tolerance=1e-9,
     )
     assert rows[0].measured == pytest.approx(1e-6) and rows[0].verdict == FAILED  # max(1e-6/10, 1e-6/1)
+
+
+def test_c5_stability_needs_the_closed_form_to_be_the_searched_sup_and_under_the_bound():
+    verdict = lambda **kw: c5_claims(  # noqa: E731
+        pd.DataFrame(
+            {
+                "lhs": [1.0],
+                "abs_diff": [0.0],
+                "score_bound": 2.0,
+                "mu_closed_form": [1.0],
+                "mu_star": [1.0],
+                "max_abs_delta": [3.0],
+            }
+        ),
+        stability_table(**kw),
+        tolerance=1e-9,
+    )[2]
+    row = verdict()
+    assert row.claim_id == "C5.stability" and row.verdict == VERIFIED and row.measured < 1e-12
+    assert "over 3 (m, τ) settings, B = 0.5" in row.claim
+    change = np.log1p(np.expm1(2.0) / 64)  # m · change / its limit e^{4B/τ} − 1 at the largest m
+    assert f"at m = 64: τ = 1: {64 * change / np.expm1(2.0):.3g}" in row.reason and row.reason.endswith(".953")
+    assert "below the trivial 4B at 1 of 3 (m, τ)" in row.reason  # 47.2/m: m = 64 (0.74) only; m = 22: 2.15 > 2
+    # a search finding more than the closed form (it missed the worst case), or less (it is not attained), fails
+    assert verdict(searched=1 + 2e-9).verdict == FAILED and verdict(searched=1 - 2e-9).verdict == FAILED
+    assert verdict(searched=1 + 2e-9).measured == pytest.approx(2e-9, rel=1e-6)
+    assert verdict(searched=1 + 5e-10).verdict == VERIFIED
+    # a bound the exact worst case exceeds (relative to the bound) fails; one it meets holds
+    assert verdict(bound=1 - 2e-9).verdict == FAILED and verdict(bound=1 - 2e-9).measured == pytest.approx(2e-9, rel=1e-6)
+    assert verdict(bound=1.0).verdict == VERIFIED
 
 
 def test_paper3_value_rows_follow_the_configured_order():
@@ -1540,7 +1589,7 @@ def test_c5_constraint_row_reports_the_reach_of_the_minimiser():
     assert "largest |μ*| / 2B = 0.95," in row.claim and row.tolerance == "at most √1e-09 = 3.16e-05"
     # a minimiser 4e-5 off the closed form fails (√1e-9 ≈ 3.2e-5), one 3e-5 off passes
     table = pd.DataFrame({"lhs": [1.0], "abs_diff": [0.0], "score_bound": 2.0, "mu_closed_form": [2.0], "max_abs_delta": [3.0]})
-    verdict = lambda off: c5_claims(table.assign(mu_star=2.0 + 2 * off), tolerance=1e-9)[1].verdict  # noqa: E731
+    verdict = lambda off: c5_claims(table.assign(mu_star=2.0 + 2 * off), stability_table(), tolerance=1e-9)[1].verdict  # noqa: E731
     assert verdict(4e-5) == FAILED and verdict(3e-5) == VERIFIED
 
 

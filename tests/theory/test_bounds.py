@@ -7,9 +7,16 @@ from hypothesis import strategies as st
 from scipy.special import logsumexp
 
 from crlrepro.learning.metrics import auc_criterion, recall_at_k
-from crlrepro.theory.bounds import calibration_bound, log_mean_exp, oce_identity_table, oce_log_mean_exp, oce_objective
+from crlrepro.theory.bounds import (
+    calibration_bound,
+    log_mean_exp,
+    oce_identity_table,
+    oce_log_mean_exp,
+    oce_objective,
+)
 from crlrepro.theory.gmm import LatentClassGMM
 from crlrepro.theory.oracles import bayes_auc, retrieval_auc
+from crlrepro.theory.stability import oce_replace_one_change, oce_stability_bound, oce_stability_table
 
 
 @settings(max_examples=200, deadline=None)
@@ -52,6 +59,43 @@ def test_oce_constraint_is_free_for_bounded_scores_and_binds_beyond_them(tau):
     wide = deltas + 5.0
     value, mu = oce_log_mean_exp(wide, tau, score_bound=bound)
     assert value > log_mean_exp(wide, tau) + 1e-3 and mu == pytest.approx(2 * bound, abs=1e-6)
+
+
+@pytest.mark.parametrize(("m", "tau", "bound"), [(1, 0.5, 1.0), (2, 0.3, 0.7), (4, 1.0, 2.0), (40, 2.5, 0.4)])
+def test_oce_replace_one_change_is_the_sup_found_by_brute_force(m, tau, bound):
+    """Every sample on a grid of [−2B, 2B]^m (small m) and every replacement of one Δ: the largest move of the
+    minimiser found by the numerical OCE minimisation equals the closed form, which the strong-convexity bound holds."""
+    import itertools
+
+    grid = np.linspace(-2 * bound, 2 * bound, 4)
+    mu = lambda d: oce_log_mean_exp(np.asarray(d), tau, score_bound=bound)[1]  # noqa: E731
+    samples = itertools.product(grid, repeat=m) if m <= 4 else [np.full(m, grid[0])]
+    largest = max(abs(mu(s) - mu(np.r_[new, s[1:]])) for s in samples for new in grid)
+    exact = float(oce_replace_one_change(m, tau, bound))
+    assert largest == pytest.approx(exact, rel=1e-6, abs=1e-6)  # the minimiser found numerically: to ~√ε
+    assert exact <= float(oce_stability_bound(m, tau, bound)) and exact <= tau * np.expm1(4 * bound / tau) / m
+
+
+def test_oce_stability_is_order_one_over_m_with_its_limit_and_finite_for_large_4b_over_tau():
+    ms = np.array([10**6, 10**7, 10**8])
+    change = oce_replace_one_change(ms, 1.0, 0.5)  # e^{4B/τ} = e^2 ≪ m: the 1/m regime
+    np.testing.assert_allclose(ms * change, np.expm1(2.0), rtol=1e-5)
+    np.testing.assert_allclose(oce_stability_bound(ms, 1.0, 0.5) * ms, np.e**2 * np.expm1(2.0), rtol=1e-12)
+    # 4B/τ = 400: e^{400} overflows a direct evaluation; the change is finite (≈ 4B − τ log m), the bound is +∞
+    assert float(oce_replace_one_change(16, 0.01, 1.0)) == pytest.approx(4.0 - 0.01 * np.log(16), rel=1e-12)
+    assert np.isinf(oce_stability_bound(16, 0.01, 1.0))
+    for bad in ({"m": 0}, {"m": 2.5}, {"tau": 0.0}, {"score_bound": -1.0}):
+        args = {"m": 4, "tau": 1.0, "score_bound": 1.0} | bad
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            oce_replace_one_change(**args)
+
+
+def test_oce_stability_table_search_agrees_with_the_closed_form():
+    table = oce_stability_table([1, 3, 256], [0.1, 2.0], 2.0, 0, random_samples=16)
+    assert len(table) == 6
+    np.testing.assert_allclose(table["searched_change"], table["worst_change"], rtol=1e-12)
+    assert (table["worst_change"] <= table["stability_bound"]).all() and (table["worst_change"] <= 8.0).all()
+    np.testing.assert_allclose(table["m_times_change"], table["m"] * table["worst_change"])
 
 
 def test_calibration_bound():

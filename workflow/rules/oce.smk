@@ -1,4 +1,4 @@
-# C5 (paper 1, Lemma 4.2): the OCE identity and its claims.
+# C5 (paper 1, Lemmas 4.2 and 4.3): the OCE identity, the stability of its minimiser and their claims.
 # Each rule's params are the config keys it reads, declared once in crlrepro.studies.oce.RULE_KEYS.
 
 
@@ -19,10 +19,28 @@ rule oce_identity:
         "../scripts/oce/oce_identity.py"
 
 
+rule oce_stability:
+    input:
+        library("oce_stability"),
+    output:
+        f"{RESULTS}/consistency/oce_stability.csv",
+    log:
+        f"{RESULTS}/logs/oce_stability.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/oce_stability.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        **keys("oce_stability"),
+    script:
+        "../scripts/oce/oce_stability.py"
+
+
 rule claims_c5:
     input:
         library("claims_c5"),
         table=rules.oce_identity.output[0],
+        stability=rules.oce_stability.output[0],
     output:
         f"{RESULTS}/claims/C5.csv",
     log:

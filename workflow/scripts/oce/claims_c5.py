@@ -1,4 +1,4 @@
-"""C5 claims (identity): the OCE rewrite of Lemma 4.2 holds at every (m, τ)."""
+"""C5 claims (identity): the OCE rewrite of Lemma 4.2 holds at every (m, τ), and Lemma 4.3's stability bound."""
 
 from crlrepro.claims.verdicts import CLAIM_NOT_APPLICABLE, claims_frame
 from crlrepro.runtime.artifacts import read_table
@@ -7,7 +7,9 @@ from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 run.write_table(
-    claims_frame(c5_claims(read_table(snakemake.input.table), tolerance=run.params["tolerance"])),
+    claims_frame(
+        c5_claims(read_table(snakemake.input.table), read_table(snakemake.input.stability), tolerance=run.params["tolerance"])
+    ),
     snakemake.output[0],
     missing=CLAIM_NOT_APPLICABLE,
 )
