@@ -33,6 +33,7 @@ from crlrepro.claims.verdicts import (
     direction_claims,
     every_step_claims,
     holm,
+    holm_interval_levels,
     over_unreported_ranges,
     paired_by_seed,
     paired_t_power,
@@ -650,3 +651,52 @@ def test_association_edges():
     assert flat.verdict == INCONCLUSIVE and "10 points without variation" in flat.reason
     noisy = decide_association(x[:6], np.array([1.0, 3.0, 2.0, 5.0, 4.0, 0.0]), sign=1)
     assert noisy.verdict == INCONCLUSIVE and "points give 80% power at ρ" in noisy.power
+
+
+def _family(rng, size: int) -> list[Paired]:
+    seeds = int(rng.integers(3, 11))
+    return [Paired(f"c{i}", rng.normal(rng.normal(0, 0.6), 1.0, seeds)) for i in range(size)]
+
+
+def _agrees(row) -> bool:
+    """A direction row's verdict agrees with its own interval: reproduced iff it lies above 0, contradicted iff below."""
+    above, below = row.ci_low > 0, row.ci_high < 0
+    return {REPRODUCED: above, CONTRADICTED: below, INCONCLUSIVE: not above and not below}[row.verdict]
+
+
+def test_every_direction_rows_interval_agrees_with_its_holm_verdict():
+    """On 300 random families (1–6 comparisons, 3–10 seed pairs): each row's interval, at the level of the Holm step
+    that decided it, lies above 0 exactly when the row is reproduced and below exactly when contradicted; for single
+    comparisons, groups that need every one and groups that need any one alike."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        family = _family(rng, int(rng.integers(1, 7)))
+        rows = direction_claims("X", [(f"X.{i}", "s", c) for i, c in enumerate(family)])
+        split = int(rng.integers(1, len(family) + 1))
+        groups = [("X.a", "s", family[:split])] + ([("X.b", "s", family[split:])] if split < len(family) else [])
+        rows += every_step_claims("X", groups) + any_of_claims("X", groups)
+        assert all(_agrees(r) for r in rows), [(r.verdict, r.ci_low, r.ci_high, r.tolerance) for r in rows]
+
+
+def test_a_comparison_holm_rejects_at_a_later_step_shows_that_steps_interval():
+    """Six comparisons, one overwhelming and one with p between α/6 and α/5: Holm rejects both (the second at its
+    second step, α/5), and the Bonferroni interval at 1 − α/6·2 would hold 0 beside a "reproduced"; the row's interval
+    is at 1 − 2α/5 and lies above 0."""
+    alpha = 0.025
+    base = np.array([-1.0, 0.0, 1.0, -0.5, 0.5])  # sd 0.79, mean 0: shifted to a chosen one-sided p-value
+    se = base.std(ddof=1) / np.sqrt(base.size)
+    shift = lambda p: base + stats.t.isf(p, base.size - 1) * se  # noqa: E731
+    family = [Paired("strong", shift(1e-6)), Paired("second", shift(0.0046))]
+    family += [Paired(f"null{i}", shift(0.5 + 0.05 * i)) for i in range(4)]
+    assert family[1].p_values()[0] == pytest.approx(0.0046)
+    rows = direction_claims("X", [(f"X.{p.label}", "s", p) for p in family])
+    second = rows[1]
+    assert second.verdict == REPRODUCED and second.ci_low > 0
+    assert "its Holm step's 0.99" in second.tolerance  # 1 − 2 · 0.025/5
+    bonferroni = family[1].interval(1 - 2 * alpha / 6)
+    assert bonferroni[1] < 0  # the old display: "reproduced" beside an interval holding 0
+    levels = holm_interval_levels(family)
+    assert levels[0] == pytest.approx(1 - 2 * alpha / 6) and levels[1] == pytest.approx(1 - 2 * alpha / 5)
+    # the undecided ones: the claim side stopped at its third step (α/4), the reverse side at its first (α/6)
+    assert rows[2].verdict == INCONCLUSIVE and levels[2] == pytest.approx(1 - 2 * alpha / 6)
+    assert np.isnan(holm_interval_levels([Paired("one", np.array([0.3]))])[0])

@@ -49,6 +49,7 @@ __all__ = [
     "direction_claims",
     "family_level",
     "holm",
+    "holm_interval_levels",
     "KINDS",
     "LEVEL",
     "Paired",
@@ -195,6 +196,49 @@ def holm(p_values) -> np.ndarray:
     adjusted = np.empty_like(p)
     adjusted[order] = np.maximum.accumulate(scaled)
     return adjusted
+
+
+def _holm_step_levels(p_values, alpha: float) -> np.ndarray:
+    """Per hypothesis, the one-sided level of the Holm step that decided it (NaN p-values: NaN): α/(k − r + 1) for one
+    rejected at rank r (p_(r) below it), and for one not rejected the level of the step where the procedure stopped,
+    which its p-value, at least p_(stop), reaches."""
+    p = np.asarray(p_values, dtype=float)
+    levels = np.full(p.shape, np.nan)
+    valid = np.flatnonzero(np.isfinite(p))
+    if valid.size:
+        order = valid[np.argsort(p[valid], kind="stable")]
+        thresholds = alpha / (valid.size - np.arange(valid.size))
+        rejected = holm(p[order]) < alpha  # a prefix of the order (adjusted p-values are non-decreasing)
+        stop = int(np.argmin(rejected)) if not rejected.all() else valid.size
+        levels[order] = np.where(np.arange(valid.size) < stop, thresholds, thresholds[min(stop, valid.size - 1)])
+    return levels
+
+
+def holm_interval_levels(family: list, level: float = LEVEL) -> np.ndarray:
+    """The two-sided level of the interval shown for each comparison of a Holm family (:func:`decide_directions`), so
+    that the interval agrees with the verdict: 1 − 2α_i, α_i the one-sided level of the Holm step that decided it. A
+    reproduced comparison at rank r of the claims' order gets α/(k − r + 1), and its interval excludes 0 from below
+    exactly when its p-value is under that level (the t-test's duality); a contradicted one the same on the reverse
+    side; an undecided one the smaller of the two sides' stopping levels, so that its interval holds 0. (The
+    Bonferroni level 1 − 2α/k of :func:`family_level` is the first step's: with it, a comparison Holm rejects at a
+    later step could show an interval holding 0.) NaN for a comparison with fewer than two pairs."""
+    alpha = (1 - level) / 2
+    p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
+    claim_side, reverse_side = _holm_step_levels(p[:, 0], alpha), _holm_step_levels(p[:, 1], alpha)
+    decided_claim = _holm_reject(p[:, 0], alpha)
+    decided_reverse = _holm_reject(p[:, 1], alpha)
+    one_sided = np.where(decided_claim, claim_side, np.where(decided_reverse, reverse_side, np.fmin(claim_side, reverse_side)))
+    return 1 - 2 * one_sided
+
+
+def _holm_reject(p_values, alpha: float) -> np.ndarray:
+    """Which hypotheses Holm's procedure rejects at family-wise level ``alpha`` (adjusted p < α; NaN: none)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.zeros(p.shape, dtype=bool)
+    valid = np.isfinite(p)
+    if valid.any():
+        out[valid] = holm(p[valid]) < alpha
+    return out
 
 
 POWER = 0.8  # the power a planned number of seeds (or samples) is sized for
@@ -482,7 +526,7 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
         strictest = alpha / size
         smallest = stats.t.ppf(1 - strictest, d.size - 1) * sd / np.sqrt(d.size)
         power = (
-            f"smallest significant difference {_g(float(smallest))}, {POWER:.0%} power at "
+            f"smallest significant difference at Holm's first step {_g(float(smallest))}, {POWER:.0%} power at "
             f"{_g(detectable_difference(sd, d.size, strictest))} ({d.size} seeds, Holm family of {size})"
             if smallest > 0
             else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})"
@@ -720,12 +764,13 @@ def family_level(size: int, level: float = LEVEL) -> float:
 
 def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> list[Claim]:
     """``direction`` claims of one family: (claim id, statement, seed-paired differences) each, the
-    family Holm-corrected together (:func:`decide_directions`); intervals at :func:`family_level`."""
+    family Holm-corrected together (:func:`decide_directions`); each interval at the level of the Holm step that
+    decided it (:func:`holm_interval_levels`)."""
     decisions = decide_directions([paired for _, _, paired in family])
-    level = family_level(len(family))
+    levels = holm_interval_levels([paired for _, _, paired in family])
     rows = []
-    for (claim_id, statement, paired), decision in zip(family, decisions, strict=True):
-        mean, low, high = paired.interval(level)
+    for (claim_id, statement, paired), decision, level in zip(family, decisions, levels, strict=True):
+        mean, low, high = paired.interval(level) if np.isfinite(level) else paired.interval()
         rows.append(
             claim(
                 experiment,
@@ -736,10 +781,14 @@ def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> 
                 measured=mean,
                 low=low,
                 high=high,
-                tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}; interval at {level:.4g}",
+                tolerance=f"seed-paired one-sided t-test, Holm over {len(family)}; interval at {_step_level(level)}",
             )
         )
     return rows
+
+
+def _step_level(level: float) -> str:
+    return f"its Holm step's {level:.4g}" if np.isfinite(level) else "no level (fewer than two seed pairs)"
 
 
 def paired_by_seed(values_a: pd.Series, values_b: pd.Series, label: str) -> Paired:
@@ -752,8 +801,9 @@ def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]
     """``direction`` claims that every comparison of a group goes the claimed way, e.g. "recall@1 rises at every step
     of m" (monotone): an intersection–union test. Every comparison of every group forms one Holm family. A group is
     reproduced when all of its comparisons are, contradicted when any one is (its reverse holds), else inconclusive;
-    its measured value and interval (at :func:`family_level`) are those of its decisive comparison, the weakest one on
-    the claim's side (largest p; when contradicted, the strongest reverse), and its reason leads with that comparison."""
+    its measured value and interval (at its Holm step's level, :func:`holm_interval_levels`) are those of its decisive
+    comparison, the weakest one on the claim's side (largest p; when contradicted, the strongest reverse), and its
+    reason leads with that comparison."""
 
     def verdict_of(words: list[str]) -> str:
         return CONTRADICTED if CONTRADICTED in words else REPRODUCED if set(words) == {REPRODUCED} else INCONCLUSIVE
@@ -772,9 +822,9 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
     λ/ν ≠ 1 beats InfoNCE" or "some interior split beats this extreme". Every comparison of every
     group forms one Holm family (so nothing is chosen after seeing the data). A group is reproduced
     when any of its comparisons is, contradicted when all of them are, else inconclusive; its
-    measured value and interval (at :func:`family_level`) are those of its decisive comparison: the
-    one with the smallest p-value on the verdict's side (the reverse's when contradicted), and its reason leads with
-    that comparison."""
+    measured value and interval (at its Holm step's level, :func:`holm_interval_levels`) are those of its decisive
+    comparison: the one with the smallest p-value on the verdict's side (the reverse's when contradicted), and its
+    reason leads with that comparison."""
 
     def verdict_of(words: list[str]) -> str:
         return REPRODUCED if REPRODUCED in words else CONTRADICTED if set(words) == {CONTRADICTED} else INCONCLUSIVE
@@ -790,20 +840,22 @@ def any_of_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) 
 def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: str) -> list[Claim]:
     """The rows of groups of comparisons decided together (:func:`any_of_claims`, :func:`every_step_claims`): every
     comparison of every group one Holm family; a group's verdict from its comparisons' (``verdict_of``), its measured
-    value, interval (at :func:`family_level`) and power those of its decisive comparison (``decisive_of``), its reason
-    that comparison's first, then the others in their order; ``rule`` says how the group combines them."""
-    decisions = decide_directions([paired for _, _, comparisons in groups for paired in comparisons])
+    value, interval (at its Holm step's level, :func:`holm_interval_levels`) and power those of its decisive comparison
+    (``decisive_of``), its reason that comparison's first, then the others in their order; ``rule`` says how the group
+    combines them."""
+    everything = [paired for _, _, comparisons in groups for paired in comparisons]
+    decisions, levels = decide_directions(everything), holm_interval_levels(everything)
     size = len(decisions)
-    level = family_level(size)
     rows, start = [], 0
     for claim_id, statement, comparisons in groups:
-        mine = decisions[start : start + len(comparisons)]
+        mine, my_levels = decisions[start : start + len(comparisons)], levels[start : start + len(comparisons)]
         start += len(comparisons)
         verdict = verdict_of([d.verdict for d in mine])
         decisive = decisive_of(comparisons, verdict)
         order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
         reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
-        mean, low, high = comparisons[decisive].interval(level)
+        level = my_levels[decisive]
+        mean, low, high = comparisons[decisive].interval(level) if np.isfinite(level) else comparisons[decisive].interval()
         rows.append(
             claim(
                 experiment,
@@ -814,7 +866,7 @@ def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: 
                 measured=mean,
                 low=low,
                 high=high,
-                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; {rule}; interval at {level:.4g}",
+                tolerance=f"seed-paired one-sided t-tests, Holm over {size}; {rule}; interval at {_step_level(level)}",
             )
         )
     return rows
