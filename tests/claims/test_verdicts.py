@@ -700,3 +700,12 @@ def test_a_comparison_holm_rejects_at_a_later_step_shows_that_steps_interval():
     # the undecided ones: the claim side stopped at its third step (α/4), the reverse side at its first (α/6)
     assert rows[2].verdict == INCONCLUSIVE and levels[2] == pytest.approx(1 - 2 * alpha / 6)
     assert np.isnan(holm_interval_levels([Paired("one", np.array([0.3]))])[0])
+
+
+def test_a_rate_or_equivalence_power_names_the_noise_its_interval_comes_from():
+    named = decide_rate(0.8, 0.4, 1.2, 1.0, side="at_least", noise="a bootstrap over 10 seeds")
+    assert named.verdict == INCONCLUSIVE and named.power.startswith("interval half-width 0.4 from a bootstrap over 10 seeds")
+    assert "seeds or samples of its interval (a bootstrap over 10 seeds)" in named.power
+    assert "from" not in decide_rate(0.8, 0.4, 1.2, 1.0, side="at_least").power.split(";")[0]
+    same = decide_equivalence(0.1, -0.3, 0.5, 0.25, noise="a seed-paired bootstrap over 5 seeds")
+    assert same.power.startswith("interval half-width 0.4 from a seed-paired bootstrap over 5 seeds; margin ±0.25")

@@ -386,8 +386,10 @@ def decide_rate(
     predicted_high: float | None = None,
     alternatives: tuple[float, ...] = (),
     margin: float = 0.0,
+    noise: str | None = None,
 ) -> Decision:
-    """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's.
+    """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's. ``noise`` names what the
+    interval's width comes from (e.g. "a bootstrap over 10 seeds"); the power says it, and a plan multiplies it.
 
     two-sided (the theory predicts the rate): contradicted when the prediction lies outside the
     interval; inconclusive when a competing rate (``alternatives``, required) lies inside it too;
@@ -414,7 +416,7 @@ def decide_rate(
         raise ValueError("a two-sided rate needs the competing rates it must tell apart (alternatives)")
     if not np.isfinite([slope, low, high]).all():
         return Decision(INCONCLUSIVE, "no interval for the fitted exponent", "no interval")
-    power = f"interval half-width {_g((high - low) / 2)}"
+    power = f"interval half-width {_g((high - low) / 2)}" + (f" from {noise}" if noise else "")
     interval = f"[{_g(low)}, {_g(high)}]"
     if side == "two":
         if not low <= predicted <= high:
@@ -425,7 +427,7 @@ def decide_rate(
             return Decision(
                 INCONCLUSIVE,
                 f"the interval {interval} holds the competing rate(s) {', '.join(_g(a) for a in inside)} as well",
-                f"{power}; {_rate_plan((high - low) / 2, nearest)}",
+                f"{power}; {_rate_plan((high - low) / 2, nearest, noise=noise)}",
             )
         return Decision(
             REPRODUCED,
@@ -457,21 +459,21 @@ def decide_rate(
     if not margin and distance <= 1e-3 * max(abs(predicted), 1e-12):
         plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
     else:
-        plan = _rate_plan((high - low) / 2, distance)
+        plan = _rate_plan((high - low) / 2, distance, noise=noise)
     return Decision(INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}")
 
 
-def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER) -> str:
+def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER, noise: str | None = None) -> str:
     """For an undecided rate: how much more data would give ``power`` to decide it at the observed slope, if the
-    interval's half-width h shrinks as 1/√n (seeds or samples, whichever the interval is over): the interval must
-    reach (z_{(1+level)/2} + z_power) · h / z_{(1+level)/2} ≤ distance, i.e. n × (that / distance)²."""
+    interval's half-width h shrinks as 1/√n (seeds or samples, whichever the interval is over: ``noise`` names it):
+    the interval must reach (z_{(1+level)/2} + z_power) · h / z_{(1+level)/2} ≤ distance, i.e. n × (that / distance)²."""
     z = stats.norm.ppf((1 + level) / 2)
     if not distance > 0:
         return "the observed slope sits on the value to tell apart: no amount of data is planned"
     factor = ((z + stats.norm.ppf(power)) * half_width / z / distance) ** 2
     return (
-        f"about {factor:.3g}× the seeds or samples of its interval would give {power:.0%} power to decide it at the "
-        f"observed slope (half-width ∝ 1/√n)"
+        f"about {factor:.3g}× the seeds or samples of its interval ({noise or 'whichever it is over'}) would give "
+        f"{power:.0%} power to decide it at the observed slope (half-width ∝ 1/√n)"
     )
 
 
@@ -595,9 +597,10 @@ def decide_association(x, y, *, sign: int, level: float = LEVEL, power: float = 
     return Decision(INCONCLUSIVE, f"{said}: the interval contains 0", text)
 
 
-def decide_equivalence(difference: float, low: float, high: float, margin: float) -> Decision:
+def decide_equivalence(difference: float, low: float, high: float, margin: float, noise: str | None = None) -> Decision:
     """Two quantities the paper says are equal (a difference d with interval [low, high]), tested for equivalence
-    within a margin δ > 0 declared before the run (two one-sided tests at the interval's level):
+    within a margin δ > 0 declared before the run (two one-sided tests at the interval's level; ``noise`` names what
+    the interval's width comes from, as for :func:`decide_rate`):
 
         reproduced     −δ ≤ low and high ≤ δ (the whole interval within the margin),
         contradicted   low > δ or high < −δ (the whole interval outside it),
@@ -607,13 +610,15 @@ def decide_equivalence(difference: float, low: float, high: float, margin: float
     if not np.isfinite([difference, low, high]).all():
         return Decision(INCONCLUSIVE, "no interval for the difference", "no interval")
     interval = f"[{_g(low)}, {_g(high)}]"
-    power = f"interval half-width {_g((high - low) / 2)}; margin ±{_g(margin)} declared in advance"
+    power = (
+        f"interval half-width {_g((high - low) / 2)}{f' from {noise}' if noise else ''}; margin ±{_g(margin)} declared in advance"
+    )
     if -margin <= low and high <= margin:
         return Decision(REPRODUCED, f"the whole interval {interval} lies within ±{_g(margin)}", power)
     if low > margin or high < -margin:
         return Decision(CONTRADICTED, f"the whole interval {interval} lies outside ±{_g(margin)}", power)
     distance = margin - abs(difference)  # > 0: the estimate lies within the margin, data would confirm it
-    plan = _rate_plan((high - low) / 2, abs(distance))
+    plan = _rate_plan((high - low) / 2, abs(distance), noise=noise)
     if distance <= 0:
         plan = f"the observed difference {_g(difference)} lies on or outside the margin; {plan}"
     return Decision(INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}", f"{power}; {plan}")

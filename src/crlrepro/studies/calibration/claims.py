@@ -96,7 +96,7 @@ def c2_claims(
     used = f"{fit['points_used']} trained, informative checkpoints with regret > {fit['floor']:g}"
     interval = dict(measured=fit["exponent"], low=fit["low"], high=fit["high"])
     spec = spec_of("exponent_sqrt")
-    decision = decide_rate(fit["exponent"], fit["low"], fit["high"], half, alternatives=(1.0,))
+    decision = decide_rate(fit["exponent"], fit["low"], fit["high"], half, alternatives=(1.0,), noise="a bootstrap over models")
     if sqrt_setting:
         decision = Decision(
             NOT_COMPARABLE, f"the paper's √ law is observed on {sqrt_setting}; here {decision.reason}", decision.power
@@ -136,6 +136,7 @@ def c2_claims(
             predicted_low=bound_low,
             predicted_high=bound_high,
             margin=delta,
+            noise="a bootstrap over models (their checkpoints resampled together)",
         )
         rows.append(
             claim(

@@ -88,6 +88,15 @@ def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float) -> 
         decision = decide_rate(
             rate["slope"], rate["low"], rate["high"], rate["predicted"], side="at_most", margin=margin_share * (gamma - 1)
         )
+        reason = decision.reason
+        if decision.verdict == REPRODUCED and rate["low"] > rate["predicted"]:
+            # within the margin, yet every local slope is slower than the rate itself: say so, and why it may be
+            reason += (
+                f"; but every local slope is slower than the rate {rate['predicted']:g} itself: reproduced only within "
+                f"the margin declared in advance, while the excess / tail ratio still moves ({rate['ratio_first']:.3g} → "
+                f"{rate['ratio_last']:.3g}): the window is pre-asymptotic, and a larger D would tell a constant that "
+                f"settles from a slower decay"
+            )
         power = (
             f"deterministic: local slopes over D = {rate['dims'][0]}..{rate['dims'][-1]} span [{rate['low']:.3g}, "
             f"{rate['high']:.3g}] (quadrature error in a slope ≤ {rate['quadrature_error']:.1g}); margin "
@@ -101,7 +110,7 @@ def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float) -> 
                 f"{rate['dims'][0]}..{rate['dims'][-1]} (excess / tail sum: {rate['ratio_first']:.3g} → "
                 f"{rate['ratio_last']:.3g} across the window)",
                 "rate",
-                Decision(decision.verdict, decision.reason, power),
+                Decision(decision.verdict, reason, power),
                 measured=rate["slope"],
                 low=rate["low"],
                 high=rate["high"],
