@@ -609,7 +609,8 @@ def test_marginal_gains_in_n_are_read_against_the_outer_terms_half():
 
     half = marginal_gain_claim(n_row(0.5))
     assert half.claim_id == "C3.marginal_gain_n.sscrl" and half.verdict == REPRODUCED
-    assert "n = 128..2048 at m = 16" in half.claim and half.tolerance == "two-sided at 0.5, told apart from 1 (seed bootstrap of the fit)"
+    assert "n = 128..2048 at m = 16" in half.claim
+    assert half.tolerance == "two-sided at 0.5, told apart from 1 (seed bootstrap of the fit)"
     assert marginal_gain_claim(n_row(1.0)).verdict == CONTRADICTED
     saturated = marginal_gain_claim(next(auc_rates(True, detectable=2).assign(axis="n").itertuples()))
     assert saturated.verdict == INCONCLUSIVE and "saturated from n = 4" in saturated.reason
@@ -2048,6 +2049,11 @@ def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges(
     assert a3_rows(True)["A3.r2_f"].verdict == NOT_COMPARABLE
     # the elbow, read on the same models, follows the same rule
     assert a3_rows(False)["A3.elbow"].verdict == REPRODUCED and a3_rows(True)["A3.elbow"].verdict == NOT_COMPARABLE
+    # the one-sided "recovers" rows hold the paper's threshold, set in its setting: the same rule (the configured point
+    # alone is contradicted for f, reproduced for g; with an open range untrained, both are not comparable)
+    assert a3_rows(False)["A3.r2_f_recovers"].verdict == CONTRADICTED
+    assert a3_rows(False)["A3.r2_g_recovers"].verdict == REPRODUCED
+    assert {a3_rows(True)[f"A3.{k}_recovers"].verdict for k in ("r2_f", "r2_g")} == {NOT_COMPARABLE}
 
 
 def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_ranges():
@@ -2093,6 +2099,11 @@ def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_r
     # the elbow is read on the same models: an elbow that moves at a point leaves it undecided
     moved = a3_rows(0.97, point_elbow=6)["A3.elbow"]
     assert moved.verdict == NOT_COMPARABLE and "from 6 at 0.5 to 8 at 1.0" in moved.reason
+    # so are the "recovers" rows: f recovers at both points, or only at the configured one
+    assert a3_rows(0.97)["A3.r2_f_recovers"].verdict == REPRODUCED
+    assert "at all 2 points" in a3_rows(0.97)["A3.r2_f_recovers"].reason
+    lost = a3_rows(0.90)["A3.r2_f_recovers"]
+    assert lost.verdict == NOT_COMPARABLE and "reproduced at 1, contradicted at 1" in lost.reason
 
 
 def registered_specs(experiment):

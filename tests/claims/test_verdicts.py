@@ -509,6 +509,7 @@ def test_a_value_decided_at_one_point_of_its_declared_ranges_is_not_comparable()
     wide = {**single, "training.learning_rate": {"configured": 1e-3, "range": [3e-4, 1e-3, 3e-3]}}
     out = over_unreported_ranges(decided, keys, wide)
     assert out.verdict == NOT_COMPARABLE and "where it is contradicted: the paper's 1" in out.reason
+    assert out.reason.startswith("by the rule for unreported settings")  # the reason leads with what decided it
     assert "training.learning_rate ∈ [0.0003, 0.001, 0.003]" in out.reason and "weight_decay" not in out.reason
     outside = {**single, "training.weight_decay": {"configured": 0.5, "range": [0.0]}}
     assert over_unreported_ranges(decided, keys, outside).verdict == NOT_COMPARABLE

@@ -719,10 +719,10 @@ def over_unreported_ranges(
         missing = "; ".join(untrained + [f"{key}: no range declared" for key in undeclared])
         return Decision(
             NOT_COMPARABLE,
-            f"measured at the configured point only, where it is {decision.verdict}: {decision.reason}. By the rule for "
-            f"unreported settings a verdict must hold over the declared range of every key the paper leaves open, and "
-            f"this scale trains no other point of them (train_unreported_ranges: true in its config trains them): "
-            f"{missing}",
+            f"by the rule for unreported settings a verdict must hold over the declared range of every key the paper "
+            f"leaves open, and this scale trains no other point of them (train_unreported_ranges: true in its config "
+            f"trains them): {missing}. Measured at the configured point only, where it is {decision.verdict}: "
+            f"{decision.reason}",
             decision.power,
         )
     if not judged:  # every open key's range is its configured value alone

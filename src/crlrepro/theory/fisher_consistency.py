@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from crlrepro.theory.oracles import excess_contrastive_risk, retrieval_auc
+from crlrepro.theory.numerics import log_sum_exp
+from crlrepro.theory.oracles import retrieval_auc
 
-__all__ = ["ANCHOR_SHIFTS", "anchor_shift_errors", "anchor_shift_excess"]
+__all__ = ["ANCHOR_SHIFTS", "anchor_shift_errors", "anchor_shift_excess", "contrastive_loss"]
 
 # g(x) of Lemma 3.2's family of minimisers, on arrays of anchors.
 ANCHOR_SHIFTS = {
@@ -50,18 +51,34 @@ def anchor_shift_errors(gmm, tau: float, nodes: int = 200, inner_nodes: int = 40
     return {**errors, "y-shift sin(3y)": shifted - base, "E_star": base}
 
 
+def contrastive_loss(score, grid, tau: float) -> float:
+    """The population contrastive loss of a score on a product quadrature ``grid`` (:meth:`gmm.grid`), from its
+    definition, with no rewriting in which an anchor shift cancels before the arithmetic does:
+
+        L(s) = τ E_{P_X}[ log E_{y'~P_Y} e^{s(x, y')/τ} ] − E_{p(x, y)}[ s(x, y) ],
+
+    the inner expectation a log-sum-exp over the y nodes (weights w_y), the joint expectation with the grid's joint
+    weights w_x w_y e^{PMI}."""
+    tau = float(tau)
+    s = grid.evaluate(score)
+    partition = tau * log_sum_exp(s / tau + np.log(grid.y.weights)[None, :], axis=1)
+    return float(grid.x.weights @ partition - np.sum(grid.joint_weights() * s))
+
+
 def anchor_shift_excess(gmm, tau: float, nodes: int = 200) -> dict:
-    """Lemma 3.2 on the trapezoidal rule of :meth:`gmm.grid`: the excess L(τ·PMI + g) − L* for every g of
-    :data:`ANCHOR_SHIFTS` (0 up to rounding), and, under ``"y-shift sin(3y)"``, for the shift sin(3y) of the candidate,
-    which does not cancel and so costs loss (positive: what makes the check able to fail). The excess is computed
-    without cancellation (:func:`crlrepro.theory.oracles.excess_contrastive_risk`)."""
+    """Lemma 3.2 on the trapezoidal rule of :meth:`gmm.grid`: L(τ·PMI + g) − L* for every g of :data:`ANCHOR_SHIFTS`
+    (0 up to rounding and the rule's error in ∫ p(y|x) dy = 1), and, under ``"y-shift sin(3y)"``, for the shift sin(3y)
+    of the candidate, which does not cancel and so costs loss (positive: what makes the check able to fail). L comes
+    from its definition (:func:`contrastive_loss`: g(x) enters both terms and cancels only in the arithmetic), L* from
+    the mutual information, L* = −τ I(X; Y) = −τ E_{p(x, y)} PMI, on the same rule."""
     tau = float(tau)
     grid = gmm.grid(nodes)
+    l_star = -tau * float(np.sum(grid.joint_weights() * grid.log_ratio))
     out = {
-        name: excess_contrastive_risk(lambda x, y, g=g: tau * gmm.pmi(x, y) + g(np.asarray(x, dtype=float))[:, None], grid, tau)
+        name: contrastive_loss(lambda x, y, g=g: tau * gmm.pmi(x, y) + g(np.asarray(x, dtype=float))[:, None], grid, tau) - l_star
         for name, g in ANCHOR_SHIFTS.items()
     }
-    out["y-shift sin(3y)"] = excess_contrastive_risk(
-        lambda x, y: tau * gmm.pmi(x, y) + np.sin(3.0 * np.asarray(y, dtype=float))[None, :], grid, tau
+    out["y-shift sin(3y)"] = (
+        contrastive_loss(lambda x, y: tau * gmm.pmi(x, y) + np.sin(3.0 * np.asarray(y, dtype=float))[None, :], grid, tau) - l_star
     )
     return out

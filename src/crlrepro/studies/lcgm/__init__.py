@@ -241,8 +241,8 @@ STUDY = Study(
                     "the elbow of the D sweep lies at D = K (the operator's rank)",
                     "value",
                     "elbow",
-                    ("lcgm.classes",),
-                    R2_SETTING[1],  # the same models as the R² rows: their open keys may move the elbow too
+                    R2_SETTING[0],  # the same models as the R² rows: the keys they depend on may move the elbow too,
+                    R2_SETTING[1],  # fixed (their training: epochs, optimiser, batch) and open alike
                 ),
                 diagnostic(
                     ClaimSpec(

@@ -19,6 +19,7 @@ from crlrepro.claims.verdicts import (
     decide_bound,
     direction_claims,
     family_level,
+    over_unreported_ranges,
     paired_by_seed,
     reported_rounding,
     seed_interval,
@@ -70,11 +71,15 @@ def rank_k_claim(evidence: dict) -> Claim:
     )
 
 
-def _recovers(spec, r2: pd.Series, reference: dict, setting: dict) -> Claim:
+def _recovers(
+    spec, r2: pd.Series, reference: dict, setting: dict, ranges: dict | None = None, at_points: dict | None = None
+) -> Claim:
     """A probe "recovers" its target span as the paper's Sec. 6 reads it: the unexplained share 1 − R² at most the
     paper's 1 − R²_paper plus the paper's rounding, at every seed (``decide_bound`` over the seeds: one seed above it
     contradicts; a bound at or above 1, what a constant probe leaves, would say nothing). Not comparable where a key
-    the paper fixes differs."""
+    the paper fixes differs. The paper's threshold belongs to its setting, which leaves the same keys open as the R²
+    value rows, so with ``ranges`` the row follows the same rule for unreported settings
+    (:func:`crlrepro.claims.verdicts.over_unreported_ranges`; ``at_points``: {(key, value): R² per seed there})."""
     paper = float(reference[spec.paper_value])
     bound = round(1.0 - paper + reported_rounding(paper), 12)  # 0.035, not 0.035000000000000024
     unexplained = 1.0 - r2.to_numpy(dtype=float)
@@ -82,6 +87,12 @@ def _recovers(spec, r2: pd.Series, reference: dict, setting: dict) -> Claim:
     mismatched = setting_mismatches(reference, setting, spec.depends_on)
     if mismatched:
         decision = Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), decision.power)
+    elif ranges is not None:
+        judged = {}
+        for point, values in (at_points or {}).items():
+            row = _recovers(spec, values, reference, setting)
+            judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+        decision = over_unreported_ranges(decision, spec.unreported, ranges, judged, float(unexplained.max()))
     return claim(
         "A3",
         f"A3.{spec.key}",
@@ -120,7 +131,9 @@ def a3_claims(
             row = _r2_value_row(key, points_table[points_table["D"] == k].set_index("seed"), reference, setting, level)
             judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
         rows.append(_r2_value_row(key, at_k, reference, setting, level, ranges, judged))
-    rows += [_recovers(spec_of(f"{key}_recovers"), at_k[key], reference, setting) for key in ("r2_f", "r2_g")]
+    for key in ("r2_f", "r2_g"):
+        points = {point: t[t["D"] == k].set_index("seed")[key] for point, (t, _) in (at_points or {}).items()}
+        rows.append(_recovers(spec_of(f"{key}_recovers"), at_k[key], reference, setting, ranges, points))
     order = spec_of("r2_order")
     rows += direction_claims(
         "A3",

@@ -108,7 +108,7 @@ def shift_invariance_claim(errors: dict) -> Claim:
     )
 
 
-LOSS_SHIFT_TOLERANCE = 1e-12  # the excess is computed without cancellation: rounding leaves ~1e-30 (a y-shift costs ~0.4)
+LOSS_SHIFT_TOLERANCE = 1e-12  # L from its definition, against −τ I: rounding leaves ~1e-15 (a y-shift costs ~0.4)
 
 
 def loss_shift_invariance_claim(excess: dict) -> Claim:
