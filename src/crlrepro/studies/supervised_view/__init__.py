@@ -327,7 +327,7 @@ STUDY = Study(
                 ),
                 ClaimSpec(
                     "uniform_beats_long_tailed",
-                    "balanced training data beat long-tailed data of the same size, overall and on the tail classes",
+                    "balanced training data beat long-tailed data of the same size (overall; the tail classes: a diagnostic)",
                     "direction",
                     rows=(
                         (
