@@ -1972,6 +1972,10 @@ def test_the_rate_comparisons_can_go_every_way():
     assert all(r.verdict == INCONCLUSIVE and "at least 4 points" in r.reason for r in rows(short).values())
     with pytest.raises(ValueError, match="m_free_margin"):
         rate_difference_claims(rate_differences(0.0, 0.5), None)
+    # SCRL steeper by a hair: decided against 0 exactly (an interval [0.01, 0.21] excludes 0, would hold 0.1); its power
+    # names the seed-paired bootstrap the interval comes from
+    hair = rows(rate_differences(0.0, 0.11))["C3.inner_steeper"]
+    assert hair.verdict == REPRODUCED and "from a seed-paired bootstrap over 10 seeds" in hair.power
 
 
 def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bias():
