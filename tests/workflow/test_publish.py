@@ -172,6 +172,13 @@ def test_readme_blocks_are_rewritten_from_the_published_summary(results, tmp_pat
         publish.readme_blocks("<!-- results:other -->\n<!-- /results -->\n", root)
 
 
+def test_the_wall_time_names_its_cores_in_the_singular_for_one(tmp_path, monkeypatch):
+    runs = {"one": [{"jobs": 9, "wall_s": 2760.0, "cores": 1}], "two": [{"jobs": 3, "wall_s": 30.0, "cores": 2}]}
+    monkeypatch.setattr(publish, "_provenance_field", lambda scale, field, root: runs[scale])
+    assert publish.wall_time_text("one", tmp_path) == "46 min on 1 core"
+    assert publish.wall_time_text("two", tmp_path) == "0.5 min on 2 cores"
+
+
 def test_the_readme_quotes_the_published_results_of_this_checkout():
     readme = (REPO / "README.md").read_text()
     scales = publish._BLOCK.findall(readme)

@@ -320,7 +320,8 @@ def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
         ) from None
     minutes = clean["wall_s"] / 60
     shown = f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
-    return f"{shown} on {clean['cores']} cores"
+    cores = clean["cores"]
+    return f"{shown} on {cores} core{'' if cores == 1 else 's'}"
 
 
 def readme_blocks(readme: str, root: str | Path = PUBLISHED_ROOT) -> tuple[str, list[str]]:
