@@ -198,20 +198,22 @@ def holm(p_values) -> np.ndarray:
     return adjusted
 
 
-def _holm_step_levels(p_values, alpha: float) -> np.ndarray:
-    """Per hypothesis, the one-sided level of the Holm step that decided it (NaN p-values: NaN): α/(k − r + 1) for one
-    rejected at rank r (p_(r) below it), and for one not rejected the level of the step where the procedure stopped,
-    which its p-value, at least p_(stop), reaches."""
+def _holm_step_levels(p_values, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per hypothesis, whether Holm's procedure at family-wise level ``alpha`` rejects it (adjusted p < α, as
+    :func:`decide_directions`), and the one-sided level of the Holm step that decided it (NaN p-values: not rejected,
+    level NaN): α/(k − r + 1) for one rejected at rank r (p_(r) below it), and for one not rejected the level of the
+    step where the procedure stopped, which its p-value, at least p_(stop), reaches."""
     p = np.asarray(p_values, dtype=float)
-    levels = np.full(p.shape, np.nan)
+    levels, rejected = np.full(p.shape, np.nan), np.zeros(p.shape, dtype=bool)
     valid = np.flatnonzero(np.isfinite(p))
     if valid.size:
         order = valid[np.argsort(p[valid], kind="stable")]
         thresholds = alpha / (valid.size - np.arange(valid.size))
-        rejected = holm(p[order]) < alpha  # a prefix of the order (adjusted p-values are non-decreasing)
-        stop = int(np.argmin(rejected)) if not rejected.all() else valid.size
+        prefix = holm(p[order]) < alpha  # a prefix of the order (adjusted p-values are non-decreasing)
+        stop = int(np.argmin(prefix)) if not prefix.all() else valid.size
         levels[order] = np.where(np.arange(valid.size) < stop, thresholds, thresholds[min(stop, valid.size - 1)])
-    return levels
+        rejected[order] = prefix
+    return rejected, levels
 
 
 def holm_interval_levels(family: list, level: float = LEVEL) -> np.ndarray:
@@ -224,21 +226,9 @@ def holm_interval_levels(family: list, level: float = LEVEL) -> np.ndarray:
     later step could show an interval holding 0.) NaN for a comparison with fewer than two pairs."""
     alpha = (1 - level) / 2
     p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
-    claim_side, reverse_side = _holm_step_levels(p[:, 0], alpha), _holm_step_levels(p[:, 1], alpha)
-    decided_claim = _holm_reject(p[:, 0], alpha)
-    decided_reverse = _holm_reject(p[:, 1], alpha)
+    (decided_claim, claim_side), (decided_reverse, reverse_side) = (_holm_step_levels(p[:, i], alpha) for i in (0, 1))
     one_sided = np.where(decided_claim, claim_side, np.where(decided_reverse, reverse_side, np.fmin(claim_side, reverse_side)))
     return 1 - 2 * one_sided
-
-
-def _holm_reject(p_values, alpha: float) -> np.ndarray:
-    """Which hypotheses Holm's procedure rejects at family-wise level ``alpha`` (adjusted p < α; NaN: none)."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.zeros(p.shape, dtype=bool)
-    valid = np.isfinite(p)
-    if valid.any():
-        out[valid] = holm(p[valid]) < alpha
-    return out
 
 
 POWER = 0.8  # the power a planned number of seeds (or samples) is sized for

@@ -83,7 +83,7 @@ def oce_stability_table(ms, taus, score_bound: float, seed: int, random_samples:
             after = np.logaddexp(log_rest[:, None, None], grid[None, None, :] / tau)
             searched = float(np.max(tau * np.abs(after - before)))
             draws = rng.uniform(-2.0 * bound, 2.0 * bound, size=(random_samples, m + 1))
-            log_rest = log_sum_exp(draws[:, 1:m] / tau, axis=1) if m > 1 else np.full(random_samples, -np.inf)
+            log_rest = log_sum_exp(draws[:, 1:m] / tau, axis=1)  # m = 1: no other negative, an empty sum (−∞)
             change = tau * np.abs(np.logaddexp(log_rest, draws[:, m] / tau) - np.logaddexp(log_rest, draws[:, 0] / tau))
             rows.append(
                 {

@@ -93,18 +93,13 @@ def shift_invariance_claim(errors: dict) -> Claim:
     """Lemma 3.3 on our quadrature (``errors``: :func:`crlrepro.theory.fisher_consistency.anchor_shift_errors`): the
     largest |E(τ·PMI + g) − E*| over the anchor shifts g, verified at most :data:`SHIFT_TOLERANCE`; the y-shift's
     difference, which the lemma does not cover, is stated beside it."""
-    spec = STUDY.experiment("C1").claim("shift_invariance")
-    shifts = {k: float(v) for k, v in errors.items() if k not in ("E_star", "y-shift sin(3y)")}
-    worst = max(abs(v) for v in shifts.values())
-    return claim(
-        "C1",
-        f"C1.{spec.key}",
-        f"{spec.statement} (g ∈ {{{', '.join(shifts)}}}; E* = {float(errors['E_star']):.6g} on this rule; a shift "
-        f"sin(3y) of the candidate instead moves E by {float(errors['y-shift sin(3y)']):.3g})",
-        "identity",
-        decide_identity(worst, SHIFT_TOLERANCE),
-        measured=worst,
-        tolerance=f"|E(τ·PMI + g) − E*| ≤ {SHIFT_TOLERANCE:g} (rounding)",
+    return _anchor_shift_claim(
+        "shift_invariance",
+        errors,
+        f"E* = {float(errors['E_star']):.6g} on this rule; a shift sin(3y) of the candidate instead moves E by "
+        f"{float(errors['y-shift sin(3y)']):.3g}",
+        "|E(τ·PMI + g) − E*|",
+        SHIFT_TOLERANCE,
     )
 
 
@@ -115,16 +110,27 @@ def loss_shift_invariance_claim(excess: dict) -> Claim:
     """Lemma 3.2 on our quadrature (``excess``: :func:`crlrepro.theory.fisher_consistency.anchor_shift_excess`): the
     largest L(τ·PMI + g) − L* over the anchor shifts g, verified at most :data:`LOSS_SHIFT_TOLERANCE`; the y-shift's
     excess, which the lemma does not cover, is stated beside it."""
-    spec = STUDY.experiment("C1").claim("loss_shift_invariance")
-    shifts = {k: float(v) for k, v in excess.items() if k != "y-shift sin(3y)"}
+    return _anchor_shift_claim(
+        "loss_shift_invariance",
+        excess,
+        f"a shift sin(3y) of the candidate instead costs {float(excess['y-shift sin(3y)']):.3g} of loss",
+        "|L(τ·PMI + g) − L*|",
+        LOSS_SHIFT_TOLERANCE,
+    )
+
+
+def _anchor_shift_claim(key: str, values: dict, beside: str, quantity: str, tolerance: float) -> Claim:
+    """The identity row ``C1.<key>`` of a lemma checked over the anchor shifts g of ``values`` (every entry but
+    ``E_star`` and the y-shift's): the largest |value|, verified at most ``tolerance``; ``beside`` names the y-shift."""
+    spec = STUDY.experiment("C1").claim(key)
+    shifts = {k: float(v) for k, v in values.items() if k not in ("E_star", "y-shift sin(3y)")}
     worst = max(abs(v) for v in shifts.values())
     return claim(
         "C1",
         f"C1.{spec.key}",
-        f"{spec.statement} (g ∈ {{{', '.join(shifts)}}}; a shift sin(3y) of the candidate instead costs "
-        f"{float(excess['y-shift sin(3y)']):.3g} of loss)",
+        f"{spec.statement} (g ∈ {{{', '.join(shifts)}}}; {beside})",
         "identity",
-        decide_identity(worst, LOSS_SHIFT_TOLERANCE),
+        decide_identity(worst, tolerance),
         measured=worst,
-        tolerance=f"|L(τ·PMI + g) − L*| ≤ {LOSS_SHIFT_TOLERANCE:g} (rounding)",
+        tolerance=f"{quantity} ≤ {tolerance:g} (rounding)",
     )
