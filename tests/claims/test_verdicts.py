@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from crlrepro.claims.spec import config_at, point_name, range_points
+from crlrepro.claims.spec import config_at, point_name, range_points, trains_ranges
 from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS,
     CONTRADICTED,
@@ -574,6 +574,14 @@ def test_a_value_over_its_trained_range_points_holds_only_where_every_point_agre
     partial = over_unreported_ranges(reproduced, keys, ranges, {points[0]: (reproduced, 0.5), points[1]: (reproduced, 0.6)})
     assert partial.verdict == NOT_COMPARABLE and "not trained: [0.0]" in partial.reason
     assert "train_unreported_ranges: true" in partial.reason
+
+
+def test_train_unreported_ranges_is_all_none_or_the_experiments_it_lists():
+    assert trains_ranges({"train_unreported_ranges": True}, "A2") and trains_ranges({"train_unreported_ranges": True}, "A3")
+    assert not trains_ranges({"train_unreported_ranges": False}, "A3") and not trains_ranges({}, "A3")
+    listed = {"train_unreported_ranges": ["A3"]}
+    assert trains_ranges(listed, "A3") and not trains_ranges(listed, "A2")
+    assert not trains_ranges({"train_unreported_ranges": []}, "A3")
 
 
 def test_range_points_are_one_key_at_a_time_and_named_uniquely():

@@ -42,6 +42,9 @@ DELETE = _Delete()
 
 # (key to change, new value, text the error must contain)
 BAD_VALUES = [
+    ("train_unreported_ranges", ["A5"], "'A5' is not one of ['A2', 'A3']"),  # a list names experiments with ranges
+    ("train_unreported_ranges", "yes", "'yes' is not of type 'boolean'"),
+    ("lcgm.range_sweep", "D=K", "lcgm.range_sweep"),
     ("tau", float("nan"), "tau: must be a finite number, got nan"),
     ("gmm.weights", [float("nan"), float("nan")], "gmm.weights[0]: must be a finite number"),
     ("gmm.mean_x", [float("inf"), -1.2], "gmm.mean_x[0]: must be a finite number, got inf"),

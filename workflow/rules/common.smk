@@ -15,12 +15,12 @@ os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.getenv("
 from snakemake.exceptions import WorkflowError
 
 from crlrepro.studies import registry
-from crlrepro.claims.spec import config_at, point_name, range_points, unreported_ranges
+from crlrepro.claims.spec import config_at, point_name, range_points, trains_ranges, unreported_ranges
 from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
 from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 from crlrepro.studies.gmm_mlp import convergence_study
-from crlrepro.studies.lcgm import lcgm_sensitivity_dims, lcgm_sensitivity_reused
+from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
@@ -274,8 +274,8 @@ def claim_ranges(*experiments):
 def trained_points(experiment):
     """The points of the declared ranges that this scale trains for ``experiment``'s value rows, as (key, value): each
     open key at each of its other declared values (crlrepro.claims.spec.range_points), none unless the config asks
-    (train_unreported_ranges)."""
-    return range_points(claim_ranges(experiment)) if config["train_unreported_ranges"] else []
+    (train_unreported_ranges: true, or a list naming ``experiment``)."""
+    return range_points(claim_ranges(experiment)) if trains_ranges(config, experiment) else []
 
 
 def point_names(experiment):
@@ -319,9 +319,10 @@ def gmm_mlp_point_models(point):
 
 
 def lcgm_point_models(point):
-    """The models of A3's range point named ``point``: the whole D sweep for every seed (R² at D = K and the elbow)."""
+    """The models of A3's range point named ``point``: the whole D sweep for every seed (R² at D = K and the elbow),
+    or D = K alone for every seed with lcgm.range_sweep false (crlrepro.studies.lcgm.lcgm_range_dims)."""
     return expand(
-        f"{RESULTS}/models/lcgm_ranges/{point}/D{{D}}_seed{{seed}}.pt", D=config["lcgm"]["dims"], seed=config["seeds"]
+        f"{RESULTS}/models/lcgm_ranges/{point}/D{{D}}_seed{{seed}}.pt", D=lcgm_range_dims(config["lcgm"]), seed=config["seeds"]
     )
 
 

@@ -59,15 +59,16 @@ for i in lcgm_sensitivity_rows():
             "../scripts/lcgm/lcgm_train.py"
 
 
-# The rule for unreported settings (train_unreported_ranges): A3's D sweep for every seed trained and evaluated at each
-# point of the declared ranges, {point} = key=value (crlrepro.claims.spec.range_points), one job per point.
+# The rule for unreported settings (train_unreported_ranges): A3's D sweep for every seed (or D = K alone, with
+# lcgm.range_sweep false) trained and evaluated at each point of the declared ranges, {point} = key=value
+# (crlrepro.claims.spec.range_points), one job per point.
 rule lcgm_range_train:
     input:
         library("lcgm_train"),
     output:
         expand(
             f"{RESULTS}/models/lcgm_ranges/{{{{point}}}}/D{{D}}_seed{{seed}}.pt",
-            D=config["lcgm"]["dims"],
+            D=lcgm_range_dims(config["lcgm"]),
             seed=config["seeds"],
         ),
     log:

@@ -34,6 +34,7 @@ __all__ = [
     "Study",
     "unreported_ranges",
     "range_points",
+    "trains_ranges",
     "point_name",
     "config_at",
 ]
@@ -232,6 +233,14 @@ def range_points(ranges: dict) -> list[tuple[str, object]]:
     other key as configured. Interactions between open keys are not covered (their product, 3 × 3 × 4 × 2 = 72
     trainings for A2, is beyond any scale here); a verdict over these points says so."""
     return [(key, value) for key in sorted(ranges) for value in ranges[key]["range"] if value != ranges[key]["configured"]]
+
+
+def trains_ranges(config: dict, experiment: str) -> bool:
+    """Whether a run of ``config`` trains the points of the declared ranges for ``experiment``'s value rows: the config's
+    ``train_unreported_ranges`` is true (every such experiment), false (none) or a list of the experiments it trains
+    them for (e.g. ``[A3]``: a scale whose budget allows A3's points but not A2's)."""
+    value = config.get("train_unreported_ranges", False)
+    return experiment in value if isinstance(value, (list, tuple)) else bool(value)
 
 
 def point_name(key: str, value) -> str:

@@ -90,6 +90,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
                 f"{key_name([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
                 "every key (a --configfile only overrides some): restore it there"
             )
+    if error.validator in ("oneOf", "anyOf") and error.context:  # say what each alternative found wrong
+        message += " (" + "; ".join(dict.fromkeys(sub.message for sub in error.context)) + ")"
     return f"{key_name(error.absolute_path)}: {message}"
 
 

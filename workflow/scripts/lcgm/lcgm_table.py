@@ -1,4 +1,5 @@
-"""A3 table and elbow: held-out probe R² and excess risk per (D, seed); the elbow of the sweep."""
+"""A3 table and elbow: held-out probe R² and excess risk per (D, seed); the elbow of the sweep (at a range point trained
+at D = K alone, lcgm.range_sweep false: a record that it has none)."""
 
 import pandas as pd
 
@@ -18,6 +19,10 @@ for path in snakemake.input.models:
     rows.append({"D": meta["D"], "seed": meta["seed"], **metrics, "final_train_loss": meta["history"][-1]["loss"]})
 runs = pd.DataFrame(rows).sort_values(["D", "seed"]).reset_index(drop=True)
 run.write_table(runs, snakemake.output.table, missing=LCGM_NOT_APPLICABLE)
-write_artifact_json(
-    lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"]), snakemake.output.elbow, run.provenance()
+swept = run.params.get("sweep", True)  # rule lcgm_range_table's lcgm.range_sweep; lcgm_table's is the sweep itself
+elbow = (
+    lcgm_elbow(runs, lcgm_config["classes"], lcgm_config["elbow_tolerance"])
+    if swept
+    else {"classes": int(lcgm_config["classes"]), "elbow": None, "no_sweep": "lcgm.range_sweep is false: D = K alone trained"}
 )
+write_artifact_json(elbow, snakemake.output.elbow, run.provenance())

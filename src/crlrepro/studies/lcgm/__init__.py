@@ -16,12 +16,20 @@ __all__ = [
     "TRAINING",
     "RULE_KEYS",
     "COSTS",
+    "lcgm_range_dims",
     "lcgm_sensitivity_dims",
     "lcgm_sensitivity_points",
     "lcgm_sensitivity_reused",
     "NOT_SIZES",
     "STUDY",
 ]
+
+
+def lcgm_range_dims(lcgm: dict) -> list[int]:
+    """The D trained at each point of the declared ranges (train_unreported_ranges): A3's whole sweep ``lcgm.dims``
+    (the R² rows at D = K and the elbow), or D = K alone with ``lcgm.range_sweep`` false (the R² rows only: the elbow
+    then has no sweep at those points, and its row says so)."""
+    return [int(d) for d in lcgm["dims"]] if lcgm["range_sweep"] else [int(lcgm["classes"])]
 
 
 def lcgm_sensitivity_dims(lcgm: dict, i: int, j: int) -> list[int]:
@@ -161,17 +169,18 @@ RULE_KEYS = {
     "claims_a3": {},
 }
 # A range point of the rule for unreported settings (train_unreported_ranges): A3's whole D sweep for every seed (the
-# value rows' models: R² at D = K and the elbow), trained and evaluated as A3's with one open key set to another of its
-# declared values (the rules' params are these keys read from that point's config).
+# value rows' models: R² at D = K and the elbow; D = K alone with lcgm.range_sweep false), trained and evaluated as
+# A3's with one open key set to another of its declared values (the rules' params are these keys read from that
+# point's config).
 RULE_KEYS["lcgm_range_train"] = {
     "lcgm": ("lcgm", (*MODEL, "train_samples", "epochs", "precision")),
-    "dims": "lcgm.dims",
+    "dims": Derived(("lcgm.dims", "lcgm.range_sweep", "lcgm.classes"), lambda c: lcgm_range_dims(c["lcgm"])),
     "seeds": "seeds",
     "tau": "tau",
     "training": TRAINING,
     "device": "device",
 }
-RULE_KEYS["lcgm_range_table"] = RULE_KEYS["lcgm_table"]
+RULE_KEYS["lcgm_range_table"] = {**RULE_KEYS["lcgm_table"], "sweep": "lcgm.range_sweep"}
 
 
 # The R² rows' comparability: the keys the paper fixes, then those it leaves unreported.

@@ -118,7 +118,8 @@ def a3_claims(
     ``ranges``, by the rule for unreported settings: :func:`crlrepro.claims.verdicts.over_unreported_ranges`, each
     row decided the same way on the models of every trained point in ``at_points``, {(key, value): (table, elbow)}),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
-    seed interval of the elbows each seed's own curve gives; the same models as the R² rows, so by the same rule)."""
+    seed interval of the elbows each seed's own curve gives; the same models as the R² rows, so by the same rule: a
+    point whose elbow record has ``elbow`` None, trained at D = K alone, leaves it not comparable, saying why)."""
     spec_of = STUDY.experiment("A3").claim
     k = int(elbow["classes"])
     at_k = table[table["D"] == k].set_index("seed")
@@ -147,6 +148,9 @@ def a3_claims(
     )
     judged = {}
     for point, (_, points_elbow) in (at_points or {}).items():
+        if points_elbow.get("elbow") is None:  # the point trained D = K alone (lcgm.range_sweep false): no sweep there
+            judged[point] = (Decision(NOT_COMPARABLE, f"no elbow there ({points_elbow['no_sweep']})", ""), np.nan)
+            continue
         row = _elbow_value_row(points_elbow, reference, setting, level)
         judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
     rows.append(_elbow_value_row(elbow, reference, setting, level, ranges, judged))

@@ -398,7 +398,8 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
       split nearest m*) against each of its grid neighbours, AUC seed-paired, one Holm family. The fit (of the
       excess risks, not an argmax of the AUCs tested) chooses the split; it uses the same seeds, so the test is
       not fully independent of the choice, and where the fit misses the excess risks by more than
-      ``fit_tolerance`` (rms relative) the shape describes nothing and its rows are ``inconclusive``."""
+      ``fit_tolerance`` (rms relative) the shape describes nothing and its rows are ``inconclusive`` with no interval
+      (nothing is tested, so no difference is shown beside the word)."""
     spec = STUDY.experiment("C4").claim("extreme_not_best")
     groups = []
     for regime, runs in table.groupby("regime", sort=True):
@@ -431,7 +432,6 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
                 (
                     f"C4.{spec.key}.{row.regime}",
                     f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends no split",
-                    None,
                     "the fit has no minimum (b, c ≤ 0): there is no split to test",
                 )
             )
@@ -442,22 +442,21 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
                 f"{row.regime.upper()}: {spec.statement}: the fit {row.shape} recommends m* = {row.recommended_m:.3g}, "
                 f"nearest grid split m = {row.nearest_m}, against m = {other} (AUC, paired by seed)"
             )
-            paired = paired_by_seed(by_seed[int(row.nearest_m)], by_seed[other], f"m={row.nearest_m} − m={other}")
             if row.relative_rms > fit_tolerance:  # a shape that does not describe the data recommends nothing
                 unfit.append(
                     (
                         f"C4.{spec.key}.{row.regime}.m{other}",
                         statement,
-                        paired,
                         f"the fit misses the excess risks by {row.relative_rms:.2f} (rms relative) > {fit_tolerance:g}: "
-                        "the bound's shape does not describe these data, so its m* is no prediction to test",
+                        "the bound's shape does not describe these data, so its m* is no prediction to test (the AUC "
+                        "difference is not tested, and no interval is shown)",
                     )
                 )
             else:
+                paired = paired_by_seed(by_seed[int(row.nearest_m)], by_seed[other], f"m={row.nearest_m} − m={other}")
                 family.append((f"C4.{spec.key}.{row.regime}.m{other}", statement, paired))
     rows += direction_claims("C4", family)
-    for claim_id, statement, paired, reason in unfit:
-        mean, low, high = paired.interval() if paired is not None else (np.nan, np.nan, np.nan)
+    for claim_id, statement, reason in unfit:  # nothing tested: no difference shown beside the word
         rows.append(
             claim(
                 "C4",
@@ -465,9 +464,7 @@ def c4_claims(table: pd.DataFrame, fit: pd.DataFrame | None = None, *, fit_toler
                 statement,
                 "direction",
                 Decision(INCONCLUSIVE, reason, f"fit rms {fit_tolerance:g} allowed"),
-                measured=mean,
-                low=low,
-                high=high,
+                measured=np.nan,
                 tolerance=f"tested only where the fit's relative rms ≤ {fit_tolerance:g}",
             )
         )
