@@ -711,8 +711,8 @@ def over_unreported_ranges(
             NOT_COMPARABLE,
             f"by the rule for unreported settings a verdict must hold over the declared range of every key the paper "
             f"leaves open, and this scale trains no other point of them (train_unreported_ranges: true, or a list naming "
-            f"this experiment, in its config trains them): {missing}. Measured at the configured point only, where it is {decision.verdict}: "
-            f"{decision.reason}",
+            f"this experiment, in its config trains them): {missing}. Measured at the configured point only, where it "
+            f"is {decision.verdict}: {decision.reason}",
             decision.power,
         )
     if not judged:  # every open key's range is its configured value alone
