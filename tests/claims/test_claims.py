@@ -8,7 +8,17 @@ import pytest
 from scipy import stats
 
 from crlrepro.claims.reference import paper_values
-from crlrepro.claims.verdicts import CONTRADICTED, FAILED, INCONCLUSIVE, NOT_COMPARABLE, REPRODUCED, VERIFIED, claims_frame
+from crlrepro.claims.verdicts import (
+    CONTRADICTED,
+    FAILED,
+    INCONCLUSIVE,
+    NOT_COMPARABLE,
+    RANGES_NOT_TRAINED,
+    REPRODUCED,
+    UNREPORTED_DECIDES,
+    VERIFIED,
+    claims_frame,
+)
 from crlrepro.studies.calibration.claims import c2_claims
 from crlrepro.studies.gmm_mlp.claims import a2_claims
 from crlrepro.studies.gmm_spectrum.claims import a1_claims
@@ -244,7 +254,7 @@ def test_a_value_row_still_falling_toward_the_papers_value_is_not_contradicted()
 
     above = rows(a2_table(False), sample_study(False))  # ours far above the paper's at every D > 1; still falling
     row = above["A2.excess_risk.D8"]
-    assert row.verdict == NOT_COMPARABLE and row.reason.startswith("the training budget (pairs per epoch, unreported")
+    assert row.verdict == NOT_COMPARABLE and row.reason.startswith(f"{UNREPORTED_DECIDES}: the training budget (pairs per epoch, unreported")
     assert "(A2.converged_in_samples.D8)" in row.reason and "lies outside our interval" in row.reason  # the old reason kept
     assert above["A2.excess_risk.D4"].verdict == CONTRADICTED and above["A2.l2_distance.D8"].verdict == CONTRADICTED
     assert rows(a2_table(False), sample_study(True))["A2.excess_risk.D8"].verdict == CONTRADICTED  # settled
@@ -1987,7 +1997,7 @@ def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bia
     # the raw reading rising with the accuracy: the definition decides it
     flipped = table.assign(prototype_bias_raw=lambda t: -t["prototype_bias_raw"])
     row = next(r for r in ssl_claims("S4", flipped, ref, IMAGENET) if r.claim_id.startswith("S4.bias_accuracy"))
-    assert row.verdict == NOT_COMPARABLE and "definition (unreported) decides it" in row.reason
+    assert row.verdict == NOT_COMPARABLE and row.reason.startswith(f"{UNREPORTED_DECIDES}: the bias's definition (unreported) moves ρ")
     assert row.ci_low < 0 < row.ci_high  # the span of ρ over the readings
     # untrained baselines and diverged runs are not runs of an augmentation
     noisy = pd.concat([table, table.assign(model="random_encoder", prototype_bias=99.0, prototype_bias_raw=99.0)])
@@ -2114,7 +2124,9 @@ def test_a2_and_a3_value_rows_are_decided_again_at_each_trained_point_of_their_r
     point = {(spec.unreported[0], 0.5): (r2_table(0.97), no_sweep)}
     rows = {r.claim_id: r for r in a3_claims(r2_table(0.97), elbow, ref, paper_setting("A3"), ranges=a3_ranges, at_points=point)}
     assert rows["A3.r2_f"].verdict == REPRODUCED and rows["A3.r2_f_recovers"].verdict == REPRODUCED
-    assert rows["A3.elbow"].verdict == NOT_COMPARABLE and "no elbow there (lcgm.range_sweep is false" in rows["A3.elbow"].reason
+    elbow_row = rows["A3.elbow"]
+    assert elbow_row.verdict == NOT_COMPARABLE and elbow_row.reason.startswith(RANGES_NOT_TRAINED)
+    assert f"(no elbow there: the points {spec.unreported[0]} = 0.5 train D = K alone" in elbow_row.reason
 
 
 def registered_specs(experiment):

@@ -139,7 +139,7 @@ def test_diagnostics_are_shown_apart_and_not_counted():
     assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["diagnostic", "claim", "diagnostic"]
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced (of 1 claims)." in text
-    assert "| 2 | 1 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
+    assert "| 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
     assert "Diagnostics (not counted): 1 reproduced, 1 verified (of 2 diagnostics)" in text
     section = text[text.index("## Diagnostics") :]
     why = experiment("A2").claim("excess_risk_decreases").posed("D1-D2")[1]
@@ -220,6 +220,7 @@ def test_rows_out_of_reach_and_mathematics_are_shown_apart_with_their_why():
 
 
 def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not():
+    from crlrepro.claims.verdicts import RANGES_NOT_TRAINED, UNREPORTED_DECIDES
     from crlrepro.studies.summary import UNDECIDED, decided_table
 
     def row(experiment, verdict, reason="", power=""):
@@ -250,14 +251,22 @@ def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not
             row("C3", "contradicted"),
             row("S1", "not comparable", "ν and n are undefined"),
             {**row("C1", "inconclusive"), "claim_id": "C1.monte_carlo.x", "role": "diagnostic"},
+            # the rule for unreported settings: its points not trained; an unreported setting moving the verdict,
+            # at the configured point or at one point of the ranges (which takes that point's category)
+            row("A2", "not comparable", f"{RANGES_NOT_TRAINED} (…): lcgm.noise_x ∈ [0.25, 0.5]"),
+            row("A2", "not comparable", f"{UNREPORTED_DECIDES}: the fit window moves it"),
+            row("S2", "not comparable", f"not comparable at training.learning_rate = 0.003: {RANGES_NOT_TRAINED}: …"),
+            row("S2", "not comparable", f"not comparable at lcgm.noise_x = 0.25: {UNREPORTED_DECIDES}: …"),
         ]
     )
     decided = decided_table(table).set_index("paper")
     assert list(decided.columns) == ["claims", "decided", *UNDECIDED]
     assert decided.loc[2].to_dict() == {
-        "claims": 6,
+        "claims": 8,
         "decided": 2,
         "setting differs": 1,
+        "ranges not trained": 1,
+        "unreported setting decides": 1,
         "no paper number": 1,
         "other not comparable": 0,
         "more data would decide": 1,
@@ -265,4 +274,5 @@ def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not
     }
     assert decided.loc[1].to_dict()["claims"] == 1 and decided.loc[1, "decided"] == 1  # C1's diagnostic not counted
     assert decided.loc[3, "other not comparable"] == 1
-    assert "| 2 | 6 | 2 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)
+    assert decided.loc[3, "ranges not trained"] == 1 and decided.loc[3, "unreported setting decides"] == 1
+    assert "| 2 | 8 | 2 | 1 | 1 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)

@@ -29,6 +29,8 @@ import pandas as pd
 from scipy import optimize, stats
 
 __all__ = [
+    "RANGES_NOT_TRAINED",
+    "UNREPORTED_DECIDES",
     "any_of_claims",
     "every_step_claims",
     "check_claims_table",
@@ -68,6 +70,14 @@ __all__ = [
 ]
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
+# The openings of the reasons of rows left not comparable by what the paper does not report, read back by the summary's
+# "not decided, because" columns (crlrepro.studies.summary.undecided_reason): the rule for unreported settings with
+# range points this scale does not train, and an unreported setting or definition that moves the verdict.
+RANGES_NOT_TRAINED = (
+    "by the rule for unreported settings a verdict must hold over the declared range of every key the paper leaves "
+    "open, and this scale trains no other point of them"
+)
+UNREPORTED_DECIDES = "an unreported setting decides it"
 VERIFIED, FAILED = "verified", "failed"
 VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, VERIFIED, FAILED)
 KINDS = ("value", "bound", "rate", "direction", "identity")
@@ -709,9 +719,8 @@ def over_unreported_ranges(
         missing = "; ".join(untrained + [f"{key}: no range declared" for key in undeclared])
         return Decision(
             NOT_COMPARABLE,
-            f"by the rule for unreported settings a verdict must hold over the declared range of every key the paper "
-            f"leaves open, and this scale trains no other point of them (train_unreported_ranges: true, or a list naming "
-            f"this experiment, in its config trains them): {missing}. Measured at the configured point only, where it "
+            f"{RANGES_NOT_TRAINED} (train_unreported_ranges: true, or a list naming this experiment, in its config "
+            f"trains them): {missing}. Measured at the configured point only, where it "
             f"is {decision.verdict}: {decision.reason}",
             decision.power,
         )
@@ -745,8 +754,9 @@ def _over_points(decision: Decision, measured: float, judged: list, configured: 
     counts = ", ".join(f"{word} at {words.count(word)}" for word in dict.fromkeys(words))
     return Decision(
         NOT_COMPARABLE,
-        f"the verdict changes over the {points}: {counts}; {span}, moved most by {key} (from {low[0]:.4g} at "
-        f"{low[1]!r} to {high[0]:.4g} at {high[1]!r}); at the configured point it is {decision.verdict}: {decision.reason}",
+        f"{UNREPORTED_DECIDES}: the verdict changes over the {points}: {counts}; {span}, moved most by {key} (from "
+        f"{low[0]:.4g} at {low[1]!r} to {high[0]:.4g} at {high[1]!r}); at the configured point it is {decision.verdict}: "
+        f"{decision.reason}",
         decision.power,
     )
 

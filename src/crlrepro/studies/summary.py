@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.claims.spec import ROLE_WHY
-from crlrepro.claims.verdicts import CLAIM_COLUMNS, VERDICTS, check_claims_table
+from crlrepro.claims.verdicts import CLAIM_COLUMNS, RANGES_NOT_TRAINED, UNREPORTED_DECIDES, VERDICTS, check_claims_table
 from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 
 __all__ = [
@@ -171,8 +171,11 @@ DECIDED = ("reproduced", "contradicted", "verified", "failed")
 # Why a claim is undecided, read from its verdict, reason and power (the decision functions' own words)
 UNDECIDED = {
     "setting differs": "not comparable: a key it depends on differs from the paper's setting",
+    "ranges not trained": "not comparable: the rule for unreported settings needs points of their declared ranges that "
+    "this scale does not train",
+    "unreported setting decides": "not comparable: a setting or definition the paper does not report moves the verdict",
     "no paper number": "not comparable: the paper gives no number",
-    "other not comparable": "not comparable for another stated reason (e.g. a quantity the summary leaves undefined)",
+    "other not comparable": "not comparable for another stated reason",
     "more data would decide": "inconclusive: the row says how many seeds (or how much more data) would decide it",
     "other inconclusive": "inconclusive: no interval, or no amount of data planned at the observed effect",
 }
@@ -183,15 +186,25 @@ def undecided_reason(row) -> str | None:
     if row.verdict in DECIDED:
         return None
     if row.verdict == "not comparable":
-        reason = str(row.reason)
-        return (
-            "setting differs"
-            if reason.startswith("setting differs")
-            else "no paper number"
-            if reason.startswith("the paper reports no number")
-            else "other not comparable"
-        )
+        return _not_comparable_because(str(row.reason))
     return "more data would decide" if "would give 80% power" in str(row.power) else "other inconclusive"
+
+
+def _not_comparable_because(reason: str) -> str:
+    """The :data:`UNDECIDED` category of a not-comparable reason, from its opening (the words the decision functions
+    open with: :data:`crlrepro.claims.verdicts.RANGES_NOT_TRAINED`, :data:`crlrepro.claims.verdicts.UNREPORTED_DECIDES`);
+    a row not comparable at one point of its ranges ("not comparable at key = value: ...") takes that point's reason's."""
+    if reason.startswith("not comparable at ") and ": " in reason:
+        return _not_comparable_because(reason.partition(": ")[2])
+    for opening, category in (
+        ("setting differs", "setting differs"),
+        (RANGES_NOT_TRAINED, "ranges not trained"),
+        (UNREPORTED_DECIDES, "unreported setting decides"),
+        ("the paper reports no number", "no paper number"),
+    ):
+        if reason.startswith(opening):
+            return category
+    return "other not comparable"
 
 
 def decided_table(table: pd.DataFrame) -> pd.DataFrame:

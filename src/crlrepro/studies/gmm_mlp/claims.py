@@ -17,6 +17,7 @@ from crlrepro.claims.verdicts import (
     LEVEL,
     NOT_COMPARABLE,
     REPRODUCED,
+    UNREPORTED_DECIDES,
     Claim,
     Decision,
     claim,
@@ -191,7 +192,8 @@ def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, 
     lead = (
         f"{verdict} under every one of the {len(judged)} definitions consistent with the paper's column"
         if verdict != NOT_COMPARABLE
-        else f"the definition of the distance, which the paper does not report, moves it over [{min(means):.4g}, "
+        else f"{UNREPORTED_DECIDES}: the definition of the distance, which the paper does not report, moves it over "
+        f"[{min(means):.4g}, "
         f"{max(means):.4g}] across the {len(judged)} definitions consistent with its column"
     )
     name, mean, low, high, decision = judged[0]
@@ -225,7 +227,8 @@ def _still_falling(row: Claim, convergence: Claim) -> Claim:
     return replace(
         row,
         verdict=NOT_COMPARABLE,
-        reason=f"the training budget (pairs per epoch, unreported by the paper) still moves it: the last doubling "
+        reason=f"{UNREPORTED_DECIDES}: the training budget (pairs per epoch, unreported by the paper) still moves it: "
+        f"the last doubling "
         f"lowered it by {convergence.measured:.3g} [{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] "
         f"({convergence.claim_id}), toward the paper's {row.paper_value:.4g} from our {row.measured:.4g}; at this "
         f"budget {row.reason}",

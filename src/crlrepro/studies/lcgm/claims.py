@@ -4,6 +4,8 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -119,7 +121,8 @@ def a3_claims(
     row decided the same way on the models of every trained point in ``at_points``, {(key, value): (table, elbow)}),
     the paper's ordering R²_f > R²_g, and the elbow of the sweep at D = K = 8 (the operator's rank; the
     seed interval of the elbows each seed's own curve gives; the same models as the R² rows, so by the same rule: a
-    point whose elbow record has ``elbow`` None, trained at D = K alone, leaves it not comparable, saying why)."""
+    point whose elbow record has ``elbow`` None, trained at D = K alone, counts as not trained for it, and its reason
+    says why)."""
     spec_of = STUDY.experiment("A3").claim
     k = int(elbow["classes"])
     at_k = table[table["D"] == k].set_index("seed")
@@ -146,14 +149,21 @@ def a3_claims(
             )
         ],
     )
-    judged = {}
+    judged, unswept = {}, []
     for point, (_, points_elbow) in (at_points or {}).items():
         if points_elbow.get("elbow") is None:  # the point trained D = K alone (lcgm.range_sweep false): no sweep there
-            judged[point] = (Decision(NOT_COMPARABLE, f"no elbow there ({points_elbow['no_sweep']})", ""), np.nan)
+            unswept.append(f"{point[0]} = {point[1]!r}")
             continue
         row = _elbow_value_row(points_elbow, reference, setting, level)
         judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
-    rows.append(_elbow_value_row(elbow, reference, setting, level, ranges, judged))
+    row = _elbow_value_row(elbow, reference, setting, level, ranges, judged)
+    if unswept:  # those points count as not trained for the elbow (the rule names them); say why
+        row = replace(
+            row,
+            reason=f"{row.reason} (no elbow there: the points {', '.join(unswept)} train D = K alone, "
+            "lcgm.range_sweep being false)",
+        )
+    rows.append(row)
     return rows + ([rank_k_claim(spectrum)] if spectrum is not None else [])
 
 

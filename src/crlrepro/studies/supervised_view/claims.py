@@ -13,6 +13,7 @@ from crlrepro.claims.reference import setting_mismatches
 from crlrepro.claims.verdicts import (
     INCONCLUSIVE,
     NOT_COMPARABLE,
+    UNREPORTED_DECIDES,
     Claim,
     Decision,
     any_of_claims,
@@ -206,7 +207,7 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
         verdict = decision.verdict
         if name == "repulsion":  # ν and n are ours: the bound tested is our reading, so the paper's is not compared
             reason = (
-                f"not comparable: the summary defines neither ν nor n, so the bound tested is our reading of it; "
+                f"{UNREPORTED_DECIDES}: the summary defines neither ν nor n, so the bound tested is our reading of it; "
                 f"under that reading it would be {verdict}: {reason}"
             )
             verdict = NOT_COMPARABLE
@@ -358,7 +359,8 @@ def bias_accuracy_claim(table: pd.DataFrame, metric: str, setting: dict) -> Clai
     else:
         decision = Decision(
             NOT_COMPARABLE,
-            f"the bias's definition (unreported) decides it: ρ spans [{min(rhos.values()):.3g}, {max(rhos.values()):.3g}] "
+            f"{UNREPORTED_DECIDES}: the bias's definition (unreported) moves ρ over [{min(rhos.values()):.3g}, "
+            f"{max(rhos.values()):.3g}] "
             f"over the readings; {listing}",
             next(iter(decisions.values())).power if decisions else "no reading",
         )

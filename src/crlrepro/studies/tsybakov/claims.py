@@ -14,6 +14,7 @@ from crlrepro.claims.verdicts import (
     INCONCLUSIVE,
     NOT_COMPARABLE,
     REPRODUCED,
+    UNREPORTED_DECIDES,
     Claim,
     Decision,
     claim,
@@ -56,7 +57,8 @@ def _decide_window_value(windows: pd.DataFrame, configured: float, paper: float,
         return Decision(REPRODUCED, f"every scanned window gives {paper:g} ± {tolerance:g} (exact F); {ours}", power)
     return Decision(
         NOT_COMPARABLE,
-        f"the fit window, which the paper does not report, moves μ̂ over {span} across the scanned windows; "
+        f"{UNREPORTED_DECIDES}: the fit window, which the paper does not report, moves μ̂ over {span} across the scanned "
+        "windows; "
         f"{hits} of {len(scan)} give the paper's value ({giving}); {ours}",
         power,
     )
