@@ -173,10 +173,17 @@ def test_readme_blocks_are_rewritten_from_the_published_summary(results, tmp_pat
 
 
 def test_the_wall_time_names_its_cores_in_the_singular_for_one(tmp_path, monkeypatch):
-    runs = {"one": [{"jobs": 9, "wall_s": 2760.0, "cores": 1}], "two": [{"jobs": 3, "wall_s": 30.0, "cores": 2}]}
+    runs = {
+        "one": [{"jobs": 9, "wall_s": 2760.0, "cores": 1}],
+        "two": [{"jobs": 3, "wall_s": 30.0, "cores": 2}, {"jobs": 1, "wall_s": 29.0, "cores": 2}],
+        # the clean run, then incremental runs that added work: their time is quoted beside it
+        "three": [{"jobs": 1, "wall_s": 5.0, "cores": 2}, {"jobs": 99, "wall_s": 5940.0, "cores": 2}]
+        + [{"jobs": 47, "wall_s": 600.0, "cores": 2}, {"jobs": 20, "wall_s": 180.0, "cores": 1}],
+    }
     monkeypatch.setattr(publish, "_provenance_field", lambda scale, field, root: runs[scale])
-    assert publish.wall_time_text("one", tmp_path) == "46 min on 1 core"
-    assert publish.wall_time_text("two", tmp_path) == "0.5 min on 2 cores"
+    assert publish.wall_time_text("one", tmp_path) == "46 min on 1 core from clean"
+    assert publish.wall_time_text("two", tmp_path) == "0.5 min on 2 cores from clean"  # later runs under a minute
+    assert publish.wall_time_text("three", tmp_path) == "99 min on 2 cores from clean, then 13 min in 2 incremental runs"
 
 
 def test_the_readme_quotes_the_published_results_of_this_checkout():
