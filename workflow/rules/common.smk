@@ -322,7 +322,9 @@ def lcgm_point_models(point):
     """The models of A3's range point named ``point``: the whole D sweep for every seed (R² at D = K and the elbow),
     or D = K alone for every seed with lcgm.range_sweep false (crlrepro.studies.lcgm.lcgm_range_dims)."""
     return expand(
-        f"{RESULTS}/models/lcgm_ranges/{point}/D{{D}}_seed{{seed}}.pt", D=lcgm_range_dims(config["lcgm"]), seed=config["seeds"]
+        f"{RESULTS}/models/lcgm_ranges/{point}/D{{D}}_seed{{seed}}.pt",
+        D=lcgm_range_dims(config["lcgm"]),
+        seed=config["seeds"],
     )
 
 

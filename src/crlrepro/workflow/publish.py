@@ -320,6 +320,7 @@ def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
         raise ArtifactError(
             f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the scale again"
         ) from None
+
     def shown(seconds):
         minutes = seconds / 60
         return f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
