@@ -567,6 +567,9 @@ def c3(good: bool):
     )
 
 
+FAMILY_OF_GAINS = " (seed bootstrap of the fit; interval at 0.9875, Bonferroni over the marginal-gain rows)"
+
+
 def auc_rates(good: bool, detectable: int = 5, fits: bool = True) -> pd.DataFrame:
     """crlrepro.experiments.rate_fits.auc_deficit_rate_table: good, each regime's rate at its exponent (±0.15); bad,
     each m rate at the other regime's and each n rate at 1 (a 1/n law)."""
@@ -577,7 +580,7 @@ def auc_rates(good: bool, detectable: int = 5, fits: bool = True) -> pd.DataFram
             {"regime": regime, "axis": axis, "fixed": 8192, "fit_from": 1, "fit_to": 64, "floor": 0.001, "amplitude": 0.1}
             | {"rate": r, "rms_log": 0.02, "rate_low": r - 0.15, "rate_high": r + 0.15, "chi2": 1.0, "fit_p": 0.5}
             | {"fits": fits, "window_from": 4, "points": 7, "seeds": 10, "detectable": detectable}
-            | {"saturated_from": np.nan if detectable >= 3 else 4.0, "predicted": exponent}
+            | {"saturated_from": np.nan if detectable >= 3 else 4.0, "predicted": exponent, "level": 1 - 0.05 / 4}
         )
     return pd.DataFrame(rows)
 
@@ -621,7 +624,7 @@ def test_marginal_gains_in_n_are_read_against_the_outer_terms_half():
     half = marginal_gain_claim(n_row(0.5))
     assert half.claim_id == "C3.marginal_gain_n.sscrl" and half.verdict == REPRODUCED
     assert "n = 128..2048 at m = 16" in half.claim
-    assert half.tolerance == "two-sided at 0.5, told apart from 1 (seed bootstrap of the fit)"
+    assert half.tolerance == "two-sided at 0.5, told apart from 1" + FAMILY_OF_GAINS
     assert marginal_gain_claim(n_row(1.0)).verdict == CONTRADICTED
     saturated = marginal_gain_claim(next(auc_rates(True, detectable=2).assign(axis="n").itertuples()))
     assert saturated.verdict == INCONCLUSIVE and "saturated from n = 4" in saturated.reason
@@ -640,8 +643,8 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     assert marginal_gain_claim(next(auc_rates(True).itertuples())).verdict == REPRODUCED
     # in m each regime is told apart from the other's exponent
     scrl, sscrl = (marginal_gain_claim(fit) for fit in auc_rates(True).iloc[:2].itertuples())
-    assert scrl.tolerance == "two-sided at 1, told apart from 0.5 (seed bootstrap of the fit)"
-    assert sscrl.tolerance == "two-sided at 0.5, told apart from 1 (seed bootstrap of the fit)"
+    assert scrl.tolerance == "two-sided at 1, told apart from 0.5" + FAMILY_OF_GAINS
+    assert sscrl.tolerance == "two-sided at 0.5, told apart from 1" + FAMILY_OF_GAINS
     at_e_star = marginal_gain_claim(next(auc_rates(True).assign(reaches_e_star=True).itertuples()))
     assert at_e_star.verdict == INCONCLUSIVE and "reaches the Bayes AUC" in at_e_star.reason
 
@@ -672,6 +675,7 @@ def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
                 "points": 4,
                 "seeds": 5,
                 "predicted": e,
+                "level": 1 - 0.05 / 6,
             }
         )
     return pd.DataFrame(rows)
@@ -1948,6 +1952,7 @@ def rate_differences(outer: float, steeper: float, half: float = 0.1, fits: bool
     """crlrepro.experiments.rate_fits.rate_difference_table: the n-rates at m = 64 and 8 differing by ``outer`` (both
     regimes), SCRL's m-rate exceeding SSCRL's by ``steeper``, each interval ± ``half``."""
     common = {"points": 6, "seeds": 10, "fit_p_a": 0.5, "fit_p_b": 0.5 if fits else 0.001, "fits_a": True, "fits_b": fits}
+    common["level"] = 1 - 0.05 / 3
     rows = [
         {"comparison": "outer_m_free", "regimes": regime, "axis": "n", "fixed_a": 64, "fixed_b": 8, "difference": outer}
         | {"window_a": "256..8192", "window_b": "512..8192", "rate_a": 0.8, "rate_b": 0.8 - outer}

@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from crlrepro.claims.levels import LEVEL, family_level
+
 __all__ = [
     "RANGES_NOT_TRAINED",
     "UNREPORTED_DECIDES",
@@ -83,7 +85,6 @@ VERDICTS = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE, VERIFIED, FA
 KINDS = ("value", "bound", "rate", "direction", "identity")
 VERDICTS_OF_KIND = {kind: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE) for kind in KINDS[:-1]}
 VERDICTS_OF_KIND["identity"] = (VERIFIED, FAILED)
-LEVEL = 0.95  # two-sided confidence level of every interval; one-sided tests run at (1 − LEVEL)/2
 
 
 @dataclass(frozen=True)
@@ -759,12 +760,6 @@ def _over_points(decision: Decision, measured: float, judged: list, configured: 
         f"{decision.reason}",
         decision.power,
     )
-
-
-def family_level(size: int, level: float = LEVEL) -> float:
-    """The two-sided level of each interval shown for a family of ``size`` (Bonferroni, 1 − (1 − level)/k):
-    an interval that excludes 0 then agrees with the family's one-sided tests."""
-    return 1 - (1 - level) / max(size, 1)
 
 
 def direction_claims(experiment: str, family: list[tuple[str, str, Paired]]) -> list[Claim]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from crlrepro.claims.levels import family_level
+
 __all__ = [
     "auc_deficit_rate_table",
     "AUC_RATES_NOT_APPLICABLE",
@@ -182,19 +184,21 @@ def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
     and n2, the n sweep at a second m): the rate of the gap with its floor (:func:`floor_rate`) from the sweep's first
     point (:data:`FIRST_POINT`), beside the bound's exponent ``predicted`` {"m": {regime: exponent}, "n": {regime:
     exponent}} (a positive rate: 1 for 1/m); ``fixed`` is the other coordinate's value. The m and n sweeps are fitted
-    first, in (regime, sweep) order, so that a second n sweep leaves their resamplings as they were."""
+    first, in (regime, sweep) order, so that a second n sweep leaves their resamplings as they were. The rows are
+    one family (Thm 4.5's exponents, tested together): each interval at ``level`` = 1 − 0.05/rows (Bonferroni)."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
     rows = []
     groups = sorted(table.groupby(["regime", "sweep"], sort=True), key=lambda group: group[0][1] == "n2")
+    level = family_level(len(groups))
     for (regime, sweep), runs in groups:
         axis = SWEEP_AXIS[sweep]
         first = FIRST_POINT.get((regime, axis), 0)
         used = runs[runs[axis] >= first]
         points, seeds = int(used[axis].nunique()), int(used["seed"].nunique())
         if points >= 4 and seeds >= 2:
-            fit = floor_rate(used, axis, "gap", bootstrap, rng)
+            fit = floor_rate(used, axis, "gap", bootstrap, rng, level=level)
         else:  # too short a sweep (or one seed): no rate with a floor can be read; the claim says so
             fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
         other = "n" if axis == "m" else "m"
@@ -208,6 +212,7 @@ def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
                 "fit_to": int(used[axis].max()),
                 **fit,
                 "predicted": float(predicted.get(axis, {}).get(regime, np.nan)),
+                "level": level,
             }
         )
     return pd.DataFrame(rows)
@@ -236,7 +241,7 @@ def rate_difference_table(table, bootstrap: int, seed: int):
       1/m against 1/√m.
 
     One row per comparison the table's sweeps allow; sweeps of fewer than 4 points or 2 seeds give a row without
-    numbers (``points`` says why)."""
+    numbers (``points`` says why). The rows are one family: each interval at ``level`` = 1 − 0.05/rows (Bonferroni)."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -248,6 +253,7 @@ def rate_difference_table(table, bootstrap: int, seed: int):
     if {"scrl", "sscrl"} <= set(regimes) and "m" in set(table["sweep"]):
         comparisons.append(("inner_steeper", "scrl−sscrl", "m", ("scrl", "m"), ("sscrl", "m")))
     rows = []
+    level = family_level(len(comparisons))
     for name, label, axis, (regime_a, sweep_a), (regime_b, sweep_b) in comparisons:
         used = []
         for regime, sweep in ((regime_a, sweep_a), (regime_b, sweep_b)):
@@ -263,9 +269,10 @@ def rate_difference_table(table, bootstrap: int, seed: int):
             "fixed_a": int(used[0][other].iloc[0]),
             "fixed_b": int(used[1][other].iloc[0]),
             "points": points,
+            "level": level,
         }
         if points >= 4 and seeds >= 2:
-            row |= rate_difference(used[0], used[1], axis, "gap", bootstrap, rng)
+            row |= rate_difference(used[0], used[1], axis, "gap", bootstrap, rng, level=level)
         else:
             row |= dict.fromkeys(RATE_DIFFERENCES_NOT_APPLICABLE, np.nan) | {"fits_a": False, "fits_b": False, "seeds": seeds}
         rows.append(row)
@@ -287,12 +294,21 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
     stand above the seeds' noise (its one-sided lower confidence bound at ``level`` above 0, paired by seed) at three
     or more x for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest x from which
     it no longer does (every larger x below x_max is undetectable too), and the fit uses the x below it only (4 or
-    more). ``reaches_e_star``: some run's AUC reaches E* (to the quadrature's error), so there is no deficit to fit."""
+    more). ``reaches_e_star``: some run's AUC reaches E* (to the quadrature's error), so there is no deficit to fit.
+    The rows (one per regime and axis in ``predicted``) are one family: each rate's interval at ``fit_level`` =
+    1 − 0.05/rows (Bonferroni)."""
     import pandas as pd
     from scipy import stats
 
     rng = np.random.default_rng(seed)
     rows = []
+    family = [
+        (axis, regime)
+        for axis in ("m", "n")
+        for regime in sorted(table.loc[table["sweep"] == axis, "regime"].unique())
+        if regime in predicted.get(axis, {})
+    ]
+    fit_level = family_level(len(family))
     for axis in ("m", "n"):
         for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
             if regime not in predicted.get(axis, {}):
@@ -313,7 +329,7 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
             points, seeds = int(approach[axis].nunique()), int(pivot.shape[0])
             reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
             if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
-                fit = floor_rate(approach, axis, "deficit", bootstrap, rng)
+                fit = floor_rate(approach, axis, "deficit", bootstrap, rng, level=fit_level)
             else:
                 fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
             rows.append(
@@ -328,6 +344,7 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
                     "saturated_from": saturated_from,
                     "reaches_e_star": reaches,
                     "predicted": float(predicted[axis][regime]),
+                    "level": fit_level,
                 }
             )
     return pd.DataFrame(rows)

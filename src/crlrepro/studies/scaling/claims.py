@@ -205,7 +205,8 @@ def recall_step_claims(table: pd.DataFrame) -> list[Claim]:
 def gap_rate_claim(fit, margin_share: float) -> Claim:
     """One sweep's C3.gap_rate row from a row of :func:`crlrepro.experiments.rate_fits.gap_rate_table`: the rate r of
     |gap| ≈ c + a·x^(−r) on the asymptotic window against the bound's exponent e, one-sided with the margin
-    δ = e·``margin_share`` (:func:`crlrepro.claims.verdicts.decide_rate`, ``at_least``). Where no tail of the sweep of 4
+    δ = e·``margin_share`` (:func:`crlrepro.claims.verdicts.decide_rate`, ``at_least``), on the table's interval at its
+    family's Bonferroni level (``level``: the gap-rate rows are tested together). Where no tail of the sweep of 4
     or more points fits the form (χ² at 5 %), the sweep is pre-asymptotic throughout and the row is inconclusive."""
     spec = STUDY.experiment("C3").claim("gap_rate")
     exponent = float(fit.predicted)
@@ -246,7 +247,8 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         low=float(fit.rate_low),
         high=float(fit.rate_high),
         paper=exponent,
-        tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit)",
+        tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit; "
+        f"interval at {fit.level:.4g}, Bonferroni over the gap-rate rows)",
     )
 
 
@@ -316,7 +318,8 @@ def marginal_gain_claim(fit) -> Claim:
         low=float(fit.rate_low),
         high=float(fit.rate_high),
         paper=exponent,
-        tolerance=f"two-sided at {exponent:g}, told apart from {other:g} (seed bootstrap of the fit)",
+        tolerance=f"two-sided at {exponent:g}, told apart from {other:g} (seed bootstrap of the fit; interval at "
+        f"{fit.level:.4g}, Bonferroni over the marginal-gain rows)",
     )
 
 
@@ -382,7 +385,8 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
                 low=float(row.low),
                 high=float(row.high),
                 paper=paper,
-                tolerance=f"{tolerance} (seed bootstrap of both fits)",
+                tolerance=f"{tolerance} (seed bootstrap of both fits; interval at {row.level:.4g}, Bonferroni over the "
+                "rate comparisons)",
             )
         )
     return rows
