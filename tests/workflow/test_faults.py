@@ -368,28 +368,34 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     code, out = _verify(workdir)
     assert code == 0, out
     assert "scale smoke:" in out and "results/smoke/effective_config.yaml" in out and "published scale default" in out
-    for kind, relative in KINDS.items():
+    # one damaged file of every kind at once (one verify run, not one per kind): each named, and nothing else
+    kept = {}
+    for relative in KINDS.values():
         path = workdir / SMOKE_RESULTS / relative
-        original, times = path.read_bytes(), path.stat()
+        kept[path] = (path.read_bytes(), path.stat())
         _flip(path)
-        code, out = _verify(workdir)
-        bad = _bad_files(out)
-        assert code == 1 and list(bad) == [f"{SMOKE_RESULTS}/{relative}"], (kind, out)
+    code, out = _verify(workdir)
+    assert code == 1 and sorted(_bad_files(out)) == sorted(f"{SMOKE_RESULTS}/{r}" for r in KINDS.values()), out
+    for path, (original, times) in kept.items():
         path.write_bytes(original)
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
-    for field, value in (
-        ("seed", 7),
-        ("config_hash", "0" * 16),
-        ("git_commit", "edited"),
-        ("packages", {"torch": "0"}),
-        ("device", "cuda"),
-    ):
-        sidecar = sidecar_path(workdir / SMOKE_RESULTS / "approximation" / "tsybakov.csv")
-        original = sidecar.read_text()
-        edited = json.loads(original) | {field: value}
-        sidecar.write_text(json.dumps(edited))
-        code, out = _verify(workdir)
-        assert code == 1 and "was edited since it was written" in out, (field, out)
+    # each sidecar field edited, each in the sidecar of another file kind (one verify run): each file named as edited
+    edits = dict(
+        zip(
+            list(KINDS.values())[:5],
+            (("seed", 7), ("config_hash", "0" * 16), ("git_commit", "edited"), ("packages", {"torch": "0"}), ("device", "cuda")),
+            strict=True,
+        )
+    )
+    originals = {}
+    for relative, (field, value) in edits.items():
+        sidecar = sidecar_path(workdir / SMOKE_RESULTS / relative)
+        originals[sidecar] = sidecar.read_text()
+        sidecar.write_text(json.dumps(json.loads(originals[sidecar]) | {field: value}))
+    code, out = _verify(workdir)
+    assert code == 1 and sorted(_bad_files(out)) == sorted(f"{SMOKE_RESULTS}/{r}" for r in edits), out
+    assert out.count("was edited since it was written") == len(edits), out
+    for sidecar, original in originals.items():
         sidecar.write_text(original)
     published = workdir / "docs" / "results" / "smoke" / "summary.md"
     original = published.read_bytes()

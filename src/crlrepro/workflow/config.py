@@ -9,6 +9,7 @@ offending key, e.g. ``gmm.std_x[1]``, so that a typo never runs a single job.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 from pathlib import Path
@@ -422,8 +423,14 @@ def _schema_key(path) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _key_pattern(pattern: str) -> re.Pattern:
+    """A schema key pattern (``*`` any one name) as a compiled regular expression, built once per pattern."""
+    return re.compile(re.escape(pattern).replace(r"\*", r"[^.\[\]]+"))
+
+
 def _matches(key: str, pattern: str) -> bool:
-    return re.fullmatch(re.escape(pattern).replace(r"\*", r"[^.\[\]]+"), key) is not None
+    return _key_pattern(pattern).fullmatch(key) is not None
 
 
 def _coerce_integers(config: dict, integers: list[str]) -> None:
