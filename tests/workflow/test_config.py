@@ -108,6 +108,18 @@ BAD_VALUES = [
     ("consistency.scaling.m_free_margin", 0.0, "consistency.scaling.m_free_margin"),
     ("unreported_ranges", {"training.learning_rat": [1.0e-3]}, "unreported_ranges.training.learning_rat"),
     ("unreported_ranges", {"training.learning_rate": []}, "unreported_ranges"),
+    # a declared value its key could not take, checked against the key's own schema (a bound, a $ref, an integer)
+    (
+        "unreported_ranges",
+        {"training.learning_rate": [1.0e-3, -1.0]},
+        "unreported_ranges.training.learning_rate[1]: -1.0 is not a value training.learning_rate can take",
+    ),
+    ("unreported_ranges", {"lcgm.noise_x": [0.5, 0.0]}, "unreported_ranges.lcgm.noise_x[1]: 0.0 is not a value lcgm.noise_x"),
+    (
+        "unreported_ranges",
+        {"lcgm.train_samples": [100000, 2.5]},
+        "unreported_ranges.lcgm.train_samples[1]: 2.5 is not a value lcgm.train_samples can take",
+    ),
     ("approximation.polynomial.window", [64, 16], "approximation.polynomial.window"),
     ("consistency.scaling.regimes", ["scrl", "moco"], "consistency.scaling.regimes[1]"),
     ("consistency.scaling.seeds", [0], "consistency.scaling.seeds"),

@@ -554,22 +554,44 @@ def read_schema(schema_path: str | Path) -> dict:
 _SCHEMAS: dict = {}
 
 
+def _key_schema(schema: dict, key: str) -> dict | None:
+    """The schema of the dotted config ``key``, its references to ``#/$defs/…`` followed; None where a name of it is
+    not under ``properties`` (a key matched by a pattern: its value is then checked in a whole config)."""
+    node = schema
+    for part in key.split("."):
+        while "$ref" in node:
+            node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+        node = node.get("properties", {}).get(part)
+        if node is None:
+            return None
+    return node
+
+
 def _range_problems(config: dict, validator) -> list[str]:
     """Every value declared in ``unreported_ranges`` must be a value its key could be set to: the config with the key
-    set to it must pass the schema (a negative learning rate, a fractional sample size are refused here, by name)."""
+    set to it must pass the schema (a negative learning rate, a fractional sample size are refused here, by name).
+    The config itself has passed, and the schema ties no key to another, so the value is checked against its key's
+    schema alone (with the shared ``$defs``): the same errors as the whole config's, without walking it again."""
     problems = []
     for key, values in config.get("unreported_ranges", {}).items():
+        try:
+            config_value(config, key)
+        except KeyError:
+            continue  # not a key of this config: _check_cross_fields names it
+        schema = _key_schema(validator.schema, key)
+        check = None if schema is None else type(validator)({"$defs": validator.schema.get("$defs", {}), **schema})
         for i, value in enumerate(values):
-            candidate = copy.deepcopy(config)
-            block = candidate
-            *path, last = key.split(".")
-            try:
+            if check is not None:
+                errors = check.iter_errors(value)
+            else:
+                candidate = copy.deepcopy(config)
+                *path, last = key.split(".")
+                block = candidate
                 for part in path:
                     block = block[part]
                 block[last] = value
-            except (KeyError, TypeError):
-                break  # not a key of this config: _check_cross_fields names it
-            for error in validator.iter_errors(candidate):
+                errors = validator.iter_errors(candidate)
+            for error in errors:
                 problems.append(f"unreported_ranges.{key}[{i}]: {value!r} is not a value {key} can take: {error.message}")
                 break
     return problems
