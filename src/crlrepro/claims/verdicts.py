@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from crlrepro.claims.levels import LEVEL, family_level
+from crlrepro.theory.levels import LEVEL, family_level
 
 __all__ = [
     "RANGES_NOT_TRAINED",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crlrepro.claims.levels import family_level
+from crlrepro.theory.levels import family_level
 
 __all__ = [
     "auc_deficit_rate_table",

@@ -3,9 +3,9 @@ and the Bonferroni level of each interval of a family tested together,
 
     level_k = 1 − (1 − level)/k,
 
-so that an interval excluding a threshold agrees with the family's one-sided tests at (1 − level)/2 each. Kept apart
-from :mod:`crlrepro.claims.verdicts` so that a table (e.g. :func:`crlrepro.experiments.rate_fits.gap_rate_table`)
-can set its intervals' level without depending on the verdicts' code.
+so that an interval excluding a threshold agrees with the family's one-sided tests at (1 − level)/2 each. In the
+lowest layer, so that the verdicts (:mod:`crlrepro.claims.verdicts`) and a table that computes intervals (e.g.
+:func:`crlrepro.experiments.rate_fits.gap_rate_table`) share it without either depending on the other.
 """
 
 from __future__ import annotations
