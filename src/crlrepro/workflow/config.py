@@ -354,15 +354,20 @@ def mixture_resolution_problems(config: dict) -> list[str]:
 EPOCH_LIMIT = 100_000  # far beyond any paper's recipe: a larger number is a typo, not an experiment
 
 
+def _dereference(schema: dict, node):
+    """``node`` of ``schema`` with its references to ``#/$defs/…`` followed."""
+    while isinstance(node, dict) and "$ref" in node:
+        node = schema["$defs"][node["$ref"].split("/")[-1]]
+    return node
+
+
 def integer_keys(schema: dict) -> list[str]:
     """Every key of the config schema whose value is an integer or a list of integers (``*`` for any name under
     ``additionalProperties``), found by walking properties, items, references and combinators."""
     found = []
 
     def resolve(node):
-        while isinstance(node, dict) and "$ref" in node:
-            node = schema["$defs"][node["$ref"].split("/")[-1]]
-        return node
+        return _dereference(schema, node)
 
     def types(node) -> set:
         node = resolve(node)
@@ -559,9 +564,7 @@ def _key_schema(schema: dict, key: str) -> dict | None:
     not under ``properties`` (a key matched by a pattern: its value is then checked in a whole config)."""
     node = schema
     for part in key.split("."):
-        while "$ref" in node:
-            node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
-        node = node.get("properties", {}).get(part)
+        node = _dereference(schema, node).get("properties", {}).get(part)
         if node is None:
             return None
     return node
