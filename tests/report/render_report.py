@@ -36,7 +36,7 @@ def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def render_report(report: Path, out: Path, timeout_ms: int = 30_000) -> dict:
+def render_report(report: Path, out: Path, timeout_ms: int = 90_000) -> dict:
     """Render ``report`` and screenshot every result into ``out``. Returns what was seen:
     ``{"categories": {name: [file, ...]}, "figures": {file: (width, height)}, "tables": {file: rows},
     "captions": {file: text}, "errors": [...]}``."""
