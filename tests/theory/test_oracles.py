@@ -263,3 +263,14 @@ def test_retrieval_auc_stays_second_order_where_flat_ranges_end_inside_cells(ske
     assert unfixed[-1] > 5 * fixed[-1]
     assert not all(coarse / fine > 3.0 for coarse, fine in zip(unfixed, unfixed[1:], strict=False))
     assert abs(retrieval_auc(step, skewed_gmm, 60, 1001) - exact) > 1e-5
+
+
+def test_a_range_flat_only_to_rounding_is_ranked_as_computed_and_rounding_the_score_ties_it(skewed_gmm):
+    """The docstring's advice, followed literally: a clipped score whose plateaus tilt by 2e-15 is ranked by the tilt
+    (2e-3 from the exactly flat score, a real difference in E of the function as computed); rounded to 12 digits its
+    plateaus are exactly flat again and E is the flat score's to the last digits."""
+    clipped = lambda x, y: np.clip(np.sin(np.multiply.outer(x, y)) + 0.3 * np.add.outer(0 * x, y), -0.8, 0.6)  # noqa: E731
+    tilted = lambda x, y: clipped(x, y) + 1e-15 * np.tanh(np.add.outer(0 * x, y))  # noqa: E731
+    flat = retrieval_auc(clipped, skewed_gmm, 60, 801)
+    assert abs(retrieval_auc(tilted, skewed_gmm, 60, 801) - flat) > 1e-3
+    assert retrieval_auc(lambda x, y: np.round(tilted(x, y), 12), skewed_gmm, 60, 801) == pytest.approx(flat, abs=1e-12)

@@ -168,7 +168,12 @@ def retrieval_auc(score, gmm, nodes: int, inner_nodes: int, chunk: int = 16, tie
     scale, max |s| over the outer rule's nodes.
 
     Flat ranges within a row (a clipped score, a step function) must be exactly flat and span at least one cell of
-    the inner rule. Where such a range ends inside a cell, the straight line across that cell would miss the end and
+    the inner rule. A range flat only to rounding is ranked as computed: its pairs compare by their rounding errors,
+    which is E of the score as computed. (Tying such ranges by the tolerance, as whole rows are, also ties a score's
+    approach to an asymptote, as τ·PMI's tails on a mixture with unequal variances, at a boundary set by rounding: it
+    moved E by up to 1e-8 under monotone transforms of τ·PMI on a coarse rule, where exact comparison moves it by
+    less than 1e-9.) A score meant to be flat there can be made exactly flat by rounding it, e.g. ``np.round(s, 12)``.
+    Where an exactly flat range ends inside a cell, the straight line across that cell would miss the end and
     count the range's mass there as below or above instead of tied, an error first order in h; the end is located
     by bisection on s itself and added as a node (:func:`_flat_ends`), so the rule stays second order for such
     scores too (at the cost of 48 score calls per chunk of rows that has such ends)."""
