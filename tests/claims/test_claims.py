@@ -637,6 +637,10 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     assert saturated.verdict == INCONCLUSIVE and "saturated from m = 4" in saturated.reason
     unfit = marginal_gain_claim(next(auc_rates(True, fits=False).itertuples()))
     assert unfit.verdict == INCONCLUSIVE and "pre-asymptotic" in unfit.reason
+    assert np.isnan([unfit.measured, unfit.ci_low, unfit.ci_high]).all()  # a rejected fit's rate is not shown
+    assert np.isnan([saturated.measured, saturated.ci_low, saturated.ci_high]).all()
+    fitted = marginal_gain_claim(next(auc_rates(True).itertuples()))
+    assert np.isfinite([fitted.measured, fitted.ci_low, fitted.ci_high]).all()
     short = marginal_gain_claim(next(auc_rates(True, fits=False).assign(points=3, saturated_from=2048.0).itertuples()))
     assert short.verdict == INCONCLUSIVE and "pre-asymptotic" not in short.reason
     assert short.reason.startswith("3 m and 10 seed(s) before the curve saturates (from m = 2048): a rate with a floor")
@@ -1985,8 +1989,11 @@ def test_the_rate_comparisons_can_go_every_way():
     assert rows(rate_differences(0.0, 0.5), margin=0.05)["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
     unfit = rows(rate_differences(0.0, 0.5, fits=False))
     assert all(r.verdict == INCONCLUSIVE and "pre-asymptotic" in r.reason for r in unfit.values())
+    assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in unfit.values())  # no difference of transients
+    assert all(np.isfinite([r.measured, r.ci_low, r.ci_high]).all() for r in bad.values())
     short = rate_differences(0.0, 0.5).assign(points=3)
     assert all(r.verdict == INCONCLUSIVE and "at least 4 points" in r.reason for r in rows(short).values())
+    assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in rows(short).values())
     with pytest.raises(ValueError, match="m_free_margin"):
         rate_difference_claims(rate_differences(0.0, 0.5), None)
     # SCRL steeper by a hair: decided against 0 exactly (an interval [0.01, 0.21] excludes 0, would hold 0.1); its power
@@ -2035,8 +2042,13 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     # pre-asymptotic throughout: no rate is read
     pre = row(gap_rates(True, fits=False))["C3.gap_rate.sscrl.m"]
     assert pre.verdict == INCONCLUSIVE and "pre-asymptotic" in pre.reason
+    assert np.isnan([pre.measured, pre.ci_low, pre.ci_high]).all()  # the transient's rate is not shown as the row's
+    fitted = row(gap_rates(True))["C3.gap_rate.sscrl.m"]
+    assert np.isfinite([fitted.measured, fitted.ci_low, fitted.ci_high]).all()
     short = gap_rates(True).assign(points=3, rate=np.nan, rate_low=np.nan, rate_high=np.nan, fits=False)
     assert "at least 4 points" in row(short)["C3.gap_rate.scrl.m"].reason
+    short_fitted = row(gap_rates(True).assign(points=3))["C3.gap_rate.scrl.m"]  # a rate, but on too few points
+    assert "at least 4 points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 
 def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges():

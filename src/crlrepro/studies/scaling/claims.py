@@ -207,7 +207,8 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
     |gap| ≈ c + a·x^(−r) on the asymptotic window against the bound's exponent e, one-sided with the margin
     δ = e·``margin_share`` (:func:`crlrepro.claims.verdicts.decide_rate`, ``at_least``), on the table's interval at its
     family's Bonferroni level (``level``: the gap-rate rows are tested together). Where no tail of the sweep of 4
-    or more points fits the form (χ² at 5 %), the sweep is pre-asymptotic throughout and the row is inconclusive."""
+    or more points fits the form (χ² at 5 %), the sweep is pre-asymptotic throughout and the row is inconclusive, with
+    no measured rate or interval (:func:`_tested`)."""
     spec = STUDY.experiment("C3").claim("gap_rate")
     exponent = float(fit.predicted)
     fixed = "n" if fit.axis == "m" else "m"
@@ -217,6 +218,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         f"{fit.axis} = {fit.window_from}..{fit.fit_to} of the sweep's {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds; "
         f"floor c = {fit.floor:.3g}, rms log residual {fit.rms_log:.3g}, χ² p = {fit.fit_p:.3g}"
     )
+    tested = False
     if not fit.points >= 4 or not fit.seeds >= 2:
         decision = Decision(
             INCONCLUSIVE,
@@ -237,19 +239,30 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
             margin=exponent * margin_share,
             noise=f"a bootstrap over {fit.seeds} seeds",
         )
+        tested = True
+    measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
     return claim(
         "C3",
         f"C3.gap_rate.{fit.regime}.{sweep}",
         f"{fit.regime.upper()}: {spec.statement}, r in {fit.axis} ≥ {exponent:g} at {at} ({where})",
         "rate",
         decision,
-        measured=float(fit.rate),
-        low=float(fit.rate_low),
-        high=float(fit.rate_high),
+        measured=measured,
+        low=low,
+        high=high,
         paper=exponent,
         tolerance=f"one-sided, margin {margin_share:g} × the exponent declared in advance (seed bootstrap of the fit; "
         f"interval at {fit.level:.4g}, Bonferroni over the gap-rate rows)",
     )
+
+
+def _tested(value, low, high, *, tested) -> tuple[float, float, float]:
+    """A rate row's measured value and interval where its fit was tested, and none (NaN) where it was not (too few
+    points, a pre-asymptotic or saturated sweep): a rate read from a fit the goodness-of-fit rule rejects describes a
+    transient, and its interval beside "inconclusive" could seem to decide what the row does not."""
+    if not bool(tested):
+        return np.nan, np.nan, np.nan
+    return float(value), float(low), float(high)
 
 
 def _pre_asymptotic(fit, form: str, coda: str = "") -> Decision:
@@ -270,13 +283,15 @@ def marginal_gain_claim(fit) -> Claim:
     from the other's; in n: ½, told apart from a 1/n law). Where the deficit to the sweep's largest x is seen at
     fewer than three x the curve has saturated and no rate is read: inconclusive, saying from which x and what would
     decide it (so too where a run reaches E*: nothing differs from the paper's setting, our data are too easy); where no
-    tail fits the form, the sweep is pre-asymptotic: inconclusive."""
+    tail fits the form, the sweep is pre-asymptotic: inconclusive. An inconclusive row shows no measured rate or
+    interval (:func:`_tested`)."""
     axis = getattr(fit, "axis", "m")
     spec = STUDY.experiment("C3").claim("marginal_gain" if axis == "m" else "marginal_gain_n")
     fixed = "n" if axis == "m" else "m"
     exponent = float(fit.predicted)
     other = (0.5 if exponent == 1.0 else 1.0) if axis == "m" else 1.0
     where = f"{axis} = {fit.fit_from}..{fit.fit_to} at {fixed} = {fit.fixed}, {fit.seeds} seeds"
+    tested = False
     if bool(getattr(fit, "reaches_e_star", False)):
         decision = Decision(
             INCONCLUSIVE,
@@ -308,15 +323,17 @@ def marginal_gain_claim(fit) -> Claim:
             fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,), noise=f"a bootstrap over {fit.seeds} seeds"
         )
         where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
+        tested = True
+    measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
     return claim(
         "C3",
         f"C3.{spec.key}.{fit.regime}",
         f"{fit.regime.upper()}: {spec.statement}: r of E* − AUC({axis}) = c + a·{axis}^(−r) = {exponent:g} ({where})",
         "rate",
         decision,
-        measured=float(fit.rate),
-        low=float(fit.rate_low),
-        high=float(fit.rate_high),
+        measured=measured,
+        low=low,
+        high=high,
         paper=exponent,
         tolerance=f"two-sided at {exponent:g}, told apart from {other:g} (seed bootstrap of the fit; interval at "
         f"{fit.level:.4g}, Bonferroni over the marginal-gain rows)",
@@ -332,8 +349,8 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
     * ``C3.inner_steeper``: the inner term falls as 1/m under SCRL and 1/√m under SSCRL, so SCRL's rate in m exceeds
       SSCRL's: the seed-paired difference > 0, one-sided.
 
-    A comparison one of whose sweeps has no tail the form fits (χ² at 5 %) is inconclusive: that sweep is
-    pre-asymptotic, and its rate would describe the transient."""
+    A comparison one of whose sweeps has no tail the form fits (χ² at 5 %) is inconclusive, with no measured
+    difference or interval: that sweep is pre-asymptotic, and its rate would describe the transient."""
     if m_free_margin is None and (differences["comparison"] == "outer_m_free").any():
         raise ValueError("C3.outer_m_free needs its margin (consistency.scaling.m_free_margin)")
     rows = []
@@ -349,6 +366,7 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             )
             claim_id, paper, tolerance = f"C3.{spec.key}", np.nan, "one-sided: the difference > 0"
         windows = f"windows {row.window_a} and {row.window_b}, {row.seeds} seeds, paired by seed"
+        tested = True  # unless the fits cannot be tested (below)
         if not row.points >= 4 or not row.seeds >= 2:
             decision = Decision(
                 INCONCLUSIVE,
@@ -356,6 +374,7 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
                 f"{row.seeds} seeds, {row.points} points",
             )
             windows = f"{row.points} points, {row.seeds} seeds"
+            tested = False
         elif not (bool(row.fits_a) and bool(row.fits_b)):
             unfit = " and ".join(
                 w for w, fits, p in ((row.window_a, row.fits_a, row.fit_p_a), (row.window_b, row.fits_b, row.fit_p_b)) if not fits
@@ -366,6 +385,7 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
                 f"and a difference of rates would compare a transient",
                 f"{row.seeds} seeds; larger {row.axis} would reach the asymptotic region",
             )
+            tested = False
         elif row.comparison == "outer_m_free":
             decision = decide_equivalence(
                 row.difference, row.low, row.high, m_free_margin, noise=f"a seed-paired bootstrap over {row.seeds} seeds"
@@ -374,6 +394,7 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             decision = decide_rate(
                 row.difference, row.low, row.high, 0.0, side="at_least", noise=f"a seed-paired bootstrap over {row.seeds} seeds"
             )
+        measured, low, high = _tested(row.difference, row.low, row.high, tested=tested)
         rows.append(
             claim(
                 "C3",
@@ -381,9 +402,9 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
                 f"{what} ({windows})",
                 "rate",
                 decision,
-                measured=float(row.difference),
-                low=float(row.low),
-                high=float(row.high),
+                measured=measured,
+                low=low,
+                high=high,
                 paper=paper,
                 tolerance=f"{tolerance} (seed bootstrap of both fits; interval at {row.level:.4g}, Bonferroni over the "
                 "rate comparisons)",
