@@ -19,6 +19,7 @@ from crlrepro.claims.verdicts import (
     VERIFIED,
     claims_frame,
 )
+from crlrepro.experiments.rate_fits import MIN_WINDOW
 from crlrepro.studies.calibration.claims import c2_claims
 from crlrepro.studies.gmm_mlp.claims import a2_claims
 from crlrepro.studies.gmm_spectrum.claims import a1_claims
@@ -676,7 +677,7 @@ def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
                 "fit_p": 0.6 if fits else 0.001,
                 "fits": fits,
                 "window_from": 8,
-                "points": 4,
+                "points": MIN_WINDOW,
                 "seeds": 5,
                 "predicted": e,
                 "level": 1 - 0.05 / 6,
@@ -1992,7 +1993,11 @@ def test_the_rate_comparisons_can_go_every_way():
     assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in unfit.values())  # no difference of transients
     assert all(np.isfinite([r.measured, r.ci_low, r.ci_high]).all() for r in bad.values())
     short = rate_differences(0.0, 0.5).assign(points=3)
-    assert all(r.verdict == INCONCLUSIVE and "at least 4 points" in r.reason for r in rows(short).values())
+    assert all(r.verdict == INCONCLUSIVE and f"at least {MIN_WINDOW} points" in r.reason for r in rows(short).values())
+    never = rows(rate_differences(0.0, 0.5).assign(trained_from_a=1.0, trained_from_b=np.nan))
+    assert all(r.verdict == NOT_COMPARABLE and "did not train" in r.reason for r in never.values())
+    late = rows(rate_differences(0.0, 0.5).assign(trained_from_a=1.0, trained_from_b=128.0, points=3))
+    assert all(" = 1 and 128)" in r.reason for r in late.values())
     assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in rows(short).values())
     with pytest.raises(ValueError, match="m_free_margin"):
         rate_difference_claims(rate_differences(0.0, 0.5), None)
@@ -2046,9 +2051,15 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     fitted = row(gap_rates(True))["C3.gap_rate.sscrl.m"]
     assert np.isfinite([fitted.measured, fitted.ci_low, fitted.ci_high]).all()
     short = gap_rates(True).assign(points=3, rate=np.nan, rate_low=np.nan, rate_high=np.nan, fits=False)
-    assert "at least 4 points" in row(short)["C3.gap_rate.scrl.m"].reason
+    assert f"at least {MIN_WINDOW} points" in row(short)["C3.gap_rate.scrl.m"].reason
     short_fitted = row(gap_rates(True).assign(points=3))["C3.gap_rate.scrl.m"]  # a rate, but on too few points
-    assert "at least 4 points" in short_fitted.reason and np.isnan(short_fitted.measured)
+    # models that did not train: not comparable where the last point did not, inconclusive where too few points did
+    never = row(gap_rates(True).assign(trained_from=np.nan))["C3.gap_rate.scrl.m"]
+    assert never.verdict == NOT_COMPARABLE and "did not train" in never.reason and np.isnan(never.measured)
+    late = row(gap_rates(True).assign(trained_from=128.0, points=3))["C3.gap_rate.scrl.m"]
+    assert late.verdict == INCONCLUSIVE and "trained" in late.reason and "only from m = 128" in late.reason
+    assert row(gap_rates(True).assign(trained_from=1.0))["C3.gap_rate.scrl.m"].verdict == REPRODUCED
+    assert f"at least {MIN_WINDOW} points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 
 def test_the_value_rows_of_a2_and_a3_follow_the_rule_over_their_declared_ranges():
@@ -2202,11 +2213,11 @@ def test_the_rate_comparisons_edges():
     def rows(table):
         return {r.claim_id: r for r in rate_difference_claims(table, 0.25)}
 
-    edge = rows(rate_differences(0.0, 0.5).assign(points=4, seeds=2))
+    edge = rows(rate_differences(0.0, 0.5).assign(points=MIN_WINDOW, seeds=2))
     assert edge["C3.outer_m_free.scrl"].verdict == REPRODUCED and edge["C3.outer_m_free.scrl"].paper_value == 0.0
     assert np.isnan(edge["C3.inner_steeper"].paper_value)
     assert rows(rate_differences(0.0, 0.5).assign(seeds=1))["C3.inner_steeper"].verdict == INCONCLUSIVE
-    assert rows(rate_differences(0.0, 0.5).assign(points=3))["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
+    assert rows(rate_differences(0.0, 0.5).assign(points=MIN_WINDOW - 1))["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
     one_unfit = rows(rate_differences(0.0, 0.5, fits=False))["C3.outer_m_free.scrl"]
     assert "on the sweep of 512..8192:" in one_unfit.reason and "256..8192" not in one_unfit.reason
     assert "(windows 256..8192 and 512..8192, 2 seeds, paired by seed)" in edge["C3.outer_m_free.scrl"].claim

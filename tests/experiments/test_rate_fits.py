@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.experiments.rate_fits import floor_power_fit, floor_rate, gap_rate_table
+from crlrepro.experiments.rate_fits import MIN_WINDOW, floor_power_fit, floor_rate, gap_rate_table, trained_from
 
 XS = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
 
@@ -32,16 +32,16 @@ def test_the_interval_covers_the_rate_and_a_pre_asymptotic_head_is_dropped():
     fit = floor_rate(runs(lambda x: 0.003 + 1.2 / x), "m", "gap", 300, rng)
     assert fit["fits"] and fit["window_from"] == 1 and fit["rate_low"] < 1.0 < fit["rate_high"]
     # a head that falls far faster than the tail: the window starts where the form holds
-    head = {1.0: 40.0, 2.0: 6.0}
+    head = {1.0: 40.0}
     fit = floor_rate(runs(lambda x: np.array([head.get(v, 0.003 + 1.2 / v) for v in x])), "m", "gap", 300, rng)
-    assert fit["fits"] and fit["window_from"] >= 4 and fit["rate_low"] < 1.0 < fit["rate_high"]
+    assert fit["fits"] and fit["window_from"] == 2 and fit["rate_low"] < 1.0 < fit["rate_high"]
 
 
 def test_a_sweep_that_never_takes_the_form_says_so():
     rng = np.random.default_rng(4)
     plunge = {1.0: 4.0, 2.0: 3.7, 4.0: 3.4, 8.0: 2.9, 16.0: 2.2, 32.0: 0.9, 64.0: 0.08}  # SSCRL-like: flat, then a cliff
     fit = floor_rate(runs(lambda x: np.array([plunge[v] for v in x]), noise=0.02), "m", "gap", 50, rng)
-    assert not fit["fits"] and fit["points"] == 4 and fit["fit_p"] < 0.05
+    assert not fit["fits"] and fit["points"] == MIN_WINDOW and fit["fit_p"] < 0.05
 
 
 def test_the_table_starts_sscrl_at_m_2_and_refuses_bad_input():
@@ -121,11 +121,11 @@ def test_the_auc_deficit_rate_and_where_the_curve_saturates():
     from crlrepro.experiments.rate_fits import auc_deficit_rate_table
 
     e_star = 0.8
-    flat = {1.0: 0.70, 2.0: 0.795}  # SCRL-like: at its plateau from m = 4 on
+    flat = {1.0: 0.75, 2.0: 0.795}  # SCRL-like: at its plateau from m = 4 on (trained at m = 1: 0.75 ≥ 0.74)
     scrl = runs(lambda x: e_star - np.array([e_star - flat.get(v, 0.798) for v in x]), noise=0.0)
     rng = np.random.default_rng(5)
     scrl["auc"] = scrl.pop("gap") + 0.0005 * rng.standard_normal(len(scrl))
-    sscrl = runs(lambda x: 0.002 + 0.3 * x**-0.5, noise=0.02, seed=6)
+    sscrl = runs(lambda x: 0.002 + 0.05 * x**-0.5, noise=0.02, seed=6)  # trained at every m (AUC ≥ 0.74)
     sscrl["auc"] = e_star - sscrl.pop("gap")
     table = pd.concat([scrl.assign(regime="scrl"), sscrl.assign(regime="sscrl")]).assign(sweep="m", n=8192)
     out = auc_deficit_rate_table(table, e_star, {"m": {"scrl": 1.0, "sscrl": 0.5}}, 60, seed=0).set_index("regime")
@@ -151,11 +151,11 @@ def test_the_auc_deficit_rate_in_n_is_fitted_beside_the_m_rows_and_leaves_them_a
     from crlrepro.experiments.rate_fits import auc_deficit_rate_table
 
     e_star = 0.8
-    m_runs = runs(lambda x: 0.002 + 0.3 * x**-0.5, noise=0.02, seed=6).assign(regime="sscrl", sweep="m", n=8192)
+    m_runs = runs(lambda x: 0.002 + 0.05 * x**-0.5, noise=0.02, seed=6).assign(regime="sscrl", sweep="m", n=8192)
     m_runs["auc"] = e_star - m_runs.pop("gap")
 
     def n_sweep(rate, seed):
-        out = runs(lambda x: 0.002 + 0.3 * x**-rate, noise=0.02, seed=seed, axis="n")
+        out = runs(lambda x: 0.002 + 0.05 * x**-rate, noise=0.02, seed=seed, axis="n")
         out["auc"] = e_star - out.pop("gap")
         return out.assign(regime="sscrl", sweep="n", m=16)
 
@@ -188,3 +188,24 @@ def test_each_table_is_one_family_its_intervals_at_the_bonferroni_level():
     auc = table.assign(auc=lambda t: 0.9 - t["gap"])
     gains = auc_deficit_rate_table(auc, 0.95, {"m": {"scrl": 1.0, "sscrl": 0.5}}, 50, seed=0)
     assert len(gains) == 2 and np.allclose(gains["level"], 1 - 0.05 / 2)
+
+
+def test_only_points_whose_models_trained_are_read():
+    """A sweep where part of the seeds stay at chance below m = 16 (SSCRL's transition): the seed mean of the gap there
+    tracks the share that trained, so the rate is read from m = 16 on (every point from there trained by 90 % of its
+    seeds), and a sweep whose last point did not train gives no rate; without E* every point is read."""
+    e_star = 0.8
+    table = runs(lambda x: 0.003 + 1.2 / x, seeds=10).assign(regime="scrl", sweep="m", n=1024)
+    stuck = (table["m"] < 16) & (table["seed"] < 3)  # 3 of 10 seeds untrained below m = 16
+    table["auc"] = np.where(stuck, 0.52, 0.79)
+    assert trained_from(table, "m", e_star) == 16 and trained_from(table, "m", None) == 1
+    read = gap_rate_table(table, {"m": {"scrl": 1.0}}, 10, seed=0, e_star=e_star).iloc[0]
+    assert read["trained_from"] == 16 and read["points"] == 3 and not read["fits"] and np.isnan(read["rate"])
+    everything = gap_rate_table(table, {"m": {"scrl": 1.0}}, 10, seed=0).iloc[0]
+    assert everything["points"] == 7 and everything["fits"]
+    one_stuck = table.assign(auc=lambda t: np.where((t["m"] < 2) & (t["seed"] == 0), 0.52, 0.79))
+    assert trained_from(one_stuck, "m", e_star) == 1  # 9 of 10 seeds at m = 1: trained
+    untrained_end = table.assign(auc=lambda t: np.where((t["m"] == 64) & (t["seed"] < 2), 0.5, 0.79))
+    assert np.isnan(trained_from(untrained_end, "m", e_star))
+    last = gap_rate_table(untrained_end, {"m": {"scrl": 1.0}}, 10, seed=0, e_star=e_star).iloc[0]
+    assert np.isnan(last["trained_from"]) and last["points"] == 0 and np.isnan(last["rate"])

@@ -18,6 +18,10 @@ from crlrepro.theory.levels import family_level
 
 __all__ = [
     "auc_deficit_rate_table",
+    "MIN_WINDOW",
+    "trained_from",
+    "TRAINED_AUC_SHARE",
+    "TRAINED_SEED_SHARE",
     "AUC_RATES_NOT_APPLICABLE",
     "FIRST_POINT",
     "GAP_RATES_NOT_APPLICABLE",
@@ -34,8 +38,17 @@ __all__ = [
 # in-batch pool of one), a different objective rather than a point of the rate.
 FIRST_POINT = {("sscrl", "m"): 2}
 _MAX_RATE = 8.0  # the fit's upper bound on r: a curve that falls faster than x^(−8) over the sweep has hit its floor
+# The shortest window a rate with a floor is read on: 3 parameters, and a χ² on at least 3 degrees of freedom. On 4
+# points (1 degree of freedom) the test passed nearly any smooth fall: an exponential, a flat curve of untrained models,
+# a training transition (the recipe's SSCRL m sweep, where the share of seeds that trained rose from 1/7 to all).
+MIN_WINDOW = 6
+# A point of a sweep is read only where its models trained: at least TRAINED_SEED_SHARE of its seeds reach an AUC of
+# ½ + TRAINED_AUC_SHARE·(E* − ½) (most of the way from chance to the Bayes AUC). Where some seeds are stuck near chance
+# the seed mean of the gap tracks the share that trained, not the rate the bound describes.
+TRAINED_SEED_SHARE = 0.9
+TRAINED_AUC_SHARE = 0.8
 # Empty cells mean "not applicable": the exponent of a sweep the theory gives none for; the fit of a sweep with fewer
-# than 4 points or 1 seed (3 parameters and a goodness of fit need more).
+# than MIN_WINDOW (trained) points or 1 seed (3 parameters and a goodness of fit need more); where the sweep trained.
 GAP_RATES_NOT_APPLICABLE = (
     "predicted",
     "floor",
@@ -47,6 +60,7 @@ GAP_RATES_NOT_APPLICABLE = (
     "chi2",
     "fit_p",
     "window_from",
+    "trained_from",
 )
 
 
@@ -94,7 +108,7 @@ def _asymptotic_window(pivot, fit_level: float):
     """The window rule of :func:`floor_rate` on a (seeds × points) table: the sweep's values, the seeds' values on the
     window, the fit of their means, its χ² and p-value."""
     all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
-    for start in range(0, max(all_x.size - 3, 1)):
+    for start in range(0, max(all_x.size - MIN_WINDOW + 1, 1)):
         xs, values = all_x[start:], all_values[:, start:]
         point = floor_power_fit(xs, values.mean(axis=0))
         chi2, p = _misfit(xs, values, point)
@@ -120,10 +134,11 @@ def floor_rate(
     asymptotic window, with a percentile interval for r from ``bootstrap`` resamplings of the seeds (the same seeds at
     every point).
 
-    The window, by a rule fixed in advance: the longest tail of the sweep (its largest values of ``axis``, at least 4
-    points) on which the form passes a χ² goodness-of-fit test at ``fit_level`` (log residuals against each point's
-    seed standard error, points − 3 degrees of freedom); the smallest values are dropped one at a time. Where no tail
-    passes, ``fits`` is False and the columns describe the 4-point tail (the sweep is pre-asymptotic throughout)."""
+    The window, by a rule fixed in advance: the longest tail of the sweep (its largest values of ``axis``, at least
+    :data:`MIN_WINDOW` points) on which the form passes a χ² goodness-of-fit test at ``fit_level`` (log residuals
+    against each point's seed standard error, points − 3 degrees of freedom); the smallest values are dropped one at a
+    time. Where no tail passes, ``fits`` is False and the columns describe the shortest tail (the sweep is
+    pre-asymptotic throughout)."""
     xs, values, point, chi2, p = _asymptotic_window(_seed_table(runs, axis, value), fit_level)
     draws = rng.integers(0, values.shape[0], size=(int(bootstrap), values.shape[0]))
     rates = np.array([floor_power_fit(xs, values[d].mean(axis=0))["rate"] for d in draws])
@@ -176,16 +191,37 @@ def rate_difference(
     }
 
 
+def trained_from(runs, axis: str, e_star: float | None) -> float:
+    """The smallest x of a sweep (runs: one row per point and seed, with its ``auc``) from which every point trained:
+    at least :data:`TRAINED_SEED_SHARE` of its seeds reach AUC ≥ ½ + :data:`TRAINED_AUC_SHARE`·(E* − ½), E* =
+    ``e_star`` the Bayes AUC. NaN where the sweep's last point did not train (no point is read); the sweep's first x
+    where ``e_star`` is None (every point read)."""
+    xs = sorted(runs[axis].unique())
+    if e_star is None:
+        return float(xs[0])
+    threshold = 0.5 + TRAINED_AUC_SHARE * (float(e_star) - 0.5)
+    share = runs.assign(trained=runs["auc"] >= threshold).groupby(axis)["trained"].mean()
+    trained = [bool(share[x] >= TRAINED_SEED_SHARE) for x in xs]
+    if not trained[-1]:
+        return np.nan
+    first = len(trained) - 1
+    while first > 0 and trained[first - 1]:
+        first -= 1
+    return float(xs[first])
+
+
 SWEEP_AXIS = {"m": "m", "n": "n", "n2": "n"}  # the axis each sweep varies; n2 is the n sweep at a second m
 
 
-def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
+def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int, e_star: float | None = None):
     """Per regime and sweep of the scaling table (:func:`crlrepro.experiments.generalization.sweep_rows`; sweeps m, n
     and n2, the n sweep at a second m): the rate of the gap with its floor (:func:`floor_rate`) from the sweep's first
     point (:data:`FIRST_POINT`), beside the bound's exponent ``predicted`` {"m": {regime: exponent}, "n": {regime:
     exponent}} (a positive rate: 1 for 1/m); ``fixed`` is the other coordinate's value. The m and n sweeps are fitted
     first, in (regime, sweep) order, so that a second n sweep leaves their resamplings as they were. The rows are
-    one family (Thm 4.5's exponents, tested together): each interval at ``level`` = 1 − 0.05/rows (Bonferroni)."""
+    one family (Thm 4.5's exponents, tested together): each interval at ``level`` = 1 − 0.05/rows (Bonferroni).
+    With ``e_star`` (the Bayes AUC), only the sweep's points from :func:`trained_from` on are read (``trained_from``:
+    NaN where its last point did not train)."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -195,9 +231,11 @@ def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
     for (regime, sweep), runs in groups:
         axis = SWEEP_AXIS[sweep]
         first = FIRST_POINT.get((regime, axis), 0)
-        used = runs[runs[axis] >= first]
-        points, seeds = int(used[axis].nunique()), int(used["seed"].nunique())
-        if points >= 4 and seeds >= 2:
+        swept = runs[runs[axis] >= first]
+        trained = trained_from(swept, axis, e_star)
+        used = swept[swept[axis] >= trained] if np.isfinite(trained) else swept.iloc[:0]
+        points, seeds = int(used[axis].nunique()), int(swept["seed"].nunique())
+        if points >= MIN_WINDOW and seeds >= 2:
             fit = floor_rate(used, axis, "gap", bootstrap, rng, level=level)
         else:  # too short a sweep (or one seed): no rate with a floor can be read; the claim says so
             fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
@@ -207,10 +245,11 @@ def gap_rate_table(table, predicted: dict, bootstrap: int, seed: int):
                 "regime": regime,
                 "axis": axis,
                 "sweep": sweep,
-                "fixed": int(used[other].iloc[0]),
-                "fit_from": int(used[axis].min()),
-                "fit_to": int(used[axis].max()),
+                "fixed": int(swept[other].iloc[0]),
+                "fit_from": int(swept[axis].min()),
+                "fit_to": int(swept[axis].max()),
                 **fit,
+                "trained_from": trained,
                 "predicted": float(predicted.get(axis, {}).get(regime, np.nan)),
                 "level": level,
             }
@@ -229,10 +268,12 @@ RATE_DIFFERENCES_NOT_APPLICABLE = (
     "fit_p_b",
     "window_a",
     "window_b",
+    "trained_from_a",
+    "trained_from_b",
 )
 
 
-def rate_difference_table(table, bootstrap: int, seed: int):
+def rate_difference_table(table, bootstrap: int, seed: int, e_star: float | None = None):
     """Thm 4.5's two comparisons of rates, each a seed-paired :func:`rate_difference` of the gap's rates with floors:
 
     * ``outer_m_free`` (per regime): the rate in n at the n sweep's m minus the rate in n at the second m (sweep n2):
@@ -240,8 +281,9 @@ def rate_difference_table(table, bootstrap: int, seed: int):
     * ``inner_steeper``: SCRL's rate in m minus SSCRL's (the m sweep, each regime from its :data:`FIRST_POINT`):
       1/m against 1/√m.
 
-    One row per comparison the table's sweeps allow; sweeps of fewer than 4 points or 2 seeds give a row without
-    numbers (``points`` says why). The rows are one family: each interval at ``level`` = 1 − 0.05/rows (Bonferroni)."""
+    One row per comparison the table's sweeps allow; sweeps of fewer than :data:`MIN_WINDOW` points (with ``e_star``,
+    trained points: :func:`trained_from`, ``trained_from_a``/``_b``) or 2 seeds give a row without numbers (``points``
+    says why). The rows are one family: each interval at ``level`` = 1 − 0.05/rows (Bonferroni)."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -255,26 +297,33 @@ def rate_difference_table(table, bootstrap: int, seed: int):
     rows = []
     level = family_level(len(comparisons))
     for name, label, axis, (regime_a, sweep_a), (regime_b, sweep_b) in comparisons:
-        used = []
+        used, swept, trained = [], [], []
         for regime, sweep in ((regime_a, sweep_a), (regime_b, sweep_b)):
             runs = table[(table["regime"] == regime) & (table["sweep"] == sweep)]
-            used.append(runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)])
+            runs = runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)]
+            start = trained_from(runs, axis, e_star)
+            swept.append(runs)
+            trained.append(start)
+            used.append(runs[runs[axis] >= start] if np.isfinite(start) else runs.iloc[:0])
         points = min(int(u[axis].nunique()) for u in used)
-        seeds = min(int(u["seed"].nunique()) for u in used)
+        seeds = min(int(u["seed"].nunique()) for u in swept)
         other = "n" if axis == "m" else "m"
         row = {
             "comparison": name,
             "regimes": label,
             "axis": axis,
-            "fixed_a": int(used[0][other].iloc[0]),
-            "fixed_b": int(used[1][other].iloc[0]),
+            "fixed_a": int(swept[0][other].iloc[0]),
+            "fixed_b": int(swept[1][other].iloc[0]),
             "points": points,
+            "trained_from_a": trained[0],
+            "trained_from_b": trained[1],
             "level": level,
         }
-        if points >= 4 and seeds >= 2:
+        if points >= MIN_WINDOW and seeds >= 2:
             row |= rate_difference(used[0], used[1], axis, "gap", bootstrap, rng, level=level)
         else:
-            row |= dict.fromkeys(RATE_DIFFERENCES_NOT_APPLICABLE, np.nan) | {"fits_a": False, "fits_b": False, "seeds": seeds}
+            empty = {key: np.nan for key in RATE_DIFFERENCES_NOT_APPLICABLE if key not in row}
+            row |= empty | {"fits_a": False, "fits_b": False, "seeds": seeds}
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -295,6 +344,8 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
     or more x for the fit to be made; ``detectable`` counts them and ``saturated_from`` is the smallest x from which
     it no longer does (every larger x below x_max is undetectable too), and the fit uses the x below it only (4 or
     more). ``reaches_e_star``: some run's AUC reaches E* (to the quadrature's error), so there is no deficit to fit.
+    Only the sweep's points from :func:`trained_from` on are read (``trained_from``; NaN: its last point did not
+    train), and a fit needs :data:`MIN_WINDOW` of them.
     The rows (one per regime and axis in ``predicted``) are one family: each rate's interval at ``fit_level`` =
     1 − 0.05/rows (Bonferroni)."""
     import pandas as pd
@@ -314,6 +365,10 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
             if regime not in predicted.get(axis, {}):
                 continue
             runs = runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)].assign(deficit=lambda t: e_star - t["auc"])
+            swept_xs = sorted(int(x) for x in runs[axis].unique())
+            fixed = int(runs["m" if axis == "n" else "n"].iloc[0])
+            trained = trained_from(runs, axis, e_star)
+            runs = runs[runs[axis] >= trained] if np.isfinite(trained) else runs.iloc[:0]
             pivot = runs.pivot_table(index="seed", columns=axis, values="auc", aggfunc="first")
             xs = [int(x) for x in pivot.columns]
             detectable, saturated_from = 0, np.nan
@@ -328,7 +383,7 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
             approach = runs[runs[axis] < saturated_from] if np.isfinite(saturated_from) else runs  # not the plateau
             points, seeds = int(approach[axis].nunique()), int(pivot.shape[0])
             reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
-            if detectable >= 3 and points >= 4 and seeds >= 2 and not reaches:
+            if detectable >= 3 and points >= MIN_WINDOW and seeds >= 2 and not reaches:
                 fit = floor_rate(approach, axis, "deficit", bootstrap, rng, level=fit_level)
             else:
                 fit = dict.fromkeys(GAP_RATES_NOT_APPLICABLE[1:], np.nan) | {"fits": False, "points": points, "seeds": seeds}
@@ -336,10 +391,11 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
                 {
                     "regime": regime,
                     "axis": axis,
-                    "fixed": int(runs["m" if axis == "n" else "n"].iloc[0]),
-                    "fit_from": xs[0],
-                    "fit_to": xs[-1],
+                    "fixed": fixed,
+                    "fit_from": swept_xs[0],
+                    "fit_to": swept_xs[-1],
                     **fit,
+                    "trained_from": trained,
                     "detectable": detectable,
                     "saturated_from": saturated_from,
                     "reaches_e_star": reaches,

@@ -27,16 +27,19 @@ if snakemake.input.second:  # the n sweep at the second m: its rows from the run
 reference = paper_values("C3", snakemake.input.paper_values)
 exponents = {axis: {regime: -float(slope) for regime, slope in reference[f"slope_{axis}"].items()} for axis in ("m", "n")}
 seed = int(table["seed"].min())
+e_star = float(read_json(snakemake.input.oracle)["E_star"])  # the points read are those whose models trained
 run.write_table(
-    gap_rate_table(table, exponents, run.params["bootstrap"], seed=seed), snakemake.output.rates, missing=GAP_RATES_NOT_APPLICABLE
+    gap_rate_table(table, exponents, run.params["bootstrap"], seed=seed, e_star=e_star),
+    snakemake.output.rates,
+    missing=GAP_RATES_NOT_APPLICABLE,
 )
 run.write_table(
-    rate_difference_table(table, run.params["bootstrap"], seed=seed),
+    rate_difference_table(table, run.params["bootstrap"], seed=seed, e_star=e_star),
     snakemake.output.differences,
     missing=RATE_DIFFERENCES_NOT_APPLICABLE,
 )
 run.write_table(
-    auc_deficit_rate_table(table, float(read_json(snakemake.input.oracle)["E_star"]), exponents, run.params["bootstrap"], seed),
+    auc_deficit_rate_table(table, e_star, exponents, run.params["bootstrap"], seed),
     snakemake.output.auc_rates,
     missing=AUC_RATES_NOT_APPLICABLE,
 )

@@ -11,6 +11,7 @@ import pandas as pd
 
 from crlrepro.claims.verdicts import (
     INCONCLUSIVE,
+    NOT_COMPARABLE,
     Claim,
     Decision,
     any_of_claims,
@@ -21,7 +22,7 @@ from crlrepro.claims.verdicts import (
     every_step_claims,
     paired_by_seed,
 )
-from crlrepro.experiments.rate_fits import FIRST_POINT
+from crlrepro.experiments.rate_fits import FIRST_POINT, MIN_WINDOW, TRAINED_AUC_SHARE, TRAINED_SEED_SHARE
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
@@ -219,11 +220,15 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
         f"floor c = {fit.floor:.3g}, rms log residual {fit.rms_log:.3g}, χ² p = {fit.fit_p:.3g}"
     )
     tested = False
-    if not fit.points >= 4 or not fit.seeds >= 2:
+    untrained = _untrained(fit.axis, getattr(fit, "trained_from", fit.fit_from), fit.fit_from, fit.points, fit.seeds)
+    if untrained is not None:
+        decision = untrained
+        where = f"{fit.axis} = {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds"
+    elif not fit.points >= MIN_WINDOW or not fit.seeds >= 2:
         decision = Decision(
             INCONCLUSIVE,
             f"{fit.points} points and {fit.seeds} seed(s): a rate with a floor (3 parameters) and its goodness of fit "
-            f"need at least 4 points and 2 seeds",
+            f"need at least {MIN_WINDOW} points and 2 seeds",
             f"{fit.seeds} seeds, {fit.points} points",
         )
         where = f"{fit.axis} = {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds"
@@ -256,6 +261,31 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
     )
 
 
+_TRAINED = f"at least {TRAINED_SEED_SHARE:.0%} of seeds at AUC ≥ ½ + {TRAINED_AUC_SHARE:g}·(E* − ½)"  # rate_fits.trained_from
+
+
+def _untrained(axis: str, trained_from, fit_from, points, seeds) -> Decision | None:
+    """The decision of a rate row whose sweep did not train where it is read (:func:`crlrepro.experiments.rate_fits.
+    trained_from`), or None: not comparable where its last point did not train (an untrained model's gap is not the
+    rate the bound describes, and more seeds would not change that); inconclusive where the trained tail is shorter than
+    :data:`~crlrepro.experiments.rate_fits.MIN_WINDOW`."""
+    if not np.isfinite(trained_from):
+        return Decision(
+            NOT_COMPARABLE,
+            f"the models did not train at the sweep's largest {axis} ({_TRAINED}): the gap and AUC of untrained models "
+            f"are not the rates the bound describes",
+            f"{seeds} seeds; more seeds would not change it, training that learns in this regime would",
+        )
+    if trained_from > fit_from and points < MIN_WINDOW:
+        return Decision(
+            INCONCLUSIVE,
+            f"the models trained ({_TRAINED}) only from {axis} = {trained_from:g}: {points} points, and a rate with a floor "
+            f"and its goodness of fit need {MIN_WINDOW}",
+            f"{seeds} seeds; a sweep with {MIN_WINDOW} or more trained points would decide it",
+        )
+    return None
+
+
 def _tested(value, low, high, *, tested) -> tuple[float, float, float]:
     """A rate row's measured value and interval where its fit was tested, and none (NaN) where it was not (too few
     points, a pre-asymptotic or saturated sweep): a rate read from a fit the goodness-of-fit rule rejects describes a
@@ -270,7 +300,8 @@ def _pre_asymptotic(fit, form: str, coda: str = "") -> Decision:
     passes the χ² rule: ``form`` the fitted curve, ``coda`` what the reason adds."""
     return Decision(
         INCONCLUSIVE,
-        f"no tail of 4 or more points fits {form} (the last 4: χ² p = {fit.fit_p:.2g} < 0.05): the sweep is "
+        f"no tail of {MIN_WINDOW} or more points fits {form} (the last {MIN_WINDOW}: χ² p = {fit.fit_p:.2g} < 0.05): the "
+        f"sweep is "
         f"pre-asymptotic throughout{coda}",
         f"{fit.seeds} seeds, {fit.points} points; larger {fit.axis} would reach the asymptotic region",
     )
@@ -292,7 +323,10 @@ def marginal_gain_claim(fit) -> Claim:
     other = (0.5 if exponent == 1.0 else 1.0) if axis == "m" else 1.0
     where = f"{axis} = {fit.fit_from}..{fit.fit_to} at {fixed} = {fit.fixed}, {fit.seeds} seeds"
     tested = False
-    if bool(getattr(fit, "reaches_e_star", False)):
+    untrained = _untrained(axis, getattr(fit, "trained_from", fit.fit_from), fit.fit_from, fit.points, fit.seeds)
+    if untrained is not None:
+        decision = untrained
+    elif bool(getattr(fit, "reaches_e_star", False)):
         decision = Decision(
             INCONCLUSIVE,
             "some run's AUC reaches the Bayes AUC E* (to the quadrature's error): there is no deficit left to follow a curve",
@@ -306,14 +340,14 @@ def marginal_gain_claim(fit) -> Claim:
             f"the curve has reached its plateau, so there are no marginal gains left to follow a curve",
             f"{fit.seeds} seeds; a sweep of smaller {axis} (or harder data) would show the approach",
         )
-    elif not fit.points >= 4 or not fit.seeds >= 2:
+    elif not fit.points >= MIN_WINDOW or not fit.seeds >= 2:
         before = (
             "" if not np.isfinite(fit.saturated_from) else f" before the curve saturates (from {axis} = {fit.saturated_from:g})"
         )
         decision = Decision(
             INCONCLUSIVE,
             f"{fit.points} {axis} and {fit.seeds} seed(s){before}: a rate with a floor (3 parameters) and its goodness of "
-            f"fit need at least 4 points and 2 seeds",
+            f"fit need at least {MIN_WINDOW} points and 2 seeds",
             f"{fit.seeds} seeds; more {axis} on the approach would decide it",
         )
     elif not bool(fit.fits):
@@ -367,10 +401,17 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             claim_id, paper, tolerance = f"C3.{spec.key}", np.nan, "one-sided: the difference > 0"
         windows = f"windows {row.window_a} and {row.window_b}, {row.seeds} seeds, paired by seed"
         tested = True  # unless the fits cannot be tested (below)
-        if not row.points >= 4 or not row.seeds >= 2:
+        starts = [getattr(row, name, 0.0) for name in ("trained_from_a", "trained_from_b")]  # 0.0: not recorded
+        trained = f" (the models trained, {_TRAINED}, from {row.axis} = {starts[0]:g} and {starts[1]:g})"
+        if not all(np.isfinite(starts)):
+            decision = _untrained(row.axis, np.nan, 0, row.points, row.seeds)
+            windows = f"{row.seeds} seeds"
+            tested = False
+        elif not row.points >= MIN_WINDOW or not row.seeds >= 2:
             decision = Decision(
                 INCONCLUSIVE,
-                f"{row.points} points and {row.seeds} seed(s): a rate with a floor needs at least 4 points and 2 seeds",
+                f"{row.points} points and {row.seeds} seed(s){trained if any(starts) else ''}: a rate with a floor needs at "
+                f"least {MIN_WINDOW} points and 2 seeds",
                 f"{row.seeds} seeds, {row.points} points",
             )
             windows = f"{row.points} points, {row.seeds} seeds"
@@ -381,7 +422,8 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             )
             decision = Decision(
                 INCONCLUSIVE,
-                f"no tail of 4 or more points fits c + a·{row.axis}^(−r) on the sweep of {unfit}: it is pre-asymptotic, "
+                f"no tail of {MIN_WINDOW} or more points fits c + a·{row.axis}^(−r) on the sweep of {unfit}: it is "
+                "pre-asymptotic, "
                 f"and a difference of rates would compare a transient",
                 f"{row.seeds} seeds; larger {row.axis} would reach the asymptotic region",
             )
