@@ -279,7 +279,8 @@ def _untrained(axis: str, trained_from, fit_from, points, seeds) -> Decision | N
     if trained_from > fit_from and points < MIN_WINDOW:
         return Decision(
             INCONCLUSIVE,
-            f"the models trained ({_TRAINED}) only from {axis} = {trained_from:g}: {points} points, and a rate with a floor "
+            f"the models trained ({_TRAINED}) only from {axis} = {trained_from:g}: {points} point{'' if points == 1 else 's'}, "
+            "and a rate with a floor "
             f"and its goodness of fit need {MIN_WINDOW}",
             f"{seeds} seeds; a sweep with {MIN_WINDOW} or more trained points would decide it",
         )
