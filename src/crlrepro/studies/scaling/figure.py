@@ -96,6 +96,12 @@ def plot_scaling(
                     f"of c + a·{axis}^(−r), {axis} ≥ {rate['window_from']:g}{tail}"
                 )
                 ax.plot(grid, rate["floor"] + rate["amplitude"] * grid ** (-rate["rate"]), "--", color=colors[regime], lw=1)
+            elif rate is not None and "trained_from" in rate.index:  # no rate read: say why beside the plain slope
+                start = float(rate["trained_from"])
+                if not np.isfinite(start):
+                    label += "; did not train: no rate read"
+                elif start > float(mean.index.min()):
+                    label += f"; trained from {axis} = {start:g} only: no rate read"
             ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3, label=label)
             slope_guide(
                 ax,
