@@ -104,10 +104,9 @@ def _misfit(xs, values, fit) -> tuple[float, float]:
     return chi2, float(stats.chi2.sf(chi2, xs.size - 3))
 
 
-def _asymptotic_window(pivot, fit_level: float):
-    """The window rule of :func:`floor_rate` on a (seeds × points) table: the sweep's values, the seeds' values on the
-    window, the fit of their means, its χ² and p-value."""
-    all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
+def _window(all_x: np.ndarray, all_values: np.ndarray, fit_level: float):
+    """The window rule of :func:`floor_rate` on a sweep (``all_x`` its points, ``all_values`` seeds × points): the
+    window's points, the seeds' values on it, the fit of their means, its χ² and p-value."""
     for start in range(0, max(all_x.size - MIN_WINDOW + 1, 1)):
         xs, values = all_x[start:], all_values[:, start:]
         point = floor_power_fit(xs, values.mean(axis=0))
@@ -138,10 +137,13 @@ def floor_rate(
     :data:`MIN_WINDOW` points) on which the form passes a χ² goodness-of-fit test at ``fit_level`` (log residuals
     against each point's seed standard error, points − 3 degrees of freedom); the smallest values are dropped one at a
     time. Where no tail passes, ``fits`` is False and the columns describe the shortest tail (the sweep is
-    pre-asymptotic throughout)."""
-    xs, values, point, chi2, p = _asymptotic_window(_seed_table(runs, axis, value), fit_level)
+    pre-asymptotic throughout). The interval resamples the whole procedure: each resampling of the seeds chooses its
+    own window by the same rule, so the interval holds the window's uncertainty as well as the fit's."""
+    pivot = _seed_table(runs, axis, value)
+    all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
+    xs, values, point, chi2, p = _window(all_x, all_values, fit_level)
     draws = rng.integers(0, values.shape[0], size=(int(bootstrap), values.shape[0]))
-    rates = np.array([floor_power_fit(xs, values[d].mean(axis=0))["rate"] for d in draws])
+    rates = np.array([_window(all_x, all_values[d], fit_level)[2]["rate"] for d in draws])
     low, high = np.quantile(rates, [(1 - level) / 2, (1 + level) / 2])
     return {
         **point,
@@ -161,18 +163,18 @@ def rate_difference(
 ) -> dict:
     """The difference r_a − r_b of two sweeps' rates with their floors (:func:`floor_rate`, each on its own asymptotic
     window), with a percentile interval from ``bootstrap`` resamplings of the seeds drawn once for both sweeps (paired
-    by seed: the two sweeps must hold the same seeds), so what the seeds share cancels in the difference."""
+    by seed: the two sweeps must hold the same seeds), so what the seeds share cancels in the difference; each
+    resampling chooses both windows anew by the rule."""
     pivot_a, pivot_b = _seed_table(runs_a, axis, value), _seed_table(runs_b, axis, value)
     if list(pivot_a.index) != list(pivot_b.index):
         raise ValueError(f"a difference paired by seed needs the same seeds: {list(pivot_a.index)} vs {list(pivot_b.index)}")
-    xs_a, values_a, point_a, _, p_a = _asymptotic_window(pivot_a, fit_level)
-    xs_b, values_b, point_b, _, p_b = _asymptotic_window(pivot_b, fit_level)
+    x_a, all_a = pivot_a.columns.to_numpy(dtype=float), pivot_a.to_numpy(dtype=float)
+    x_b, all_b = pivot_b.columns.to_numpy(dtype=float), pivot_b.to_numpy(dtype=float)
+    xs_a, values_a, point_a, _, p_a = _window(x_a, all_a, fit_level)
+    xs_b, values_b, point_b, _, p_b = _window(x_b, all_b, fit_level)
     draws = rng.integers(0, values_a.shape[0], size=(int(bootstrap), values_a.shape[0]))
     differences = np.array(
-        [
-            floor_power_fit(xs_a, values_a[d].mean(axis=0))["rate"] - floor_power_fit(xs_b, values_b[d].mean(axis=0))["rate"]
-            for d in draws
-        ]
+        [_window(x_a, all_a[d], fit_level)[2]["rate"] - _window(x_b, all_b[d], fit_level)[2]["rate"] for d in draws]
     )
     low, high = np.quantile(differences, [(1 - level) / 2, (1 + level) / 2])
     return {
