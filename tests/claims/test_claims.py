@@ -1996,6 +1996,10 @@ def test_the_rate_comparisons_can_go_every_way():
     assert all(r.verdict == INCONCLUSIVE and f"at least {MIN_WINDOW} points" in r.reason for r in rows(short).values())
     never = rows(rate_differences(0.0, 0.5).assign(trained_from_a=1.0, trained_from_b=np.nan))
     assert all(r.verdict == NOT_COMPARABLE and "did not train" in r.reason for r in never.values())
+    assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in never.values())
+    assert all("(windows" not in r.claim and "22 seeds)" not in r.claim for r in never.values())
+    unrecorded = rows(rate_differences(0.0, 0.5).assign(points=3))  # no trained_from columns: no "trained" text
+    assert all("the models trained" not in r.reason for r in unrecorded.values())
     late = rows(rate_differences(0.0, 0.5).assign(trained_from_a=1.0, trained_from_b=128.0, points=3))
     assert all(" = 1 and 128)" in r.reason for r in late.values())
     assert all(np.isnan([r.measured, r.ci_low, r.ci_high]).all() for r in rows(short).values())
@@ -2059,6 +2063,14 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     late = row(gap_rates(True).assign(trained_from=128.0, points=3))["C3.gap_rate.scrl.m"]
     assert late.verdict == INCONCLUSIVE and "trained" in late.reason and "only from m = 128" in late.reason
     assert row(gap_rates(True).assign(trained_from=1.0))["C3.gap_rate.scrl.m"].verdict == REPRODUCED
+    one = row(gap_rates(True).assign(trained_from=128.0, points=1))["C3.gap_rate.scrl.m"]
+    assert "only from m = 128: 1 point, and" in one.reason
+    # trained from the sweep's first point but too short: the plain message, not "trained only from"
+    first = gap_rates(True).assign(points=3)
+    first = row(first.assign(trained_from=first["fit_from"].astype(float)))["C3.gap_rate.scrl.m"]
+    assert "only from" not in first.reason and f"at least {MIN_WINDOW} points" in first.reason
+    two_seeds = row(gap_rates(True).assign(seeds=2))["C3.gap_rate.scrl.m"]
+    assert two_seeds.verdict == REPRODUCED  # 2 seeds suffice for an interval
     assert f"at least {MIN_WINDOW} points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 
