@@ -207,9 +207,10 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
     """One sweep's C3.gap_rate row from a row of :func:`crlrepro.experiments.rate_fits.gap_rate_table`: the rate r of
     |gap| ≈ c + a·x^(−r) on the asymptotic window against the bound's exponent e, one-sided with the margin
     δ = e·``margin_share`` (:func:`crlrepro.claims.verdicts.decide_rate`, ``at_least``), on the table's interval at its
-    family's Bonferroni level (``level``: the gap-rate rows are tested together). Where no tail of the sweep of 4
-    or more points fits the form (χ² at 5 %), the sweep is pre-asymptotic throughout and the row is inconclusive, with
-    no measured rate or interval (:func:`_tested`)."""
+    family's Bonferroni level (``level``: the gap-rate rows are tested together). Where no tail of the sweep of
+    :data:`~crlrepro.experiments.rate_fits.MIN_WINDOW` or more points fits the form (χ² at 5 %), the sweep is
+    pre-asymptotic throughout and the row is inconclusive, with no measured rate or interval (:func:`_tested`); a sweep
+    that did not train where it is read gets :func:`_untrained`'s decision."""
     spec = STUDY.experiment("C3").claim("gap_rate")
     exponent = float(fit.predicted)
     fixed = "n" if fit.axis == "m" else "m"
@@ -280,8 +281,7 @@ def _untrained(axis: str, trained_from, fit_from, points, seeds) -> Decision | N
         return Decision(
             INCONCLUSIVE,
             f"the models trained ({_TRAINED}) only from {axis} = {trained_from:g}: {points} point{'' if points == 1 else 's'}, "
-            "and a rate with a floor "
-            f"and its goodness of fit need {MIN_WINDOW}",
+            f"and a rate with a floor and its goodness of fit need {MIN_WINDOW}",
             f"{seeds} seeds; a sweep with {MIN_WINDOW} or more trained points would decide it",
         )
     return None
@@ -302,8 +302,7 @@ def _pre_asymptotic(fit, form: str, coda: str = "") -> Decision:
     return Decision(
         INCONCLUSIVE,
         f"no tail of {MIN_WINDOW} or more points fits {form} (the last {MIN_WINDOW}: χ² p = {fit.fit_p:.2g} < 0.05): the "
-        f"sweep is "
-        f"pre-asymptotic throughout{coda}",
+        f"sweep is pre-asymptotic throughout{coda}",
         f"{fit.seeds} seeds, {fit.points} points; larger {fit.axis} would reach the asymptotic region",
     )
 
