@@ -115,6 +115,37 @@ def test_digits_split_is_real_stratified_and_fixed():
     assert (test.labels.bincount() >= 40).all()
 
 
+def test_the_digits_reader_is_scikit_learns_data_without_importing_it():
+    """digits_arrays reads the file scikit-learn ships (the config check's class counts need it at every workflow
+    start): the same images and labels as load_digits, read-only, and scikit-learn left unimported."""
+    import subprocess
+    import sys
+
+    from sklearn.datasets import load_digits
+
+    from crlrepro.learning.datasets import digits_arrays, training_class_counts
+
+    images, labels = digits_arrays()
+    digits = load_digits()
+    assert np.array_equal(images, digits.images) and np.array_equal(labels, digits.target)
+    assert images.dtype == digits.images.dtype and labels.dtype == digits.target.dtype
+    with pytest.raises(ValueError, match="read-only"):
+        labels[0] = 1
+    # the config check of a digits config far from the class sizes (the defaults') makes no split and so imports no
+    # scikit-learn: it starts every workflow
+    check = (
+        "import sys; from crlrepro.workflow.config import data_problems; "
+        "view = {'data': {'name': 'digits', 'test_fraction': 0.25, 'split_seed': 0}, 'few_labels': [1, 10], "
+        "'balance': {'per_class': 12, 'imbalance_ratio': 50.0}}; "
+        "print(data_problems({'supervised_view': view}), 'sklearn' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[] False"
+    counts = training_class_counts({"name": "digits", "test_fraction": 0.25, "split_seed": 0})
+    train, _ = load_digits_split(0.25, 0)
+    assert counts.tolist() == train.labels.bincount().tolist()
+
+
 def write_tiny_cifar(root, per_batch=4):
     folder = root / "cifar-10-batches-py"
     folder.mkdir(parents=True)

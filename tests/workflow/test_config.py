@@ -407,7 +407,7 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
 
 
 def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
-    from crlrepro.learning.datasets import training_class_counts
+    from crlrepro.learning.datasets import subset_problems, training_class_counts
     from crlrepro.workflow.config import data_problems
 
     config = validate_config(default_config(), SCHEMA)
@@ -425,6 +425,24 @@ def test_s3_training_sets_must_fit_in_the_classes_of_the_split():
     assert "needs 135 images" in data_problems(config)[0]
     config["supervised_view"]["balance"] = {"per_class": 140, "imbalance_ratio": 1.0}  # uniform: 140 of each
     assert "needs 140 images of the largest class" in data_problems(config)[0]
+    # Between the split-free lower bound (129 for the smallest class) and the split's own count (131), the split
+    # decides: 131 fits, 132 does not; the same for the few-label probes and the training subset.
+    bound = training_class_counts(digits, at_least=True)
+    assert (bound <= counts).all() and bound.min() < counts.min()
+    config["supervised_view"]["balance"] = {"per_class": 131, "imbalance_ratio": 1.0}
+    assert data_problems(config) == []
+    config["supervised_view"]["balance"] = {"per_class": 132, "imbalance_ratio": 1.0}
+    assert "needs 132 images of the largest class" in data_problems(config)[0]
+    config["supervised_view"]["balance"] = {"per_class": 20, "imbalance_ratio": 50.0}
+    config["supervised_view"]["few_labels"] = [1, 131]
+    assert data_problems(config) == []
+    config["supervised_view"]["few_labels"] = [1, 132]
+    (problem,) = data_problems(config)
+    assert problem.startswith("supervised_view.few_labels[1]: 132 labelled images per class") and "use at most 131" in problem
+    config["supervised_view"]["few_labels"] = [1]
+    assert subset_problems({**digits, "train_size": 1310}) == []
+    (problem,) = subset_problems({**digits, "train_size": 1320})
+    assert "needs 132 images of each class" in problem and "has 131 of its smallest" in problem
     cifar = {"name": "cifar10", "root": "x", "download": True}
     config["supervised_view"]["data"] = cifar
     config["supervised_view"]["balance"] = {"per_class": 700, "imbalance_ratio": 100.0}  # the paper config's

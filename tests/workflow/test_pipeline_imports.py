@@ -51,6 +51,31 @@ def test_the_closure_follows_subpackages_their_inits_and_relative_imports(tmp_pa
     }
 
 
+def test_an_import_inside_any_block_is_found(tmp_path):
+    """Imports made where they are used (a function, a method, a branch, a loop, try/except/finally, with, match): each
+    module is in the closure, and a name only mentioned in an expression or a string is not."""
+    pkg = tmp_path / "src" / "crlrepro"
+    write(pkg / "__init__.py")
+    names = ["in_def", "in_method", "in_if", "in_else", "in_for", "in_try", "in_except", "in_finally", "in_with", "in_case"]
+    for name in names:
+        write(pkg / f"{name}.py")
+    write(pkg / "mentioned.py")
+    script = write(
+        tmp_path / "script.py",
+        "def f():\n    def g():\n        from crlrepro import in_def\n"
+        "class C:\n    def m(self):\n        import crlrepro.in_method\n"
+        "if x:\n    from crlrepro import in_if\nelse:\n    from crlrepro import in_else\n"
+        "for i in y:\n    from crlrepro import in_for\n"
+        "try:\n    from crlrepro import in_try\nexcept ImportError:\n    from crlrepro import in_except\n"
+        "finally:\n    from crlrepro import in_finally\n"
+        "with z:\n    from crlrepro import in_with\n"
+        "match v:\n    case 1:\n        from crlrepro import in_case\n"
+        "text = 'from crlrepro import mentioned'\nvalue = (lambda: __import__('crlrepro.mentioned'))\n",
+    )
+    closure = {str(Path(p).relative_to(pkg)) for p in imported_library_files(script, pkg)}
+    assert closure == {"__init__.py", *(f"{name}.py" for name in names)}
+
+
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "src" / "crlrepro"
 SCRIPTS = sorted((REPO / "workflow" / "scripts").glob("*/*.py"))  # one folder per study, and report/

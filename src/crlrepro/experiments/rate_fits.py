@@ -77,15 +77,27 @@ def floor_power_fit(x, y) -> dict:
         raise ValueError("a rate with a floor is fitted in logs: x and y must be > 0")
     log_y = np.log(y)
 
+    log_x, tiny = np.log(x), np.finfo(float).tiny
+
     def residuals(theta):
         c, a, r = theta
-        return np.log(np.maximum(c + a * x ** (-r), np.finfo(float).tiny)) - log_y
+        return np.log(np.maximum(c + a * np.exp(-r * log_x), tiny)) - log_y
+
+    def jacobian(theta):
+        """∂/∂(c, a, r) of log(c + a·x^(−r)) = (1, x^(−r), −a·x^(−r)·log x) / (c + a·x^(−r)); 0 where clamped."""
+        c, a, r = theta
+        power = np.exp(-r * log_x)
+        model = c + a * power
+        inverse = np.where(model > tiny, 1.0 / np.maximum(model, tiny), 0.0)
+        return np.column_stack([inverse, power * inverse, -a * power * log_x * inverse])
 
     best = None
     for r0 in (0.5, 1.0, 2.0):
         c0 = 0.5 * float(y.min())
         a0 = max(float(y[np.argmin(x)]) - c0, float(y.min())) * float(x.min()) ** r0
-        fit = least_squares(residuals, [c0, a0, r0], bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, _MAX_RATE]), x_scale="jac")
+        fit = least_squares(
+            residuals, [c0, a0, r0], jac=jacobian, bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, _MAX_RATE]), x_scale="jac"
+        )
         if best is None or fit.cost < best.cost:
             best = fit
     c, a, r = (float(v) for v in best.x)

@@ -2,6 +2,10 @@
 profile: what the config check and the loaders share (no torch: the config check runs when a
 workflow starts)."""
 
+import functools
+import gzip
+import importlib.util
+import math
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +17,7 @@ __all__ = [
     "CIFAR10_TRAIN_PER_CLASS",
     "class_ranks",
     "DATASETS",
+    "digits_arrays",
     "digits_split",
     "FASHION_MNIST_DEBIAN",
     "FASHION_MNIST_FILES",
@@ -81,17 +86,49 @@ def missing_data_message(data: dict) -> str | None:
     return None
 
 
-def training_class_counts(data: dict) -> np.ndarray:
+@functools.cache
+def digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled 8×8 digits as (images, labels): 1797 images of grey levels 0..16 (float64, shape
+    (1797, 8, 8)) and their classes 0..9, read from the file scikit-learn ships (``sklearn/datasets/data/
+    digits.csv.gz``, 64 pixels and the label a row) as ``sklearn.datasets.load_digits`` reads it, without importing
+    scikit-learn, whose import (about 2 s) every workflow start would pay for the config check's class counts.
+    Cached: the arrays are read-only."""
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "scikit-learn is not installed: its bundled digits are the digits data set (pip install scikit-learn)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "datasets" / "data" / "digits.csv.gz"
+    with gzip.open(path, "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    if data.ndim != 2 or data.shape[1] != 65:
+        raise ValueError(f"{path}: expected rows of 64 pixels and a label, got shape {data.shape}")
+    images, labels = data[:, :-1].reshape(-1, 8, 8), data[:, -1].astype(int)
+    images.setflags(write=False)
+    labels.setflags(write=False)
+    return images, labels
+
+
+def training_class_counts(data: dict, at_least: bool = False) -> np.ndarray:
     """Images of each class in the training split of the config's ``supervised_view.data`` (before
-    any ``train_size`` subset)."""
+    any ``train_size`` subset).
+
+    With ``at_least``, for the digits a lower bound found without making the split (nor importing scikit-learn, about
+    2 s at every workflow start): the stratified split (:func:`digits_split`) keeps n_train = n − ⌈f·n⌉ images and
+    gives class k at least ⌊n_train·n_k/n⌋ of them (scikit-learn's ``_approximate_mode`` floors each class's share and
+    hands out the remainder), one less here against the rounding of f·n. The config checks use it first and make the
+    split only where the bound does not settle the question."""
     if data["name"] == "cifar10":
         counts = np.full(10, CIFAR10_TRAIN_PER_CLASS)
     elif data["name"] == "fashion_mnist":
         counts = np.full(10, FASHION_MNIST_TRAIN_PER_CLASS)
+    elif at_least:
+        full = np.bincount(digits_arrays()[1], minlength=10)
+        n = int(full.sum())
+        kept = n - math.ceil(float(data["test_fraction"]) * n)
+        counts = np.maximum(full * kept // n - 1, 0)
     else:
-        from sklearn.datasets import load_digits
-
-        labels = load_digits().target
+        labels = digits_arrays()[1]
         train, _ = digits_split(labels, data["test_fraction"], data["split_seed"])
         counts = np.bincount(labels[train], minlength=10)
     if data.get("train_size"):  # a stratified subset: train_size / 10 of each class
@@ -108,7 +145,10 @@ def subset_problems(data: dict) -> list[str]:
             problems.append(f"supervised_view.data.{key}: {size} is not a multiple of the 10 classes (the subset is stratified)")
     size = data.get("train_size")
     if isinstance(size, int) and not size % 10 and data.get("name") in DATASETS:
-        full = training_class_counts({**data, "train_size": None})
+        whole = {**data, "train_size": None}
+        full = training_class_counts(whole, at_least=True)  # settles it without the split where it can
+        if size // 10 > full.min():
+            full = training_class_counts(whole)
         if size // 10 > full.min():
             problems.append(
                 f"supervised_view.data.train_size: {size} needs {size // 10} images of each class, the training "
@@ -149,6 +189,9 @@ def long_tailed_class_sizes(num_classes: int, per_class: int, imbalance_ratio: f
 def few_label_problems(view: dict) -> list[str]:
     """The few-label probes draw ``few_labels[i]`` labelled images of every class from the training split without
     replacement: each count must fit in its smallest class."""
+    asked = [count for count in view.get("few_labels", []) if isinstance(count, int)]
+    if not asked or max(asked) <= training_class_counts(view["data"], at_least=True).min():
+        return []  # settled by the lower bound, without making the split
     counts = training_class_counts(view["data"])
     k = int(np.argmin(counts))
     return [
@@ -163,9 +206,13 @@ def balance_problems(view: dict) -> list[str]:
     """S3's training sets need per_class of every class (uniform) and the Pareto profile of the same
     total (long-tailed; any class may be the largest, :func:`class_ranks`): the smallest class of the
     training split must hold the largest size."""
-    balance, counts = view["balance"], training_class_counts(view["data"])
-    need = pareto_class_sizes(len(counts), len(counts) * int(balance["per_class"]), float(balance["imbalance_ratio"]))
+    balance = view["balance"]
+    classes = len(training_class_counts(view["data"], at_least=True))
+    need = pareto_class_sizes(classes, classes * int(balance["per_class"]), float(balance["imbalance_ratio"]))
     largest = max(int(need.max()), int(balance["per_class"]))  # the uniform set needs per_class of each class too
+    if largest <= training_class_counts(view["data"], at_least=True).min():
+        return []  # settled by the lower bound, without making the split
+    counts = training_class_counts(view["data"])
     k = int(np.argmin(counts))
     if largest <= counts[k]:
         return []

@@ -14,7 +14,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from crlrepro.learning.datasets import DATASETS, digits_split, fashion_mnist_files, long_tailed_class_sizes, missing_data_message
+from crlrepro.learning.datasets import (
+    DATASETS,
+    digits_arrays,
+    digits_split,
+    fashion_mnist_files,
+    long_tailed_class_sizes,
+    missing_data_message,
+)
 
 __all__ = [
     "augmentation",
@@ -52,12 +59,10 @@ class ImageSplit:
 def load_digits_split(test_fraction: float, seed: int) -> tuple[ImageSplit, ImageSplit]:
     """scikit-learn's bundled 8×8 digits (1797 real images, 10 classes, grey levels 0..16), split
     into train and test, stratified, with a fixed seed."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    images = torch.from_numpy(digits.images.astype(np.float32) / 16.0)[:, None]
-    labels = torch.from_numpy(digits.target.astype(np.int64))
-    train, test = digits_split(digits.target, test_fraction, seed)
+    digit_images, digit_labels = digits_arrays()
+    images = torch.from_numpy(digit_images.astype(np.float32) / 16.0)[:, None]
+    labels = torch.from_numpy(digit_labels.astype(np.int64))
+    train, test = digits_split(digit_labels, test_fraction, seed)
     return ImageSplit(images[train], labels[train], 10), ImageSplit(images[test], labels[test], 10)
 
 
