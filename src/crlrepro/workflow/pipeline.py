@@ -128,18 +128,6 @@ def imported_library_files(script: str | Path, package_dir: str | Path) -> list[
     return sorted(str(p) for p in found)
 
 
-def _statements(body):
-    """Every statement of ``body`` and of the blocks nested in it (functions, classes, branches, loops, ``try`` and
-    ``match``), in source order: where an import can stand. Expressions are not descended into (an import is a
-    statement), which makes this walk about ten times faster than ``ast.walk``."""
-    for statement in body:
-        yield statement
-        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
-            nested = getattr(statement, block, None)
-            if isinstance(nested, list):
-                yield from _statements(nested)
-
-
 @functools.cache
 def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
     """The files of the package at ``package_dir`` that ``source`` imports directly: for ``import a.b.c`` and
@@ -154,7 +142,7 @@ def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
         if path not in files:
             files.append(path)
 
-    for node in _statements(tree.body):
+    for node in ast.walk(tree):
         names = []
         if isinstance(node, ast.ImportFrom):
             if node.level == 0 and node.module:
