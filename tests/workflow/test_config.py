@@ -1,6 +1,7 @@
 """The config contract: every bad value stops with a message naming its key."""
 
 import copy
+import os
 
 import numpy as np
 import pytest
@@ -227,6 +228,29 @@ def test_every_yaml_file_the_project_owns_reads_with_the_one_loader(tmp_path):
         ConfigError, match=r"twice.yaml, line 3: the key 'tau' is written twice in one mapping \(first on line 2\)"
     ):
         read_yaml(twice)
+
+
+def test_a_yaml_file_read_again_is_a_copy_and_a_changed_file_is_read_anew(tmp_path):
+    """read_yaml keeps what this process read (a workflow start reads the same files many times): each call gets data of
+    its own, and a file rewritten in place is read again (its size or its modification time, kept to the nanosecond,
+    changed: here the same size and a time 1 ns later)."""
+    path = tmp_path / "scale.yaml"
+    path.write_text("tau: 0.5\nseeds: [0, 1]\n")
+    first = read_yaml(path)
+    first["seeds"].append(2)
+    assert read_yaml(path) == {"tau": 0.5, "seeds": [0, 1]}
+    stat = path.stat()
+    path.write_text("tau: 0.7\nseeds: [0, 1]\n")  # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert read_yaml(path)["tau"] == 0.7
+    path.write_text("tau: 0.7\ntau: 0.8\n")
+    with pytest.raises(ConfigError, match="written twice"):
+        read_yaml(path)
+    with pytest.raises(ConfigError, match="twice"):  # a refusal is not kept: the file is read again, and refused again
+        read_yaml(path)
+    path.unlink()
+    with pytest.raises(ConfigError, match="cannot be read"):
+        read_yaml(path)
 
 
 def test_a2_seeds_default_to_the_top_level_seeds_and_can_be_set_alone():

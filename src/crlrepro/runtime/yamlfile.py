@@ -7,7 +7,9 @@ aliases, UTF-8 text; each refusal is one :class:`ConfigError` naming the file an
 
 from __future__ import annotations
 
+import copy
 import io
+import os
 from pathlib import Path
 
 import yaml
@@ -48,9 +50,27 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+# Files already read by this process, by (path, device, inode, size, modification time): a workflow loads the same
+# config, schema and study schemas at every start, and a process that loads it many times (the key sweep of the tests,
+# a SLURM job's own Snakefile) reads each once. A file changed in any way is read again.
+_READ: dict[tuple, object] = {}
+
+
 def read_yaml(path: str | Path):
     """A YAML file as plain data, refusing duplicate keys, syntax errors and tags that are not plain data (such as
-    ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run)."""
+    ``!!python/object``: :class:`ConfigError` naming file and line; nothing in the file is ever run). Each call returns
+    data of its own (a copy of what this process read before, while the file is unchanged)."""
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    key = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _read_yaml(path)
+    return copy.deepcopy(_READ[key])
+
+
+def _read_yaml(path: str | Path):
     try:
         data = Path(path).read_bytes()
         text = data.decode("utf-8")
