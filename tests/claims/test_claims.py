@@ -676,7 +676,7 @@ def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
                 "chi2": 1.0,
                 "fit_p": 0.6 if fits else 0.001,
                 "fits": fits,
-                "window_from": 8,
+                "window_from": 8.0,  # a float column in the real table (empty where no window fits)
                 "points": MIN_WINDOW,
                 "seeds": 5,
                 "predicted": e,

@@ -217,7 +217,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
     sweep = getattr(fit, "sweep", fit.axis)  # n2: the n sweep at the second m
     at = f"{fixed} = {int(fit.fixed)}" if hasattr(fit, "fixed") else f"fixed {fixed}"
     where = (
-        f"{fit.axis} = {fit.window_from}..{fit.fit_to} of the sweep's {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds; "
+        f"{fit.axis} = {fit.window_from:g}..{fit.fit_to} of the sweep's {fit.fit_from}..{fit.fit_to}, {fit.seeds} seeds; "
         f"floor c = {fit.floor:.3g}, rms log residual {fit.rms_log:.3g}, χ² p = {fit.fit_p:.3g}"
     )
     tested = False
