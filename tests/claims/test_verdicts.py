@@ -149,7 +149,13 @@ def test_two_sided_rate_needs_alternatives_and_tells_them_apart():
     with pytest.raises(ValueError, match="alternatives"):
         decide_rate(-1.0, -1.2, -0.8, -1.0)
     assert decide_rate(-1.0, -1.2, -0.8, -1.0, alternatives=(-0.5,)).verdict == REPRODUCED
-    assert decide_rate(-1.0, -1.2, -0.8, -0.5, alternatives=(-1.0,)).verdict == CONTRADICTED
+    faster = decide_rate(-1.0, -1.2, -0.8, -0.5, alternatives=(-1.0,))
+    assert faster.verdict == CONTRADICTED  # and the reason says the interval holds the competing rate instead
+    assert faster.reason == "the predicted -0.5 lies outside the interval [-1.2, -0.8], which holds the competing rate(s) -1"
+    neither = decide_rate(-2.0, -2.2, -1.8, -0.5, alternatives=(-1.0, -1.8))  # the end of the interval counts
+    assert neither.reason == "the predicted -0.5 lies outside the interval [-2.2, -1.8], which holds the competing rate(s) -1.8"
+    alone = decide_rate(-2.0, -2.2, -1.9, -0.5, alternatives=(-1.0, -1.8))
+    assert alone.verdict == CONTRADICTED and alone.reason == "the predicted -0.5 lies outside the interval [-2.2, -1.9]"
     wide = decide_rate(-0.8, -1.2, -0.4, -1.0, alternatives=(-0.5,))
     assert wide.verdict == INCONCLUSIVE and "-0.5" in wide.reason and "half-width 0.4" in wide.power
     assert decide_rate(-1.0, -1.0, -0.5, -1.0, alternatives=(-0.5,)).verdict == INCONCLUSIVE  # ends included

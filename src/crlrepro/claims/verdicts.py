@@ -420,9 +420,10 @@ def decide_rate(
     power = f"interval half-width {_g((high - low) / 2)}" + (f" from {noise}" if noise else "")
     interval = f"[{_g(low)}, {_g(high)}]"
     if side == "two":
-        if not low <= predicted <= high:
-            return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}", power)
         inside = [a for a in alternatives if low <= a <= high]
+        if not low <= predicted <= high:  # and what the interval holds instead, where it is a competing rate
+            held = f", which holds the competing rate(s) {', '.join(_g(a) for a in inside)}" if inside else ""
+            return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}{held}", power)
         if inside:
             nearest = min(abs(slope - a) for a in inside)
             return Decision(
