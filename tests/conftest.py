@@ -185,6 +185,27 @@ def _code_differences(other: Path) -> list[str]:
     return differences
 
 
+# The work units that take minutes, longest first (pytest-xdist hands units out in collection order, and one left for
+# last keeps a worker busy while the other idles: the longest-first rule). Then every other pipeline, browser or
+# `slow` test, then the other module groups, then the rest; the collection order is kept within each part.
+LONGEST_GROUPS = ("test_slurm", "test_docs", "test_faults")
+
+
+def _start_rank(item) -> int:
+    group = item.get_closest_marker("xdist_group")
+    name = (group.args[0] if group.args else group.kwargs.get("name")) if group else None
+    if name in LONGEST_GROUPS:
+        return LONGEST_GROUPS.index(name)
+    if any(item.get_closest_marker(mark) for mark in ("pipeline", "browser", "slow")):
+        return len(LONGEST_GROUPS)
+    return len(LONGEST_GROUPS) + (1 if group else 2)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest tests first (:data:`LONGEST_GROUPS`, :func:`_start_rank`), so that the two workers finish together."""
+    items.sort(key=_start_rank)  # stable: each part keeps the collection order
+
+
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (pyproject's addopts): a worker per core, at most 4 (each imports torch and several run Snakemake on
     2 cores; more would only contend)."""

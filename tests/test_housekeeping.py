@@ -58,7 +58,8 @@ def test_the_pipeline_tests_copy_only_what_the_project_tracks(tmp_path):
 
 def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_function(tmp_path, monkeypatch):
     """tests/mutation/mutate.py: a traced run records which test calls which function; a mutant inside a function
-    runs those tests, one at module level runs all, one in a function no test calls runs none (it survives)."""
+    runs those tests, the fastest first (a kill comes sooner), one at module level runs all, one in a function no test
+    calls runs none (it survives)."""
     import sys
 
     import pytest
@@ -72,7 +73,8 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
         "    inner = lambda y: y * 2  # noqa: E731\n    return inner(x)\n\n\ndef unused():\n    return 0\n"
     )
     (tmp_path / "test_target.py").write_text(
-        "import target_mod\n\n\ndef test_helper():\n    assert target_mod.helper(1) == 2\n\n\n"
+        "import time\n\nimport target_mod\n\n\ndef test_helper_slowly():\n    time.sleep(0.3)\n"
+        "    assert target_mod.helper(2) == 3\n\n\ndef test_helper():\n    assert target_mod.helper(1) == 2\n\n\n"
         "def test_decorated():\n    assert target_mod.decorated(2) == 4\n\n\ndef test_nothing():\n    assert True\n"
     )
     monkeypatch.chdir(tmp_path)
@@ -84,10 +86,16 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
     driver = mutate.Collector(lambda items: mutate.trace_tests(items, [mod]))
     pytest.main(["-q", "-p", "no:cacheprovider", "test_target.py"], plugins=[driver])
     coverage = driver.result
-    assert set(coverage) == {"test_target.py::test_helper", "test_target.py::test_decorated", "test_target.py::test_nothing"}
+    assert set(coverage) == {
+        "test_target.py::test_helper_slowly",
+        "test_target.py::test_helper",
+        "test_target.py::test_decorated",
+        "test_target.py::test_nothing",
+    }
+    assert list(coverage)[-1] == "test_target.py::test_helper_slowly"  # the fastest first: the slow one last
     mutants = {line: mutate.Mutant(f"m{line}", mod, line, 0) for line in (1, 5, 10, 15)}
     scopes = {(mod.path, line): mutate.function_scope(mod, line) for line in mutants}
-    assert mutate.tests_for(mutants[5], coverage, scopes) == ["test_target.py::test_helper"]
+    assert mutate.tests_for(mutants[5], coverage, scopes) == ["test_target.py::test_helper", "test_target.py::test_helper_slowly"]
     assert mutate.tests_for(mutants[10], coverage, scopes) == ["test_target.py::test_decorated"]  # the lambda too
     assert mutate.tests_for(mutants[1], coverage, scopes) is None  # module level: every test
     assert mutate.tests_for(mutants[15], coverage, scopes) == []  # no test calls it: nothing can kill it

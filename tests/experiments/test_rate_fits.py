@@ -74,6 +74,7 @@ def sweeps(scrl_m, sscrl_m, n_rate, n_rate_second, seeds=10, noise=0.03):
     return pd.concat(parts, ignore_index=True)
 
 
+@pytest.mark.slow
 def test_rate_differences_recover_what_was_put_in_and_pair_by_seed():
     from crlrepro.experiments.rate_fits import rate_difference, rate_difference_table
 
@@ -171,6 +172,7 @@ def test_the_auc_deficit_rate_in_n_is_fitted_beside_the_m_rows_and_leaves_them_a
     assert list(only_m["axis"]) == ["m"]  # an axis with no predicted exponent is not fitted
 
 
+@pytest.mark.slow  # each bootstrap resampling refits every window of six rate tables
 def test_each_table_is_one_family_its_intervals_at_the_bonferroni_level():
     """The gap rates, the rate comparisons and the marginal-gain rates are each tested as one family: every interval at
     1 − 0.05/rows, so wider than the same fit's 95 % interval (a table at 95 % would fail here)."""

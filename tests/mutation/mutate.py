@@ -270,7 +270,7 @@ class CallRecorder:
     code object): a profile hook on calls, far cheaper than tracing lines."""
 
     def __init__(self, paths):
-        self.paths, self.calls = {os.path.realpath(p) for p in paths}, {}
+        self.paths, self.calls, self.seconds = {os.path.realpath(p) for p in paths}, {}, {}
         self.current, self._real = None, {}
 
     def profile(self, frame, event, arg):
@@ -285,7 +285,7 @@ class CallRecorder:
 
 def run_items(items, recorder=None) -> int:
     """Run collected pytest items in this process (each with its own setup and teardown): 0 when all pass, 1 at
-    the first failure (``recorder``: record each test's calls, running them all)."""
+    the first failure (``recorder``: record each test's calls and its time, running them all)."""
     from _pytest.runner import runtestprotocol
 
     rc = 0
@@ -293,10 +293,13 @@ def run_items(items, recorder=None) -> int:
         if recorder is not None:
             recorder.current = recorder.calls.setdefault(item.nodeid, set())
             sys.setprofile(recorder.profile)
+        start = time.perf_counter()
         try:
             reports = runtestprotocol(item, nextitem=None, log=False)
         finally:
             sys.setprofile(None)
+        if recorder is not None:
+            recorder.seconds[item.nodeid] = time.perf_counter() - start
         if any(report.failed for report in reports):
             rc = 1
             if recorder is None:
@@ -305,8 +308,10 @@ def run_items(items, recorder=None) -> int:
 
 
 def trace_tests(items, modules):
-    """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]}
-    in the tests' order (the child writes JSON to a pipe). None when a test fails."""
+    """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]},
+    the fastest test first (the child writes JSON to a pipe), so that a mutant meets the quick tests that may kill it
+    before the slow ones; each test has its own setup and teardown, so the order changes no outcome. None when a
+    test fails."""
     import json
 
     read, write = os.pipe()
@@ -318,20 +323,22 @@ def trace_tests(items, modules):
             os.dup2(devnull, 1), os.dup2(devnull, 2)
             recorder = CallRecorder([mod.path for mod in modules])
             rc = run_items(items, recorder)
+            fastest = sorted(recorder.calls, key=recorder.seconds.__getitem__)
             with os.fdopen(write, "w") as out:
-                json.dump({test: sorted(calls) for test, calls in recorder.calls.items()}, out)
+                json.dump([[test, sorted(recorder.calls[test])] for test in fastest], out)
         finally:
             os._exit(rc)
     os.close(write)
     with os.fdopen(read) as source:
         text = source.read()
     _, status = os.waitpid(pid, 0)
-    return json.loads(text) if os.waitstatus_to_exitcode(status) == 0 and text else None
+    ok = os.waitstatus_to_exitcode(status) == 0 and text
+    return {test: [tuple(call) for call in calls] for test, calls in json.loads(text)} if ok else None
 
 
 def tests_for(m, coverage, scopes):
-    """The test ids that call the function around mutant ``m``, or a function nested in it (in the tests' order), or
-    None: run them all."""
+    """The test ids that call the function around mutant ``m``, or a function nested in it (in ``coverage``'s order:
+    :func:`trace_tests`'s, the fastest first), or None: run them all."""
     scope = scopes[(m.mod.path, m.line)]
     if scope is None:
         return None
@@ -523,9 +530,9 @@ def main(argv=None):
                 return 2, None
             scopes = {(m.mod.path, m.line): function_scope(m.mod, m.line) for m in todo}
 
-            def select(m):
+            def select(m):  # module level: every test, the fastest first too
                 chosen = tests_for(m, coverage, scopes)
-                return None if chosen is None else [by_id[test] for test in chosen]
+                return [by_id[test] for test in (coverage if chosen is None else chosen)]
 
             print(f"traced {len(coverage)} tests in {time.monotonic() - start:.1f} s", file=sys.stderr)
 

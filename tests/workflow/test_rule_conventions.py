@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import copy_repo
 
 # Read in a subprocess: loading the workflow changes sys.path and the environment of the process that loads it.
@@ -233,6 +234,7 @@ def _sweep_problems(sweep: dict) -> tuple[list[str], int]:
     return problems, quiet
 
 
+@pytest.mark.slow  # a workflow loaded once per config key (about a minute)
 def test_every_config_key_changes_exactly_the_rules_that_read_it(tmp_path):
     """For every leaf key of the smoke scale, the loaded workflow with only that key changed differs in the params of
     the rules that read it as their study declares (RULE_KEYS, a claim's comparability keys, figures.* for the figure
