@@ -50,9 +50,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-# Files already read by this process, by (path, device, inode, size, modification time): a workflow loads the same
-# config, schema and study schemas at every start, and a process that loads it many times (the key sweep of the tests,
-# a SLURM job's own Snakefile) reads each once. A file changed in any way is read again.
+# Files already read by this process, by (path, device, inode, size, modification time in ns): a process that loads
+# the workflow many times (an API user, the tests' key sweep) reads each config and schema once. A file whose size,
+# inode or modification time changed is read again.
 _READ: dict[tuple, object] = {}
 
 
