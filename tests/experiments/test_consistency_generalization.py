@@ -27,7 +27,15 @@ from crlrepro.experiments.generalization import (
 from crlrepro.learning.networks import TwoTower, load_two_tower, numpy_score, save_two_tower
 from crlrepro.learning.train import TrainSettings, train
 from crlrepro.studies.calibration.claims import c2_claims
-from crlrepro.studies.scaling import sweep_owner, sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.studies.scaling import (
+    n_sweep_m,
+    regime_sweep_points,
+    sweep_owner,
+    sweep_points,
+    sweep_rows_by_regime,
+    sweep_sources,
+    sweep_trained_points,
+)
 from crlrepro.studies.scaling.claims import c3_claims, c4_claims
 from crlrepro.theory.bounds import calibration_bound
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
@@ -338,6 +346,52 @@ def test_a_point_two_sweeps_share_is_trained_once_by_the_first():
     assert sweep_trained_points("n", inside) == [] and sweep_sources(["n"], inside) == ["m"]
     with pytest.raises(ValueError, match=r"no sweep .* lists \(n, m\) = \(7, 7\)"):
         sweep_owner((7, 7), SHARED)
+
+
+PER_REGIME = {
+    "scaling": {
+        "regimes": ["scrl", "sscrl"],
+        "m_sweep": {"n": 100, "ms": [8, 2, 32]},
+        "n_sweep": {"m": {"scrl": 8, "sscrl": 32}, "ns": [10, 100], "second_m": {"scrl": 2, "sscrl": None}},
+    },
+    "budget": {"total": 320, "ms": [32, 1]},
+}  # SCRL's n sweep at m = 8, SSCRL's at 32; (10, 32) is SSCRL's n-sweep point and a budget split
+
+
+def test_an_n_sweep_with_one_m_per_regime_is_each_regimes_own():
+    """n_sweep.m (and second_m) may give each regime its own m: the points, their owners, the run tables that hold
+    them and each regime's rows follow that regime's m; a regime the mapping leaves out, or a regime-free question
+    of a per-regime sweep, is refused naming the key."""
+    c = PER_REGIME
+    assert n_sweep_m(c, "scrl") == 8 and n_sweep_m(c, "sscrl") == 32 and n_sweep_m(c, "sscrl", "second_m") is None
+    assert sweep_points("n", c, "scrl") == [(10, 8), (100, 8)] and sweep_points("n", c, "sscrl") == [(10, 32), (100, 32)]
+    assert sweep_points("n2", c, "scrl") == [(10, 2), (100, 2)] and sweep_points("n2", c, "sscrl") == []
+    assert regime_sweep_points("n", c) == {"scrl": [(10, 8), (100, 8)], "sscrl": [(10, 32), (100, 32)]}
+    # (100, 8) is the m sweep's for SCRL; (100, 32) the m sweep's for SSCRL; (10, 32) SSCRL's n sweep's, SCRL's budget's
+    assert sweep_trained_points("n", c, "scrl") == [(10, 8)] and sweep_trained_points("n", c, "sscrl") == [(10, 32)]
+    assert sweep_trained_points("budget", c, "scrl") == [(320, 1), (10, 32)]  # budget points by m
+    assert sweep_trained_points("budget", c, "sscrl") == [(320, 1)]
+    assert sweep_sources(["budget"], c, "sscrl") == ["n", "budget"] and sweep_sources(["budget"], c, "scrl") == ["budget"]
+    assert sweep_sources(["n2"], c, "sscrl") == []
+    with pytest.raises(ValueError, match=r"n_sweep.m gives one m per regime .* name the regime"):
+        sweep_points("n", c)
+    missing = {**c, "scaling": {**c["scaling"], "n_sweep": {**c["scaling"]["n_sweep"], "m": {"scrl": 8}}}}
+    with pytest.raises(ValueError, match=r"n_sweep.m: no m for regime 'sscrl' \(it lists scrl\)"):
+        sweep_points("n", missing, "sscrl")
+    # each regime's rows at its own points, from the tables of the jobs that trained them
+    runs = pd.DataFrame(
+        [
+            {"regime": regime, "n": n, "m": m, "seed": seed, "auc": n + m / 1000}
+            for regime in ("scrl", "sscrl")
+            for sweep in ("m", "n", "budget", "n2")
+            for n, m in sweep_trained_points(sweep, c, regime)
+            for seed in (0, 1)
+        ]
+    )
+    rows = sweep_rows_by_regime(runs, "n", regime_sweep_points("n", c), [0, 1])
+    assert sorted(set(zip(rows["regime"], rows["m"], strict=True))) == [("scrl", 8), ("sscrl", 32)]
+    assert len(rows) == 2 * 2 * 2 and (rows["sweep"] == "n").all()
+    assert sweep_rows_by_regime(runs, "n2", regime_sweep_points("n2", c), [0, 1])["regime"].unique().tolist() == ["scrl"]
 
 
 def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):

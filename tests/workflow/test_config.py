@@ -106,6 +106,13 @@ BAD_VALUES = [
     ("consistency.scaling.n_sweep.ns", [64], "consistency.scaling.n_sweep.ns"),
     ("consistency.scaling.n_sweep.second_m", 64, "consistency.scaling.n_sweep.second_m"),
     ("consistency.scaling.n_sweep.second_m", 0, "consistency.scaling.n_sweep.second_m"),
+    (
+        "consistency.scaling.n_sweep.second_m",
+        {"sscrl": 256},
+        "consistency.scaling.n_sweep.second_m.sscrl: 256 is the n sweep's own m for sscrl",
+    ),
+    ("consistency.scaling.n_sweep.m", {"sscrl": 0}, "consistency.scaling.n_sweep.m.sscrl: 0 is less than the minimum of 1"),
+    ("consistency.scaling.n_sweep.m", {"scrl": "many"}, "consistency.scaling.n_sweep.m.scrl: 'many' is not of type 'integer'"),
     ("consistency.scaling.m_free_margin", 0.0, "consistency.scaling.m_free_margin"),
     ("unreported_ranges", {"training.learning_rat": [1.0e-3]}, "unreported_ranges.training.learning_rat"),
     ("unreported_ranges", {"training.learning_rate": []}, "unreported_ranges"),
@@ -152,6 +159,17 @@ def test_default_and_scale_configs_are_valid(tmp_path):
                 validate_config(copy.deepcopy(merged), SCHEMA)
             (tmp_path / "cifar-10-batches-py").mkdir()
         validate_config(merged, SCHEMA)
+
+
+def test_a_per_regime_n_sweep_names_the_regime_it_lacks():
+    """A later config file may replace one m for all regimes by a mapping (a mapping replaces a number when Snakemake
+    merges): a regime it leaves out is named, with what to write."""
+    config = default_config()
+    config["consistency"]["scaling"]["n_sweep"]["m"] = {"scrl": 64}
+    with pytest.raises(ConfigError, match=r"consistency.scaling.n_sweep.m: no m for regime 'sscrl' \(it lists scrl\); give"):
+        validate_config(config, SCHEMA)
+    config["consistency"]["scaling"]["regimes"] = ["scrl"]  # a mapping need only name the regimes run
+    validate_config(config, SCHEMA)
 
 
 def _schema_objects(node, path=()):
@@ -401,6 +419,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     for key in sorted(in_costs):
         config = validate_config(default_config(), SCHEMA)
         value = config_value(config, key)
+        if isinstance(value, dict):  # one value per regime (n_sweep.m): each item is a size key of its own, tested
+            continue
         huge = lambda v: v * 10**6 if v else 10**9  # noqa: E731
         *parents, last = key.split(".")
         node = config

@@ -44,7 +44,10 @@ ACCEPTED = {
     "consistency.calibration.search.widths=list:one": _FEWER_SEARCHED,
     "consistency.calibration.search.epsilons=list:one": _FEWER_SEARCHED,
     "consistency.scaling.rate_margin=float:zero": "no margin: a gap rate on its bound then says that no sample size decides it",
-    "consistency.scaling.n_sweep.second_m=int:null": "null: no second n sweep (C3.outer_m_free is then not posed)",
+    "consistency.scaling.n_sweep.m=mapping:number": "one m for every regime (the smoke and paper configs' form)",
+    "consistency.scaling.n_sweep.second_m=mapping:number": "one second m for every regime (the smoke and paper configs' form)",
+    "consistency.scaling.n_sweep.second_m.scrl=int:null": "null: no second n sweep for SCRL (its C3.outer_m_free is not posed)",
+    "consistency.scaling.n_sweep.second_m.sscrl=int:null": "null: no second n sweep for SSCRL (its C3.outer_m_free is not posed)",
     **{
         f"unreported_ranges.{key}=list:one": "one plausible value: the row is decided there when it is the configured one"
         for key in (

@@ -21,7 +21,7 @@ from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 from crlrepro.studies.gmm_mlp import convergence_study
 from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_sensitivity_reused
-from crlrepro.studies.scaling import sweep_points, sweep_sources, sweep_trained_points
+from crlrepro.studies.scaling import sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
 from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
@@ -354,14 +354,14 @@ def calibration_points():
 
 
 def scaling_runs(sweeps):
-    """The run tables that hold every point of ``sweeps``: a point two sweeps share is trained by the first (the
-    library's sweep_owner)."""
+    """The run tables that hold every point of ``sweeps``, regime by regime: a point two sweeps share is trained by the
+    first (the library's sweep_owner)."""
     s = config["consistency"]
-    return expand(
-        f"{RESULTS}/consistency/runs/{{sweep}}_{{regime}}.csv",
-        sweep=sweep_sources(sweeps, s),
-        regime=s["scaling"]["regimes"],
-    )
+    return [
+        f"{RESULTS}/consistency/runs/{sweep}_{regime}.csv"
+        for regime in s["scaling"]["regimes"]
+        for sweep in sweep_sources(sweeps, s, regime)
+    ]
 
 
 def ssl_specs(experiment):

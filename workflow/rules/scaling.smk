@@ -62,7 +62,7 @@ rule scaling_train:
         gpu=gpu_request(),
     params:
         **keys("scaling_train"),
-        points=lambda wildcards: sweep_trained_points(wildcards.sweep, config["consistency"]),
+        points=lambda wildcards: sweep_trained_points(wildcards.sweep, config["consistency"], wildcards.regime),
     script:
         "../scripts/scaling/scaling_train.py"
 

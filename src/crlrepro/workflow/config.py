@@ -91,8 +91,11 @@ def _describe(error: jsonschema.ValidationError) -> str:
                 f"{key_name([*error.absolute_path, missing])}: missing; config.yaml, which every run reads first, sets "
                 "every key (a --configfile only overrides some): restore it there"
             )
-    if error.validator in ("oneOf", "anyOf") and error.context:  # say what each alternative found wrong
-        message += " (" + "; ".join(dict.fromkeys(sub.message for sub in error.context)) + ")"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        inside = [sub for sub in error.context if sub.relative_path]
+        if inside:  # the alternative of the value's own type (a mapping's) failed on an item: name that item
+            return _describe(inside[0])
+        message += " (" + "; ".join(dict.fromkeys(sub.message for sub in error.context)) + ")"  # what each found wrong
     return f"{key_name(error.absolute_path)}: {message}"
 
 
@@ -219,11 +222,22 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             )
     scaling = config.get("consistency", {}).get("scaling", {})
     n_sweep = scaling.get("n_sweep", {})
-    if n_sweep.get("second_m") is not None and n_sweep.get("second_m") == n_sweep.get("m"):
-        problems.append(
-            f"consistency.scaling.n_sweep.second_m: {n_sweep['second_m']} is the n sweep's own m; the second n sweep "
-            "must be at another m (or null for none), else C3.outer_m_free would compare a sweep with itself"
-        )
+    for regime in scaling.get("regimes", []):
+        at = {}
+        for key in ("m", "second_m"):
+            value = n_sweep.get(key)
+            if isinstance(value, dict) and regime not in value:
+                problems.append(
+                    f"consistency.scaling.n_sweep.{key}: no m for regime {regime!r} (it lists {', '.join(sorted(value))}); "
+                    "give one m for every regime of consistency.scaling.regimes, or a single m for all"
+                )
+            at[key] = value.get(regime) if isinstance(value, dict) else value
+        if at["second_m"] is not None and at["second_m"] == at["m"]:
+            where = "second_m" + (f".{regime}" if isinstance(n_sweep.get("second_m"), dict) else "")
+            problems.append(
+                f"consistency.scaling.n_sweep.{where}: {at['second_m']} is the n sweep's own m for {regime}; the second n "
+                "sweep must be at another m (or null for none), else C3.outer_m_free would compare a sweep with itself"
+            )
     for key, values in (
         ("consistency.scaling.seeds", scaling.get("seeds", [])),
         ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),

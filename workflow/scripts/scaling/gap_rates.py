@@ -6,7 +6,6 @@ approaches its plateau in m and in n (Sec. 5's marginal gains)."""
 import pandas as pd
 
 from crlrepro.claims.reference import paper_values
-from crlrepro.experiments.generalization import sweep_rows
 from crlrepro.experiments.rate_fits import (
     AUC_RATES_NOT_APPLICABLE,
     GAP_RATES_NOT_APPLICABLE,
@@ -16,6 +15,7 @@ from crlrepro.experiments.rate_fits import (
     rate_difference_table,
 )
 from crlrepro.runtime.artifacts import read_json, read_table
+from crlrepro.studies.scaling import sweep_rows_by_regime
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
@@ -23,7 +23,7 @@ table = read_table(snakemake.input.table)
 if snakemake.input.second:  # the n sweep at the second m: its rows from the run tables that hold its points
     runs = pd.concat([read_table(path) for path in snakemake.input.second], ignore_index=True)
     points = run.params["second"]["n2"]
-    table = pd.concat([table, sweep_rows(runs, "n2", points, run.params["seeds"], run.params["regimes"])], ignore_index=True)
+    table = pd.concat([table, sweep_rows_by_regime(runs, "n2", points, run.params["seeds"])], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)
 exponents = {axis: {regime: -float(slope) for regime, slope in reference[f"slope_{axis}"].items()} for axis in ("m", "n")}
 seed = int(table["seed"].min())

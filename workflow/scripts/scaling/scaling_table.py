@@ -3,15 +3,14 @@
 import pandas as pd
 
 from crlrepro.claims.reference import paper_values
-from crlrepro.experiments.generalization import SLOPES_NOT_APPLICABLE, scaling_slopes, sweep_rows
+from crlrepro.experiments.generalization import SLOPES_NOT_APPLICABLE, scaling_slopes
 from crlrepro.runtime.artifacts import read_table
+from crlrepro.studies.scaling import sweep_rows_by_regime
 from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 runs = pd.concat([read_table(path) for path in snakemake.input.runs], ignore_index=True)
-sweeps = [
-    sweep_rows(runs, sweep, points, run.params["seeds"], run.params["regimes"]) for sweep, points in run.params["points"].items()
-]
+sweeps = [sweep_rows_by_regime(runs, sweep, points, run.params["seeds"]) for sweep, points in run.params["points"].items()]
 table = pd.concat(sweeps, ignore_index=True)
 table = table.sort_values(["sweep", "regime", "n", "m", "seed"], ignore_index=True)
 reference = paper_values("C3", snakemake.input.paper_values)

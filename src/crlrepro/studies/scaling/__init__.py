@@ -16,9 +16,12 @@ __all__ = [
     "COSTS",
     "NOT_SIZES",
     "STUDY",
+    "n_sweep_m",
+    "regime_sweep_points",
     "sweep_owner",
     "sweep_points",
     "sweep_sources",
+    "sweep_rows_by_regime",
     "sweep_trained_points",
     "SWEEPS",
 ]
@@ -27,18 +30,38 @@ __all__ = [
 SWEEPS = ("m", "n", "budget", "n2")  # n2: the n sweep again at a second m (n_sweep.second_m; none when null)
 
 
-def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
+def n_sweep_m(consistency: dict, regime: str | None = None, key: str = "m") -> int | None:
+    """The m at which the n sweep runs (``key`` "m") or runs again (``key`` "second_m", None for no second sweep),
+    for ``regime``: scaling.n_sweep's value, either one m for every regime or a mapping of regime to m (SSCRL may
+    need more negatives than SCRL before its models train at all)."""
+    value = consistency["scaling"]["n_sweep"].get(key)
+    if isinstance(value, dict):
+        if regime is None:
+            raise ValueError(
+                f"consistency.scaling.n_sweep.{key} gives one m per regime ({value}): name the regime whose points you ask for"
+            )
+        if regime not in value:
+            raise ValueError(
+                f"consistency.scaling.n_sweep.{key}: no m for regime {regime!r} (it lists {', '.join(sorted(value))}); "
+                "give one m for every regime of consistency.scaling.regimes, or a single m for all"
+            )
+        value = value[regime]
+    return None if value is None else int(value)
+
+
+def sweep_points(sweep: str, consistency: dict, regime: str | None = None) -> list[tuple[int, int]]:
     """The (n, m) of one paper-1 sweep of the config's ``consistency`` block: ``m`` (scaling.m_sweep:
     m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m), ``budget`` (n = total / m) or ``n2`` (the n
-    sweep's n at scaling.n_sweep.second_m; no points when that is null)."""
+    sweep's n at scaling.n_sweep.second_m; no points when that is null). Where n_sweep gives its m per regime
+    (:func:`n_sweep_m`), the n sweeps' points are ``regime``'s."""
     scaling, budget = consistency["scaling"], consistency["budget"]
     if sweep == "m":
         return [(int(scaling["m_sweep"]["n"]), int(m)) for m in sorted(scaling["m_sweep"]["ms"])]
     if sweep == "n":
-        return [(int(n), int(scaling["n_sweep"]["m"])) for n in sorted(scaling["n_sweep"]["ns"])]
+        return [(int(n), n_sweep_m(consistency, regime)) for n in sorted(scaling["n_sweep"]["ns"])]
     if sweep == "n2":
-        second = scaling["n_sweep"].get("second_m")
-        return [] if second is None else [(int(n), int(second)) for n in sorted(scaling["n_sweep"]["ns"])]
+        second = n_sweep_m(consistency, regime, "second_m")
+        return [] if second is None else [(int(n), second) for n in sorted(scaling["n_sweep"]["ns"])]
     if sweep == "budget":
         total = int(budget["total"])
         if any(total % int(m) for m in budget["ms"]):
@@ -47,56 +70,78 @@ def sweep_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
     raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
 
 
-def sweep_owner(point: tuple[int, int], consistency: dict) -> str:
-    """The sweep whose job trains ``point`` = (n, m): the first of SWEEPS (m, n, budget) that lists it. A point two
-    sweeps share (the m sweep's n with the n sweep's m, a budget split on the n sweep) is trained once, with the
-    same seeds and model, so its rows are those either job would write."""
+def regime_sweep_points(sweep: str, consistency: dict) -> dict[str, list[tuple[int, int]]]:
+    """:func:`sweep_points` of every regime of scaling.regimes, by regime (a rule's params)."""
+    return {regime: sweep_points(sweep, consistency, regime) for regime in consistency["scaling"]["regimes"]}
+
+
+def sweep_owner(point: tuple[int, int], consistency: dict, regime: str | None = None) -> str:
+    """The sweep whose job trains ``point`` = (n, m) for ``regime``: the first of SWEEPS (m, n, budget) that lists it. A
+    point two sweeps share (the m sweep's n with the n sweep's m, a budget split on the n sweep) is trained once, with
+    the same seeds and model, so its rows are those either job would write."""
     for sweep in SWEEPS:
-        if tuple(point) in sweep_points(sweep, consistency):
+        if tuple(point) in sweep_points(sweep, consistency, regime):
             return sweep
     raise ValueError(f"no sweep of the consistency block lists (n, m) = {tuple(point)}")
 
 
-def sweep_trained_points(sweep: str, consistency: dict) -> list[tuple[int, int]]:
-    """The points of ``sweep`` its own job trains (:func:`sweep_owner`): none of an earlier sweep's."""
-    return [point for point in sweep_points(sweep, consistency) if sweep_owner(point, consistency) == sweep]
+def sweep_trained_points(sweep: str, consistency: dict, regime: str | None = None) -> list[tuple[int, int]]:
+    """The points of ``sweep`` its own job (for ``regime``) trains (:func:`sweep_owner`): none of an earlier sweep's."""
+    return [point for point in sweep_points(sweep, consistency, regime) if sweep_owner(point, consistency, regime) == sweep]
 
 
-def sweep_sources(sweeps, consistency: dict) -> list[str]:
-    """The sweeps (in SWEEPS order) whose run tables hold every point of ``sweeps``."""
-    owners = {sweep_owner(point, consistency) for sweep in sweeps for point in sweep_points(sweep, consistency)}
+def sweep_sources(sweeps, consistency: dict, regime: str | None = None) -> list[str]:
+    """The sweeps (in SWEEPS order) whose run tables for ``regime`` hold every point of ``sweeps``."""
+    owners = {sweep_owner(point, consistency, regime) for sweep in sweeps for point in sweep_points(sweep, consistency, regime)}
     return [sweep for sweep in SWEEPS if sweep in owners]
 
 
-def _scaling_jobs(config: dict) -> list[list[tuple[int, int]]]:
-    """C3/C4: the (n, m) points of each sweep's job (m, n, budget, n2; a job trains all of its points for every seed)."""
-    return [sweep_points(sweep, config["consistency"]) for sweep in SWEEPS]
+def sweep_rows_by_regime(runs, sweep: str, points: dict, seeds):
+    """One sweep's rows of every regime, each at its own points (``points``: regime → (n, m) list, as
+    :func:`regime_sweep_points` gives them), with :func:`crlrepro.experiments.generalization.sweep_rows`' checks."""
+    import pandas as pd
+
+    from crlrepro.experiments.generalization import sweep_rows
+
+    return pd.concat([sweep_rows(runs, sweep, at, seeds, [regime]) for regime, at in points.items()], ignore_index=True)
+
+
+# The n sweeps' m given per regime (n_sweep.m and second_m may be one m for all or a mapping): size keys of their own.
+REGIME_MS = tuple(f"consistency.scaling.n_sweep.{key}.{regime}" for key in ("m", "second_m") for regime in ("scrl", "sscrl"))
+
+
+def _scaling_jobs(config: dict) -> list[tuple[str, list[tuple[int, int]]]]:
+    """C3/C4: each sweep's job per regime, as (regime, its (n, m) points) (m, n, budget, n2; a job trains all of its
+    points for every seed)."""
+    consistency = config["consistency"]
+    return [
+        (regime, sweep_points(sweep, consistency, regime)) for sweep in SWEEPS for regime in consistency["scaling"]["regimes"]
+    ]
 
 
 def _scaling_seconds(config: dict) -> float:
     s = config["consistency"]["scaling"]
     seeds = count(s["seeds"])
 
-    def point(n, m):
+    def point(regime, n, m):
         b = min(s["batch_size"], n)
-        return max(s["steps"], n // b) * b * (m + 1) * seeds / TRAINING_PAIRS_PER_SECOND  # whole epochs: ≥ one pass
+        rows = b * (m + 1) if regime == "scrl" else b + m  # g's inputs per step: SSCRL's pool is encoded once per step
+        return max(s["steps"], n // b) * rows * seeds / TRAINING_PAIRS_PER_SECOND  # whole epochs: ≥ one pass
 
-    return max(sum(point(n, m) for n, m in job) for job in _scaling_jobs(config))
+    return max(sum(point(regime, n, m) for n, m in points) for regime, points in _scaling_jobs(config))
 
 
 def _scaling_bytes(config: dict) -> float:
-    """The SCRL negatives (n·m per seed, float64 and float32 copies), the ensemble's activations, the evaluation's
-    float64 chunks of 2^20 rows, at the largest point of any sweep."""
+    """The negatives (SCRL: n·m per seed, SSCRL: a pool of m; float64 and float32 copies), the ensemble's activations,
+    the evaluation's float64 chunks of 2^20 rows, at the largest point of any sweep."""
     s = config["consistency"]["scaling"]
-    seeds = count(s["seeds"])
-    return (
-        max(
-            16.0 * seeds * n * m + 16.0 * s["layers"] * seeds * min(s["batch_size"], n) * (m + 1) * (s["hidden"] + s["dim"])
-            for job in _scaling_jobs(config)
-            for n, m in job
-        )
-        + 2**24 * s["hidden"]
-    )
+
+    def point(regime, n, m):
+        b = min(s["batch_size"], n)
+        negatives, rows = (n * m, b * (m + 1)) if regime == "scrl" else (m, b + m)
+        return 16.0 * count(s["seeds"]) * (negatives + s["layers"] * rows * (s["hidden"] + s["dim"]))
+
+    return max(point(regime, n, m) for regime, job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
 
 
 def _trained_batch(config: dict) -> int:
@@ -114,6 +159,7 @@ COSTS = (
             "consistency.scaling.n_sweep.ns",
             "consistency.scaling.n_sweep.m",
             "consistency.scaling.n_sweep.second_m",
+            *REGIME_MS,
             "consistency.budget.total",
             "consistency.budget.ms",
         ),
@@ -127,6 +173,7 @@ COSTS = (
             "consistency.scaling.n_sweep.ns",
             "consistency.scaling.n_sweep.m",
             "consistency.scaling.n_sweep.second_m",
+            *REGIME_MS,
             "consistency.budget.total",
             "consistency.budget.ms",
             "consistency.scaling.seeds",
@@ -157,14 +204,14 @@ COSTS = (
             * at(c, "consistency.scaling.gallery_size") ** 2
             * at(c, "consistency.scaling.galleries")
             * count(c["consistency"]["scaling"]["seeds"])
-            * max(map(len, _scaling_jobs(c)))
+            * max(len(points) for _, points in _scaling_jobs(c))
         ),
     ),
     Cost(
         ("consistency.scaling.bootstrap",),
         "bootstrap replicates",
         memory=lambda c: 16.0 * at(c, "consistency.scaling.bootstrap") * count(c["consistency"]["scaling"]["seeds"]),
-        seconds=lambda c: 1e-4 * at(c, "consistency.scaling.bootstrap") * max(map(len, _scaling_jobs(c))) * 3,
+        seconds=lambda c: 1e-4 * at(c, "consistency.scaling.bootstrap") * max(len(points) for _, points in _scaling_jobs(c)) * 3,
     ),
     Cost(
         ("consistency.deviation.ms", "consistency.deviation.pools", "consistency.deviation.batches"),
@@ -290,8 +337,8 @@ RULE_KEYS = {
     },
     "scaling_table": {
         "points": Derived(
-            ("consistency.scaling.m_sweep", "consistency.scaling.n_sweep"),
-            lambda c: {sweep: sweep_points(sweep, c["consistency"]) for sweep in ("m", "n")},
+            ("consistency.scaling.m_sweep", "consistency.scaling.n_sweep", "consistency.scaling.regimes"),
+            lambda c: {sweep: regime_sweep_points(sweep, c["consistency"]) for sweep in ("m", "n")},
         ),
         "seeds": "consistency.scaling.seeds",
         "regimes": "consistency.scaling.regimes",
@@ -299,7 +346,10 @@ RULE_KEYS = {
     },
     "gap_rates": {
         "bootstrap": "consistency.scaling.bootstrap",
-        "second": Derived(("consistency.scaling.n_sweep",), lambda c: {"n2": sweep_points("n2", c["consistency"])}),
+        "second": Derived(
+            ("consistency.scaling.n_sweep", "consistency.scaling.regimes"),
+            lambda c: {"n2": regime_sweep_points("n2", c["consistency"])},
+        ),
         "seeds": "consistency.scaling.seeds",
         "regimes": "consistency.scaling.regimes",
     },

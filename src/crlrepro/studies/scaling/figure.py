@@ -50,6 +50,15 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
     ax.legend(fontsize=6.5)
 
 
+def held_at(runs: pd.DataFrame, fixed: str) -> str:
+    """The value a sweep holds fixed, for a panel's title: "m = 64", or per regime where the regimes' differ
+    ("m = 64 (SCRL), 256 (SSCRL)")."""
+    values = runs.groupby("regime", sort=True)[fixed].first()
+    if values.nunique() == 1:
+        return f"{fixed} = {int(values.iloc[0])}"
+    return f"{fixed} = " + ", ".join(f"{int(value)} ({regime.upper()})" for regime, value in values.items())
+
+
 def plot_scaling(
     table: pd.DataFrame,
     slopes: pd.DataFrame,
@@ -112,13 +121,12 @@ def plot_scaling(
                 f"bound's slope {fit['predicted']:g} (guide)",
             )
         fixed = "n" if axis == "m" else "m"
-        value = int(table[table["sweep"] == axis][fixed].iloc[0])
         ax.set(
             xscale="log",
             yscale="log",
             xlabel=axis,
             ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
-            title=f"({letter}) trained model's gap vs {axis} ({fixed} = {value})",
+            title=f"({letter}) trained model's gap vs {axis} ({held_at(table[table['sweep'] == axis], fixed)})",
         )
         log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
         ax.legend(fontsize=6.5)
@@ -138,7 +146,8 @@ def plot_scaling(
                 ax.axhline(e_star, color="k", linestyle="--", linewidth=1, label=f"Bayes E* = {e_star:.3f}")
             ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
             ax.legend(fontsize=6.5)
-        ax.set(xscale="log", xlabel=axis, ylabel=label, title=f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis}")
+        title = f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis} ({held_at(runs, 'n' if axis == 'm' else 'm')})"
+        ax.set(xscale="log", xlabel=axis, ylabel=label, title=title)
         log_ticks_at(ax, runs[axis].unique())
     return fig
 
