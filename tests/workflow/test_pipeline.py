@@ -524,6 +524,10 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
     assert runs == {"n_scrl.csv", "n_sscrl.csv", "n2_scrl.csv", "n2_sscrl.csv"}
+    # One regime's own m retrains that regime's n sweep only, and its budget split that the n sweep no longer holds.
+    n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": {"scrl": 16, "sscrl": 32}}}}}))
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
+    assert runs == {"n_sscrl.csv", "budget_sscrl.csv"}
     # A2's own seeds (approximation.seeds) train more A2 models and no A3 or C2 model.
     a2_seeds = smoke_run / "a2_seeds.yaml"
     a2_seeds.write_text(yaml.safe_dump({"approximation": {"seeds": [0, 1]}}))
