@@ -2071,6 +2071,10 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     assert "only from" not in first.reason and f"at least {MIN_WINDOW} points" in first.reason
     two_seeds = row(gap_rates(True).assign(seeds=2))["C3.gap_rate.scrl.m"]
     assert two_seeds.verdict == REPRODUCED  # 2 seeds suffice for an interval
+    # and the power says where the seeds cannot resolve the bootstrap's tails (5 seeds at the family's level), not
+    # where they can (22)
+    assert "fragile: with 5 seeds" in scrl.power and "fragile: with 2 seeds" in two_seeds.power
+    assert "fragile" not in row(gap_rates(True).assign(seeds=22))["C3.gap_rate.scrl.m"].power
     assert f"at least {MIN_WINDOW} points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 

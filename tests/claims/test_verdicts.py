@@ -729,3 +729,23 @@ def test_a_rate_or_equivalence_power_names_the_noise_its_interval_comes_from():
 def test_a_rate_on_the_competing_value_plans_no_data():
     on_it = decide_rate(0.5, 0.2, 1.2, 1.0, alternatives=(0.5,))
     assert on_it.verdict == INCONCLUSIVE and "sits on the value to tell apart: no amount of data is planned" in on_it.power
+
+
+def test_a_few_seed_bootstrap_is_flagged_where_resamples_of_one_or_two_seeds_outweigh_its_tails():
+    """few_seed_bootstrap's P₂ is the share of with-replacement resamples holding at most two distinct seeds (checked by
+    enumerating every resample of k = 2..6 seeds); the caveat appears exactly where P₂ exceeds a tail's mass."""
+    from itertools import product
+
+    from crlrepro.claims.verdicts import few_seed_bootstrap
+
+    for k in range(2, 7):
+        two = sum(len(set(draw)) <= 2 for draw in product(range(k), repeat=k)) / k**k
+        text = few_seed_bootstrap(k, 0.95)
+        assert (text != "") == (two > 0.025)
+        if text:
+            assert f"are {two:.3g} of the bootstrap" in text and "tails (0.025 each)" in text
+    assert few_seed_bootstrap(5, 1 - 0.05 / 6).startswith("; fragile: with 5 seeds")
+    assert few_seed_bootstrap(8, 1 - 0.05 / 6) == "" and few_seed_bootstrap(22, 0.999) == ""
+    assert few_seed_bootstrap(8, 0.9999) != ""  # a tail of 5e-5 is below the 8 seeds' 4.2e-4
+    with pytest.raises(ValueError, match="at least 1 seed"):
+        few_seed_bootstrap(0, 0.95)

@@ -31,6 +31,7 @@ from scipy import optimize, stats
 from crlrepro.theory.levels import LEVEL, family_level
 
 __all__ = [
+    "few_seed_bootstrap",
     "RANGES_NOT_TRAINED",
     "UNREPORTED_DECIDES",
     "any_of_claims",
@@ -196,6 +197,29 @@ def seed_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
         return mean, np.nan, np.nan
     half = float(stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
     return mean, mean - half, mean + half
+
+
+def few_seed_bootstrap(seeds: int, level: float) -> str:
+    """What a percentile bootstrap over ``seeds`` seeds (resampled with replacement) at ``level`` cannot resolve, or "".
+
+    A resample of k seeds drawn from k holds at most two distinct seeds with probability
+    P₂ = (k + C(k, 2)·(2^k − 2)) / k^k (all k draws one seed, or exactly two seeds). Where P₂ exceeds a tail's mass
+    (1 − level)/2, the interval's ends may be set by resamples that repeat one or two seeds, close to those seeds' own
+    values: the interval then says little beyond the seeds' range, and a verdict on it is fragile. Returns that caveat
+    (to append to a row's power), empty where the seeds resolve the tails."""
+    from math import comb
+
+    k = int(seeds)
+    if k < 1 or not 0 < level < 1:
+        raise ValueError(f"need at least 1 seed and a level in (0, 1), got {seeds!r} and {level!r}")
+    two = (k + comb(k, 2) * (2**k - 2)) / float(k) ** k
+    tail = (1 - level) / 2
+    if two <= tail:
+        return ""
+    return (
+        f"; fragile: with {k} seeds, resamples of one or two distinct seeds are {two:.3g} of the bootstrap, more than "
+        f"its tails ({tail:.3g} each), so the interval's ends may rest on single seeds"
+    )
 
 
 def holm(p_values) -> np.ndarray:

@@ -4,6 +4,7 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 
 import numpy as np
@@ -20,6 +21,7 @@ from crlrepro.claims.verdicts import (
     decide_rate,
     direction_claims,
     every_step_claims,
+    few_seed_bootstrap,
     paired_by_seed,
 )
 from crlrepro.experiments.rate_fits import FIRST_POINT, MIN_WINDOW, TRAINED_AUC_SHARE, TRAINED_SEED_SHARE
@@ -245,6 +247,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
             margin=exponent * margin_share,
             noise=f"a bootstrap over {fit.seeds} seeds",
         )
+        decision = _caveated(decision, fit.seeds, fit.level)
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
     return claim(
@@ -285,6 +288,12 @@ def _untrained(axis: str, trained_from, fit_from, points, seeds) -> Decision | N
             f"{seeds} seeds; a sweep with {MIN_WINDOW} or more trained points would decide it",
         )
     return None
+
+
+def _caveated(decision: Decision, seeds, level) -> Decision:
+    """``decision`` with :func:`crlrepro.claims.verdicts.few_seed_bootstrap`'s caveat appended to its power where its
+    seed bootstrap cannot resolve the interval's tails (a verdict on it is fragile, and the row says so)."""
+    return replace(decision, power=decision.power + few_seed_bootstrap(int(seeds), float(level)))
 
 
 def _tested(value, low, high, *, tested) -> tuple[float, float, float]:
@@ -356,6 +365,7 @@ def marginal_gain_claim(fit) -> Claim:
         decision = decide_rate(
             fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,), noise=f"a bootstrap over {fit.seeds} seeds"
         )
+        decision = _caveated(decision, fit.seeds, fit.level)
         where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
@@ -432,10 +442,12 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             decision = decide_equivalence(
                 row.difference, row.low, row.high, m_free_margin, noise=f"a seed-paired bootstrap over {row.seeds} seeds"
             )
+            decision = _caveated(decision, row.seeds, row.level)
         else:
             decision = decide_rate(
                 row.difference, row.low, row.high, 0.0, side="at_least", noise=f"a seed-paired bootstrap over {row.seeds} seeds"
             )
+            decision = _caveated(decision, row.seeds, row.level)
         measured, low, high = _tested(row.difference, row.low, row.high, tested=tested)
         rows.append(
             claim(
