@@ -652,6 +652,8 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     assert sscrl.tolerance == "two-sided at 0.5, told apart from 1" + FAMILY_OF_GAINS
     at_e_star = marginal_gain_claim(next(auc_rates(True).assign(reaches_e_star=True).itertuples()))
     assert at_e_star.verdict == INCONCLUSIVE and "reaches the Bayes AUC" in at_e_star.reason
+    assert "fragile" not in fitted.power  # ten seeds resolve the tails; five do not, and the row says so
+    assert "fragile: with 5 seeds" in marginal_gain_claim(next(auc_rates(True).assign(seeds=5).itertuples())).power
 
 
 def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
@@ -2009,6 +2011,9 @@ def test_the_rate_comparisons_can_go_every_way():
     # names the seed-paired bootstrap the interval comes from
     hair = rows(rate_differences(0.0, 0.11))["C3.inner_steeper"]
     assert hair.verdict == REPRODUCED and "from a seed-paired bootstrap over 10 seeds" in hair.power
+    # both comparisons say where five seeds cannot resolve their bootstrap's tails, and ten can
+    assert not any("fragile" in r.power for r in good.values())
+    assert all("fragile: with 5 seeds" in r.power for r in rows(rate_differences(0.0, 0.5).assign(seeds=5)).values())
 
 
 def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bias():

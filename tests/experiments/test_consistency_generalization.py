@@ -10,6 +10,7 @@ import torch
 
 from crlrepro.experiments.calibration import calibration_table, calibration_trajectories, fit_calibration_exponent
 from crlrepro.experiments.generalization import (
+    REGIMES,
     budget_summary,
     draw_negative_sample,
     empirical_contrastive_loss,
@@ -28,6 +29,7 @@ from crlrepro.learning.networks import TwoTower, load_two_tower, numpy_score, sa
 from crlrepro.learning.train import TrainSettings, train
 from crlrepro.studies.calibration.claims import c2_claims
 from crlrepro.studies.scaling import (
+    REGIME_MS,
     n_sweep_m,
     regime_sweep_points,
     sweep_owner,
@@ -37,6 +39,7 @@ from crlrepro.studies.scaling import (
     sweep_trained_points,
 )
 from crlrepro.studies.scaling.claims import c3_claims, c4_claims
+from crlrepro.studies.scaling.figure import held_at
 from crlrepro.theory.bounds import calibration_bound
 from crlrepro.theory.oracles import bayes_auc, excess_contrastive_risk, retrieval_auc
 
@@ -392,6 +395,10 @@ def test_an_n_sweep_with_one_m_per_regime_is_each_regimes_own():
     assert sorted(set(zip(rows["regime"], rows["m"], strict=True))) == [("scrl", 8), ("sscrl", 32)]
     assert len(rows) == 2 * 2 * 2 and (rows["sweep"] == "n").all()
     assert sweep_rows_by_regime(runs, "n2", regime_sweep_points("n2", c), [0, 1])["regime"].unique().tolist() == ["scrl"]
+    # the figure's titles name the m each regime's n sweep holds
+    assert held_at(rows, "m") == "m = 8 (SCRL), 32 (SSCRL)" and held_at(rows[rows["regime"] == "scrl"], "m") == "m = 8"
+    # the per-regime size keys the cost model lists are every regime's
+    assert {key.rsplit(".", 1)[1] for key in REGIME_MS} == set(REGIMES)
 
 
 def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):

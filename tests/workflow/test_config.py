@@ -170,6 +170,18 @@ def test_a_per_regime_n_sweep_names_the_regime_it_lacks():
         validate_config(config, SCHEMA)
     config["consistency"]["scaling"]["regimes"] = ["scrl"]  # a mapping need only name the regimes run
     validate_config(config, SCHEMA)
+    # one m for every regime, the second the same: said once, not once per regime
+    config = default_config()
+    config["consistency"]["scaling"]["n_sweep"].update(m=64, second_m=64)
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, SCHEMA)
+    assert str(refused.value).count("is the n sweep's own m") == 1 and " for scrl" not in str(refused.value)
+    # every fault of a per-regime mapping is named, a misspelt regime and a bad value alike
+    config = default_config()
+    config["consistency"]["scaling"]["n_sweep"]["m"] = {"scrl": 0, "SSCRL": 256}
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, SCHEMA)
+    assert "('SSCRL' was unexpected)" in str(refused.value) and "n_sweep.m.scrl: 0 is less than the minimum" in str(refused.value)
 
 
 def _schema_objects(node, path=()):
@@ -391,10 +403,10 @@ def test_sizes_that_cannot_run_here_are_named_with_what_they_need():
     )
     assert "for one job on this CPU" in problem
     config = validate_config(default_config(), SCHEMA)
-    # the n sweep's job: 10^7 steps × 128 anchors × (1 + 64) pairs at each of its 6 points × 5 seeds: about 144 days
+    # the n sweep's job: 10^7 steps × 128 anchors × (1 + 64) pairs at each of its 7 points × 5 seeds: about 169 days
     config["consistency"]["scaling"]["steps"] = 10**7
     (problem,) = resource_problems(config, 2**40)
-    assert problem.startswith("consistency.scaling.steps: 10000000 steps for each sweep point") and "about 144 days" in problem
+    assert problem.startswith("consistency.scaling.steps: 10000000 steps for each sweep point") and "about 169 days" in problem
 
 
 def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_job():
@@ -419,8 +431,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     for key in sorted(in_costs):
         config = validate_config(default_config(), SCHEMA)
         value = config_value(config, key)
-        if isinstance(value, dict):  # one value per regime (n_sweep.m): each item is a size key of its own, tested
-            continue
+        if isinstance(value, dict):  # one value per regime (n_sweep.m; its items are keys of their own): the one-m form
+            value = max(v for v in value.values() if v is not None)
         huge = lambda v: v * 10**6 if v else 10**9  # noqa: E731
         *parents, last = key.split(".")
         node = config

@@ -20,6 +20,7 @@ from crlrepro.learning.datasets import balance_problems, few_label_problems, mis
 from crlrepro.runtime.costs import config_value
 from crlrepro.runtime.yamlfile import ConfigError, read_yaml
 from crlrepro.studies.registry import figure_styles, schema_fragments
+from crlrepro.studies.scaling import n_sweep_m
 
 __all__ = [
     "config_items",
@@ -92,9 +93,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
                 "every key (a --configfile only overrides some): restore it there"
             )
     if error.validator in ("oneOf", "anyOf") and error.context:
-        inside = [sub for sub in error.context if sub.relative_path]
-        if inside:  # the alternative of the value's own type (a mapping's) failed on an item: name that item
-            return _describe(inside[0])
+        matched = [sub for sub in error.context if sub.validator != "type" or sub.relative_path]
+        if matched:  # the alternative of the value's own type (a mapping's, a list's) failed: say each thing it found
+            return "; ".join(dict.fromkeys(_describe(sub) for sub in matched))
         message += " (" + "; ".join(dict.fromkeys(sub.message for sub in error.context)) + ")"  # what each found wrong
     return f"{key_name(error.absolute_path)}: {message}"
 
@@ -222,21 +223,20 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             )
     scaling = config.get("consistency", {}).get("scaling", {})
     n_sweep = scaling.get("n_sweep", {})
-    for regime in scaling.get("regimes", []):
-        at = {}
-        for key in ("m", "second_m"):
-            value = n_sweep.get(key)
-            if isinstance(value, dict) and regime not in value:
-                problems.append(
-                    f"consistency.scaling.n_sweep.{key}: no m for regime {regime!r} (it lists {', '.join(sorted(value))}); "
-                    "give one m for every regime of consistency.scaling.regimes, or a single m for all"
-                )
-            at[key] = value.get(regime) if isinstance(value, dict) else value
-        if at["second_m"] is not None and at["second_m"] == at["m"]:
+    per_regime = any(isinstance(n_sweep.get(key), dict) for key in ("m", "second_m"))
+    for regime in (scaling.get("regimes", []) if per_regime else [None]) if n_sweep else []:  # one m for all: one check
+        try:
+            m, second = (n_sweep_m(config["consistency"], regime, key) for key in ("m", "second_m"))
+        except ValueError as error:  # a mapping that leaves this regime out
+            problems.append(str(error))
+            continue
+        if second is not None and second == m:
             where = "second_m" + (f".{regime}" if isinstance(n_sweep.get("second_m"), dict) else "")
             problems.append(
-                f"consistency.scaling.n_sweep.{where}: {at['second_m']} is the n sweep's own m for {regime}; the second n "
-                "sweep must be at another m (or null for none), else C3.outer_m_free would compare a sweep with itself"
+                f"consistency.scaling.n_sweep.{where}: {second} is the n sweep's own m"
+                + (f" for {regime}" if regime else "")
+                + "; the second n sweep must be at another m (or null for none), else C3.outer_m_free would compare "
+                "a sweep with itself"
             )
     for key, values in (
         ("consistency.scaling.seeds", scaling.get("seeds", [])),

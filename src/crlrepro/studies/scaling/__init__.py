@@ -341,7 +341,6 @@ RULE_KEYS = {
             lambda c: {sweep: regime_sweep_points(sweep, c["consistency"]) for sweep in ("m", "n")},
         ),
         "seeds": "consistency.scaling.seeds",
-        "regimes": "consistency.scaling.regimes",
         "bootstrap": "consistency.scaling.bootstrap",
     },
     "gap_rates": {
@@ -351,7 +350,6 @@ RULE_KEYS = {
             lambda c: {"n2": regime_sweep_points("n2", c["consistency"])},
         ),
         "seeds": "consistency.scaling.seeds",
-        "regimes": "consistency.scaling.regimes",
     },
     "figure_scaling": {},
     "claims_c3": {"rate_margin": "consistency.scaling.rate_margin", "m_free_margin": "consistency.scaling.m_free_margin"},

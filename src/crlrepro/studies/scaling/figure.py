@@ -11,7 +11,7 @@ import seaborn as sns
 
 from crlrepro.runtime.figures import FigureStyle, apply_style, log_ticks_at, slope_guide
 
-__all__ = ["plot_budget", "plot_scaling"]
+__all__ = ["held_at", "plot_budget", "plot_scaling"]
 
 
 def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFrame, axis: str, colors: dict):
