@@ -580,6 +580,7 @@ def auc_rates(good: bool, detectable: int = 5, fits: bool = True) -> pd.DataFram
         rows.append(
             {"regime": regime, "axis": axis, "fixed": 8192, "fit_from": 1, "fit_to": 64, "floor": 0.001, "amplitude": 0.1}
             | {"rate": r, "rms_log": 0.02, "rate_low": r - 0.15, "rate_high": r + 0.15, "chi2": 1.0, "fit_p": 0.5}
+            | {"rate_trimmed": r, "rate_trimmed_low": r - 0.2, "rate_trimmed_high": r + 0.2}
             | {"fits": fits, "window_from": 4, "points": 7, "seeds": 10, "detectable": detectable}
             | {"saturated_from": np.nan if detectable >= 3 else 4.0, "predicted": exponent, "level": 1 - 0.05 / 4}
         )
@@ -620,7 +621,8 @@ def test_marginal_gains_in_n_are_read_against_the_outer_terms_half():
 
     def n_row(rate):
         row = auc_rates(True).iloc[[1]].assign(axis="n", fixed=16, fit_from=128, fit_to=2048, predicted=0.5)
-        return next(row.assign(rate=rate, rate_low=rate - 0.15, rate_high=rate + 0.15).itertuples())
+        row = row.assign(rate=rate, rate_low=rate - 0.15, rate_high=rate + 0.15)
+        return next(row.assign(rate_trimmed=rate, rate_trimmed_low=rate - 0.2, rate_trimmed_high=rate + 0.2).itertuples())
 
     half = marginal_gain_claim(n_row(0.5))
     assert half.claim_id == "C3.marginal_gain_n.sscrl" and half.verdict == REPRODUCED
@@ -653,7 +655,11 @@ def test_marginal_gains_are_not_read_off_a_saturated_curve():
     at_e_star = marginal_gain_claim(next(auc_rates(True).assign(reaches_e_star=True).itertuples()))
     assert at_e_star.verdict == INCONCLUSIVE and "reaches the Bayes AUC" in at_e_star.reason
     assert "fragile" not in fitted.power  # ten seeds resolve the tails; five do not, and the row says so
-    assert "fragile: with 5 seeds" in marginal_gain_claim(next(auc_rates(True).assign(seeds=5).itertuples())).power
+    few = marginal_gain_claim(next(auc_rates(True).assign(seeds=5).itertuples()))
+    assert few.verdict == INCONCLUSIVE and "fragile: with 5 seeds" in few.power
+    # a rate told apart from the other only with the window's first point is not read
+    leaning = marginal_gain_claim(next(auc_rates(True).assign(rate_trimmed_low=lambda t: t["rate"] - 0.6).itertuples()))
+    assert leaning.verdict == INCONCLUSIVE and "not without the window's first point (m = 4)" in leaning.reason
 
 
 def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
@@ -675,12 +681,15 @@ def gap_rates(good: bool, fits: bool = True) -> pd.DataFrame:
                 "rms_log": 0.02,
                 "rate_low": r - 0.1,
                 "rate_high": r + 0.1,
+                "rate_trimmed": r,  # the window less its first point: here the same verdict
+                "rate_trimmed_low": r - 0.15,
+                "rate_trimmed_high": r + 0.15,
                 "chi2": 1.0,
                 "fit_p": 0.6 if fits else 0.001,
                 "fits": fits,
                 "window_from": 8.0,  # a float column in the real table (empty where no window fits)
                 "points": MIN_WINDOW,
-                "seeds": 5,
+                "seeds": 10,
                 "predicted": e,
                 "level": 1 - 0.05 / 6,
             }
@@ -1972,7 +1981,8 @@ def rate_differences(outer: float, steeper: float, half: float = 0.1, fits: bool
         | common
     )
     table = pd.DataFrame(rows)
-    return table.assign(low=table["difference"] - half, high=table["difference"] + half)
+    table = table.assign(low=table["difference"] - half, high=table["difference"] + half)
+    return table.assign(difference_trimmed=table["difference"], low_trimmed=table["low"], high_trimmed=table["high"])
 
 
 def test_the_rate_comparisons_can_go_every_way():
@@ -2011,9 +2021,15 @@ def test_the_rate_comparisons_can_go_every_way():
     # names the seed-paired bootstrap the interval comes from
     hair = rows(rate_differences(0.0, 0.11))["C3.inner_steeper"]
     assert hair.verdict == REPRODUCED and "from a seed-paired bootstrap over 10 seeds" in hair.power
-    # both comparisons say where five seeds cannot resolve their bootstrap's tails, and ten can
+    # both comparisons decide nothing where five seeds cannot resolve their bootstrap's tails, and do where ten can
     assert not any("fragile" in r.power for r in good.values())
-    assert all("fragile: with 5 seeds" in r.power for r in rows(rate_differences(0.0, 0.5).assign(seeds=5)).values())
+    few = rows(rate_differences(0.0, 0.5).assign(seeds=5)).values()
+    assert all(r.verdict == INCONCLUSIVE and "fragile: with 5 seeds" in r.power for r in few)
+    # nor where the difference holds only with the windows' first points
+    leaning = rows(rate_differences(0.0, 0.5).assign(low_trimmed=-0.5, high_trimmed=0.6))
+    assert all(r.verdict == INCONCLUSIVE for r in leaning.values())
+    assert "(n = 256 and 512)" in leaning["C3.outer_m_free.scrl"].reason
+    assert "(m = 8 and 4)" in leaning["C3.inner_steeper"].reason
 
 
 def test_the_bias_accuracy_association_holds_only_under_every_reading_of_the_bias():
@@ -2074,12 +2090,21 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     first = gap_rates(True).assign(points=3)
     first = row(first.assign(trained_from=first["fit_from"].astype(float)))["C3.gap_rate.scrl.m"]
     assert "only from" not in first.reason and f"at least {MIN_WINDOW} points" in first.reason
-    two_seeds = row(gap_rates(True).assign(seeds=2))["C3.gap_rate.scrl.m"]
-    assert two_seeds.verdict == REPRODUCED  # 2 seeds suffice for an interval
-    # and the power says where the seeds cannot resolve the bootstrap's tails (5 seeds at the family's level), not
-    # where they can (22)
-    assert "fragile: with 5 seeds" in scrl.power and "fragile: with 2 seeds" in two_seeds.power
-    assert "fragile" not in row(gap_rates(True).assign(seeds=22))["C3.gap_rate.scrl.m"].power
+    # a seed bootstrap that cannot resolve its tails (5 seeds at the family's level, 2 seeds) decides nothing, and the
+    # row says what its interval alone would have said; 10 seeds resolve them
+    for seeds in (5, 2):
+        few = row(gap_rates(True).assign(seeds=seeds))["C3.gap_rate.scrl.m"]
+        assert few.verdict == INCONCLUSIVE and f"fragile: with {seeds} seeds" in few.power
+        assert few.reason.startswith(f"{seeds} seeds cannot resolve the bootstrap's tails")
+        assert "(reproduced on its own" in few.reason
+    assert "fragile" not in scrl.power and scrl.verdict == REPRODUCED
+    # a verdict that rests on the window's first point (the fit without it straddles the bound) is not read
+    leaning = row(gap_rates(True).assign(rate_trimmed_low=lambda t: t["predicted"] * 0.5))["C3.gap_rate.scrl.m"]
+    assert leaning.verdict == INCONCLUSIVE and "not without the window's first point (m = 8)" in leaning.reason
+    assert "rests on that one point" in leaning.reason and np.isfinite(leaning.measured)
+    falls = gap_rates(False).assign(rate_trimmed_high=lambda t: t["predicted"] * 2)  # contradicted only with it
+    assert row(falls)["C3.gap_rate.scrl.m"].verdict == INCONCLUSIVE
+    assert row(gap_rates(False))["C3.gap_rate.scrl.m"].verdict == CONTRADICTED
     assert f"at least {MIN_WINDOW} points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 
@@ -2226,7 +2251,8 @@ def test_the_polynomial_rate_and_the_spectrum_shape_rows_say_what_they_measured(
 
 
 def test_the_rate_comparisons_edges():
-    """Four points and two seeds are enough (three points, or one seed, are not); the unfit sweep is the one named;
+    """Six points and two seeds make an interval (fewer points, or one seed, do not), and two seeds' bootstrap cannot
+    resolve its tails (inconclusive, saying so) where ten can; the unfit sweep is the one named;
     the equivalence row's paper value is 0 (equal rates), the sign row's none; marginal gains need three detectable m
     and are told apart from the other regime's exponent."""
     from crlrepro.studies.scaling.claims import marginal_gain_claim, rate_difference_claims
@@ -2235,7 +2261,9 @@ def test_the_rate_comparisons_edges():
         return {r.claim_id: r for r in rate_difference_claims(table, 0.25)}
 
     edge = rows(rate_differences(0.0, 0.5).assign(points=MIN_WINDOW, seeds=2))
-    assert edge["C3.outer_m_free.scrl"].verdict == REPRODUCED and edge["C3.outer_m_free.scrl"].paper_value == 0.0
+    assert edge["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE and "fragile: with 2 seeds" in edge["C3.outer_m_free.scrl"].power
+    ten = rows(rate_differences(0.0, 0.5).assign(points=MIN_WINDOW))
+    assert ten["C3.outer_m_free.scrl"].verdict == REPRODUCED and ten["C3.outer_m_free.scrl"].paper_value == 0.0
     assert np.isnan(edge["C3.inner_steeper"].paper_value)
     assert rows(rate_differences(0.0, 0.5).assign(seeds=1))["C3.inner_steeper"].verdict == INCONCLUSIVE
     assert rows(rate_differences(0.0, 0.5).assign(points=MIN_WINDOW - 1))["C3.outer_m_free.scrl"].verdict == INCONCLUSIVE
