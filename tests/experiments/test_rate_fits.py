@@ -99,16 +99,13 @@ def test_rate_differences_recover_what_was_put_in_and_pair_by_seed():
         rate_difference(shared, shared[shared["seed"] > 0], "m", "gap", 10, np.random.default_rng(0))
 
 
-def assert_same_fits_wider_family(larger, smaller, *intervals):
+def assert_same_fits_wider_family(larger, smaller, low, high):
     """The rows a larger table shares with a smaller one: the same fits from the same resamplings, their intervals
-    (each a (low, high) pair of columns: the rate's, the trimmed window's) at the larger family's Bonferroni level, so
-    at least as wide."""
+    at the larger family's Bonferroni level, so at least as wide."""
     assert (larger["level"] > smaller["level"]).all()
-    bounds = {column for pair in intervals for column in pair}
-    same = [c for c in smaller.columns if c not in bounds | {"level"}]
+    same = [c for c in smaller.columns if c not in (low, high, "level")]
     pd.testing.assert_frame_equal(larger[same], smaller[same])
-    for low, high in intervals:
-        assert (larger[low] <= smaller[low]).all() and (larger[high] >= smaller[high]).all()
+    assert (larger[low] <= smaller[low]).all() and (larger[high] >= smaller[high]).all()
 
 
 def test_a_second_n_sweep_leaves_the_other_rates_as_they_were():
@@ -116,12 +113,7 @@ def test_a_second_n_sweep_leaves_the_other_rates_as_they_were():
     predicted = {"m": {"scrl": 1.0, "sscrl": 0.5}, "n": {"scrl": 0.5, "sscrl": 0.5}}
     both = gap_rate_table(table, predicted, 20, seed=0)
     alone = gap_rate_table(table[table["sweep"] != "n2"], predicted, 20, seed=0)
-    assert_same_fits_wider_family(
-        both[both["sweep"] != "n2"].reset_index(drop=True),
-        alone,
-        ("rate_low", "rate_high"),
-        ("rate_trimmed_low", "rate_trimmed_high"),
-    )
+    assert_same_fits_wider_family(both[both["sweep"] != "n2"].reset_index(drop=True), alone, "rate_low", "rate_high")
     second = both[both["sweep"] == "n2"].set_index("regime")
     assert list(second["axis"]) == ["n", "n"] and second.loc["scrl", "fixed"] == 8 and second.loc["scrl", "predicted"] == 0.5
 
@@ -172,12 +164,7 @@ def test_the_auc_deficit_rate_in_n_is_fitted_beside_the_m_rows_and_leaves_them_a
     for rate, seed in ((0.5, 7), (1.0, 8)):
         both = auc_deficit_rate_table(pd.concat([m_runs, n_sweep(rate, seed)]), e_star, predicted, 60, seed=0)
         alone = auc_deficit_rate_table(m_runs, e_star, predicted, 60, seed=0)
-        assert_same_fits_wider_family(
-            both[both["axis"] == "m"].reset_index(drop=True),
-            alone,
-            ("rate_low", "rate_high"),
-            ("rate_trimmed_low", "rate_trimmed_high"),
-        )
+        assert_same_fits_wider_family(both[both["axis"] == "m"].reset_index(drop=True), alone, "rate_low", "rate_high")
         (n_row,) = both[both["axis"] == "n"].itertuples()
         assert n_row.fixed == 16 and n_row.predicted == 0.5 and n_row.fits
         assert n_row.rate_low < rate < n_row.rate_high

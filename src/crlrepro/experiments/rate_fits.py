@@ -61,9 +61,6 @@ GAP_RATES_NOT_APPLICABLE = (
     "fit_p",
     "window_from",
     "trained_from",
-    "rate_trimmed",
-    "rate_trimmed_low",
-    "rate_trimmed_high",
 )
 
 
@@ -131,17 +128,6 @@ def _window(all_x: np.ndarray, all_values: np.ndarray, fit_level: float):
     return xs, values, point, chi2, p
 
 
-def _trimmed_rate(xs: np.ndarray, values: np.ndarray) -> float:
-    """The rate of the window less its first point (the check that a verdict does not rest on that one point)."""
-    return float(floor_power_fit(xs[1:], values[:, 1:].mean(axis=0))["rate"])
-
-
-def _rates(all_x: np.ndarray, all_values: np.ndarray, fit_level: float) -> tuple[float, float]:
-    """One resampling's rate on the window its own rule chooses, and on that window less its first point."""
-    xs, values, point, _, _ = _window(all_x, all_values, fit_level)
-    return point["rate"], _trimmed_rate(xs, values)
-
-
 def _seed_table(runs, axis: str, value: str):
     """|value| with one row per seed and one column per value of ``axis``, every cell filled."""
     pivot = runs.pivot_table(index="seed", columns=axis, values=value, aggfunc="first").abs()
@@ -164,25 +150,17 @@ def floor_rate(
     against each point's seed standard error, points − 3 degrees of freedom); the smallest values are dropped one at a
     time. Where no tail passes, ``fits`` is False and the columns describe the shortest tail (the sweep is
     pre-asymptotic throughout). The interval resamples the whole procedure: each resampling of the seeds chooses its
-    own window by the same rule, so the interval holds the window's uncertainty as well as the fit's.
-
-    ``rate_trimmed`` (with its interval from the same resamplings) is the fit on the window less its first point: a
-    verdict is read only where it holds on both, so that it does not rest on one point at the window's start (the
-    point nearest the transient)."""
+    own window by the same rule, so the interval holds the window's uncertainty as well as the fit's."""
     pivot = _seed_table(runs, axis, value)
     all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
     xs, values, point, chi2, p = _window(all_x, all_values, fit_level)
     draws = rng.integers(0, values.shape[0], size=(int(bootstrap), values.shape[0]))
-    both = np.array([_rates(all_x, all_values[d], fit_level) for d in draws])  # each resampling: (rate, trimmed rate)
-    low, high = np.quantile(both[:, 0], [(1 - level) / 2, (1 + level) / 2])
-    trimmed_low, trimmed_high = np.quantile(both[:, 1], [(1 - level) / 2, (1 + level) / 2])
+    rates = np.array([_window(all_x, all_values[d], fit_level)[2]["rate"] for d in draws])
+    low, high = np.quantile(rates, [(1 - level) / 2, (1 + level) / 2])
     return {
         **point,
         "rate_low": float(low),
         "rate_high": float(high),
-        "rate_trimmed": _trimmed_rate(xs, values),
-        "rate_trimmed_low": float(trimmed_low),
-        "rate_trimmed_high": float(trimmed_high),
         "chi2": chi2,
         "fit_p": p,
         "fits": bool(p >= fit_level),
@@ -198,8 +176,7 @@ def rate_difference(
     """The difference r_a − r_b of two sweeps' rates with their floors (:func:`floor_rate`, each on its own asymptotic
     window), with a percentile interval from ``bootstrap`` resamplings of the seeds drawn once for both sweeps (paired
     by seed: the two sweeps must hold the same seeds), so what the seeds share cancels in the difference; each
-    resampling chooses both windows anew by the rule. ``difference_trimmed`` (``low_trimmed``, ``high_trimmed``): the
-    same on both windows less their first points (:func:`floor_rate`'s check)."""
+    resampling chooses both windows anew by the rule."""
     pivot_a, pivot_b = _seed_table(runs_a, axis, value), _seed_table(runs_b, axis, value)
     if list(pivot_a.index) != list(pivot_b.index):
         raise ValueError(f"a difference paired by seed needs the same seeds: {list(pivot_a.index)} vs {list(pivot_b.index)}")
@@ -209,19 +186,15 @@ def rate_difference(
     xs_b, values_b, point_b, _, p_b = _window(x_b, all_b, fit_level)
     draws = rng.integers(0, values_a.shape[0], size=(int(bootstrap), values_a.shape[0]))
     differences = np.array(
-        [np.subtract(_rates(x_a, all_a[d], fit_level), _rates(x_b, all_b[d], fit_level)) for d in draws]
-    )  # each resampling: (difference, difference of the windows less their first points)
-    low, high = np.quantile(differences[:, 0], [(1 - level) / 2, (1 + level) / 2])
-    trimmed_low, trimmed_high = np.quantile(differences[:, 1], [(1 - level) / 2, (1 + level) / 2])
+        [_window(x_a, all_a[d], fit_level)[2]["rate"] - _window(x_b, all_b[d], fit_level)[2]["rate"] for d in draws]
+    )
+    low, high = np.quantile(differences, [(1 - level) / 2, (1 + level) / 2])
     return {
         "rate_a": point_a["rate"],
         "rate_b": point_b["rate"],
         "difference": point_a["rate"] - point_b["rate"],
         "low": float(low),
         "high": float(high),
-        "difference_trimmed": _trimmed_rate(xs_a, values_a) - _trimmed_rate(xs_b, values_b),
-        "low_trimmed": float(trimmed_low),
-        "high_trimmed": float(trimmed_high),
         "fits_a": bool(p_a >= fit_level),
         "fits_b": bool(p_b >= fit_level),
         "fit_p_a": float(p_a),
@@ -311,9 +284,6 @@ RATE_DIFFERENCES_NOT_APPLICABLE = (
     "window_b",
     "trained_from_a",
     "trained_from_b",
-    "difference_trimmed",
-    "low_trimmed",
-    "high_trimmed",
 )
 
 

@@ -249,15 +249,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
             margin=exponent * margin_share,
             noise=f"a bootstrap over {fit.seeds} seeds",
         )
-        trimmed = decide_rate(
-            fit.rate_trimmed,
-            fit.rate_trimmed_low,
-            fit.rate_trimmed_high,
-            exponent,
-            side="at_least",
-            margin=exponent * margin_share,
-        )
-        decision = _caveated(_on_both(decision, trimmed, f"{fit.axis} = {fit.window_from:g}"), fit.seeds, fit.level)
+        decision = _caveated(decision, fit.seeds, fit.level)
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
     return claim(
@@ -315,19 +307,6 @@ def _caveated(decision: Decision, seeds, level) -> Decision:
         )
         return Decision(INCONCLUSIVE, reason, decision.power + caveat)
     return replace(decision, power=decision.power + caveat)
-
-
-def _on_both(decision: Decision, trimmed: Decision, first: str) -> Decision:
-    """``decision`` where the fit on its window less the first point (``trimmed``, the rate fits' check) decides the
-    same; inconclusive where it does not: the verdict rests on that one point, nearest the transient."""
-    if decision.verdict not in (REPRODUCED, CONTRADICTED) or trimmed.verdict == decision.verdict:
-        return decision
-    return Decision(
-        INCONCLUSIVE,
-        f"{decision.reason}, but not without the window's first point ({first}): there {trimmed.reason}; the verdict "
-        "rests on that one point",
-        decision.power + "; decided only where the window less its first point decides the same",
-    )
 
 
 def _tested(value, low, high, *, tested) -> tuple[float, float, float]:
@@ -399,8 +378,7 @@ def marginal_gain_claim(fit) -> Claim:
         decision = decide_rate(
             fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,), noise=f"a bootstrap over {fit.seeds} seeds"
         )
-        trimmed = decide_rate(fit.rate_trimmed, fit.rate_trimmed_low, fit.rate_trimmed_high, exponent, alternatives=(other,))
-        decision = _caveated(_on_both(decision, trimmed, f"{axis} = {fit.window_from:g}"), fit.seeds, fit.level)
+        decision = _caveated(decision, fit.seeds, fit.level)
         where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
@@ -477,15 +455,12 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             decision = decide_equivalence(
                 row.difference, row.low, row.high, m_free_margin, noise=f"a seed-paired bootstrap over {row.seeds} seeds"
             )
-            trimmed = decide_equivalence(row.difference_trimmed, row.low_trimmed, row.high_trimmed, m_free_margin)
         else:
             decision = decide_rate(
                 row.difference, row.low, row.high, 0.0, side="at_least", noise=f"a seed-paired bootstrap over {row.seeds} seeds"
             )
-            trimmed = decide_rate(row.difference_trimmed, row.low_trimmed, row.high_trimmed, 0.0, side="at_least")
         if tested:
-            firsts = f"{row.axis} = {row.window_a.split('..')[0]} and {row.window_b.split('..')[0]}"
-            decision = _caveated(_on_both(decision, trimmed, firsts), row.seeds, row.level)
+            decision = _caveated(decision, row.seeds, row.level)
         measured, low, high = _tested(row.difference, row.low, row.high, tested=tested)
         rows.append(
             claim(
