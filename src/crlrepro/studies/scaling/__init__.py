@@ -15,6 +15,7 @@ __all__ = [
     "RULE_KEYS",
     "COSTS",
     "NOT_SIZES",
+    "REGIME_MS",
     "STUDY",
     "n_sweep_m",
     "regime_sweep_points",
