@@ -2087,6 +2087,11 @@ def test_a_gap_rate_is_read_on_its_asymptotic_window_with_its_margin():
     assert row(gap_rates(False))["C3.gap_rate.scrl.m"].verdict == CONTRADICTED
     few_bad = row(gap_rates(False).assign(seeds=5))["C3.gap_rate.scrl.m"]  # a contradiction too
     assert few_bad.verdict == INCONCLUSIVE and "(contradicted on its own" in few_bad.reason
+    # an undecided row keeps its own reason, and its power still says the bootstrap cannot resolve its tails
+    straddles = gap_rates(True).assign(seeds=5, rate_low=lambda t: t["predicted"] * 0.5)
+    straddles = row(straddles)["C3.gap_rate.scrl.m"]
+    assert straddles.verdict == INCONCLUSIVE and straddles.reason.startswith("the interval")
+    assert straddles.power.endswith("so the interval's ends may rest on single seeds")
     assert f"at least {MIN_WINDOW} points" in short_fitted.reason and np.isnan(short_fitted.measured)
 
 
