@@ -629,6 +629,13 @@ def test_marginal_gains_in_n_are_read_against_the_outer_terms_half():
     assert marginal_gain_claim(n_row(1.0)).verdict == CONTRADICTED
     saturated = marginal_gain_claim(next(auc_rates(True, detectable=2).assign(axis="n").itertuples()))
     assert saturated.verdict == INCONCLUSIVE and "saturated from n = 4" in saturated.reason
+    # read from the marginal-gain design: the same test, and the row names the design it read
+    assert "marginal-gain design" not in half.claim
+    design = marginal_gain_claim(
+        next(pd.DataFrame([n_row(0.5)._asdict()]).drop(columns="Index").assign(sweep="gain").itertuples())
+    )
+    assert design.verdict == REPRODUCED and design.tolerance == half.tolerance
+    assert "n = 128..2048 at m = 16, 10 seeds of the marginal-gain design (its own n and fresh seeds" in design.claim
 
 
 def test_marginal_gains_are_not_read_off_a_saturated_curve():

@@ -1,6 +1,7 @@
 """Paper 1, C2–C4: samplers and objectives of SCRL/SSCRL, training on a sample, slopes, the budget
 fit, the calibration table and exponent, and their claims."""
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -35,6 +36,7 @@ from crlrepro.studies.scaling import (
     sweep_owner,
     sweep_points,
     sweep_rows_by_regime,
+    sweep_seeds,
     sweep_sources,
     sweep_trained_points,
 )
@@ -399,6 +401,39 @@ def test_an_n_sweep_with_one_m_per_regime_is_each_regimes_own():
     assert held_at(rows, "m") == "m = 8 (SCRL), 32 (SSCRL)" and held_at(rows[rows["regime"] == "scrl"], "m") == "m = 8"
     # the per-regime size keys the cost model lists are every regime's
     assert {key.rsplit(".", 1)[1] for key in REGIME_MS} == set(REGIMES)
+
+
+def test_the_marginal_gain_design_trains_all_its_points_on_its_own_seeds():
+    """n_sweep.gain: the n sweep's m (per regime), the design's own n and seeds. Its job trains every one of its points,
+    shared with another sweep's or not (other seeds, other models); no other sweep's job is read for it, nor it for
+    another; without a design (null) it has no points, no seeds and no job. Its rows come from its table alone."""
+    c = copy.deepcopy(PER_REGIME)
+    assert sweep_points("gain", c, "scrl") == [] and sweep_seeds("gain", c) == [] and sweep_sources(["gain"], c, "scrl") == []
+    c["scaling"]["seeds"] = [0, 1]
+    c["scaling"]["n_sweep"]["gain"] = {"ns": [100, 10, 50], "seeds": [7, 8, 9]}
+    assert sweep_seeds("gain", c) == [7, 8, 9] and sweep_seeds("n", c) == [0, 1]
+    with pytest.raises(ValueError, match="unknown sweep 'k'"):
+        sweep_seeds("k", c)
+    # (100, 8) is also the m sweep's and (10, 8) the n sweep's for SCRL: the design trains them again, on its seeds
+    assert sweep_trained_points("gain", c, "scrl") == [(10, 8), (50, 8), (100, 8)]
+    assert sweep_trained_points("gain", c, "sscrl") == [(10, 32), (50, 32), (100, 32)]
+    assert sweep_owner((100, 8), c, "scrl") == "m" and sweep_owner((100, 8), c, "scrl", "gain") == "gain"
+    assert sweep_sources(["gain"], c, "scrl") == ["gain"] and sweep_sources(["n"], c, "scrl") == ["m", "n"]
+    assert sweep_trained_points("n", c, "scrl") == [(10, 8)]  # unchanged by the design
+    with pytest.raises(ValueError, match=r"sweep gain does not list \(n, m\) = \(7, 7\)"):
+        sweep_owner((7, 7), c, "scrl", "gain")
+    runs = pd.DataFrame(
+        [
+            {"regime": regime, "n": n, "m": m, "seed": seed, "auc": 0.5}
+            for regime in ("scrl", "sscrl")
+            for n, m in sweep_trained_points("gain", c, regime)
+            for seed in sweep_seeds("gain", c)
+        ]
+    )
+    rows = sweep_rows_by_regime(runs, "gain", regime_sweep_points("gain", c), sweep_seeds("gain", c))
+    assert len(rows) == 2 * 3 * 3 and (rows["sweep"] == "gain").all() and sorted(rows["seed"].unique()) == [7, 8, 9]
+    with pytest.raises(ValueError, match=r"sweep gain, regime scrl: .* expected \[0, 1\]"):
+        sweep_rows_by_regime(runs, "gain", regime_sweep_points("gain", c), [0, 1])  # not the sweeps' seeds
 
 
 def _run_table(sweep, seeds=(0, 1), regimes=("scrl", "sscrl")):

@@ -10,13 +10,14 @@ from crlrepro.experiments.rate_fits import MIN_WINDOW, floor_power_fit, floor_ra
 XS = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
 
 
-def runs(curve, seeds=10, noise=0.03, seed=0, axis="m"):
+def runs(curve, seeds=10, noise=0.03, seed=0, axis="m", xs=None):
     rng = np.random.default_rng(seed)
+    xs = XS if xs is None else np.asarray(xs, dtype=float)
     return pd.DataFrame(
         [
             {axis: x, "seed": s, "gap": y * np.exp(noise * rng.standard_normal())}
             for s in range(seeds)
-            for x, y in zip(XS, curve(XS), strict=True)
+            for x, y in zip(xs, curve(xs), strict=True)
         ]
     )
 
@@ -170,6 +171,35 @@ def test_the_auc_deficit_rate_in_n_is_fitted_beside_the_m_rows_and_leaves_them_a
         assert n_row.rate_low < rate < n_row.rate_high
     only_m = auc_deficit_rate_table(pd.concat([m_runs, n_sweep(0.5, 7)]), e_star, {"m": {"sscrl": 0.5}}, 20, seed=0)
     assert list(only_m["axis"]) == ["m"]  # an axis with no predicted exponent is not fitted
+
+
+def test_the_n_rows_read_the_marginal_gain_design_where_one_is_given():
+    """With sweeps={"n": "gain"} the n row is fitted on the design's rows alone (its own n and seeds), not the n
+    sweep's, and says which sweep it read; the m rows are unchanged. An n sweep whose deficit falls as n^(−1) beside a
+    design whose deficit falls as n^(−1/2): the row reads ½ only from the design (and 1 without it)."""
+    from crlrepro.experiments.rate_fits import auc_deficit_rate_table
+
+    e_star = 0.8
+
+    def sweep(rate, seed, label, xs, seeds):
+        out = runs(lambda x: 0.002 + 0.05 * (x / 64) ** -rate, noise=0.02, seed=seed, axis="n", xs=xs, seeds=seeds)
+        out["auc"] = e_star - out.pop("gap")
+        return out.assign(regime="sscrl", sweep=label, m=16)
+
+    table = pd.concat(
+        [
+            sweep(1.0, 8, "n", [64, 128, 256, 512, 1024, 2048, 4096], 6),
+            sweep(0.5, 7, "gain", [64, 90, 128, 181, 256, 362, 512, 724, 1024, 2048, 4096], 6).assign(
+                seed=lambda t: t["seed"] + 100
+            ),
+        ]
+    )
+    predicted = {"n": {"sscrl": 0.5}}
+    (plain,) = auc_deficit_rate_table(table, e_star, predicted, 60, seed=0).itertuples()
+    (design,) = auc_deficit_rate_table(table, e_star, predicted, 60, seed=0, sweeps={"n": "gain"}).itertuples()
+    assert plain.sweep == "n" and plain.points == 7 and plain.seeds == 6 and plain.rate == pytest.approx(1.0, abs=0.15)
+    assert design.sweep == "gain" and design.points == 11 and design.seeds == 6 and design.fit_from == 64
+    assert design.rate == pytest.approx(0.5, abs=0.1) and design.rate_high < 0.75
 
 
 @pytest.mark.slow  # each bootstrap resampling refits every window of six rate tables

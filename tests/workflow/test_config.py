@@ -184,6 +184,23 @@ def test_a_per_regime_n_sweep_names_the_regime_it_lacks():
     assert "('SSCRL' was unexpected)" in str(refused.value) and "n_sweep.m.scrl: 0 is less than the minimum" in str(refused.value)
 
 
+def test_the_marginal_gain_design_must_read_fresh_seeds():
+    """n_sweep.gain's seeds may not be the sweeps' own (consistency.scaling.seeds): each shared seed is named, with
+    what to do; a malformed design is refused by the schema, naming the key."""
+    config = default_config()
+    seeds = config["consistency"]["scaling"]["seeds"]
+    config["consistency"]["scaling"]["n_sweep"]["gain"] = {"ns": [128, 256], "seeds": [seeds[-1], 99]}
+    with pytest.raises(
+        ConfigError, match=rf"n_sweep.gain.seeds: \[{seeds[-1]}\] are also consistency.scaling.seeds; .* other seeds"
+    ):
+        validate_config(copy.deepcopy(config), SCHEMA)
+    config["consistency"]["scaling"]["n_sweep"]["gain"]["seeds"] = [98, 99]
+    validate_config(copy.deepcopy(config), SCHEMA)
+    config["consistency"]["scaling"]["n_sweep"]["gain"] = {"ns": [128, 256]}
+    with pytest.raises(ConfigError, match="n_sweep.gain"):
+        validate_config(copy.deepcopy(config), SCHEMA)
+
+
 def _schema_objects(node, path=()):
     """(dotted path, schema node) of every object the schema declares properties for."""
     if isinstance(node, dict) and isinstance(node.get("properties"), dict):
@@ -430,6 +447,8 @@ def test_every_integer_key_that_sizes_an_array_or_a_loop_is_bounded_before_any_j
     unbounded = []
     for key in sorted(in_costs):
         config = validate_config(default_config(), SCHEMA)
+        if key.startswith("consistency.scaling.n_sweep.gain."):  # the design is null by default: sized where declared
+            config["consistency"]["scaling"]["n_sweep"]["gain"] = {"ns": [256, 512], "seeds": [90, 91]}
         value = config_value(config, key)
         if isinstance(value, dict):  # one value per regime (n_sweep.m; its items are keys of their own): the one-m form
             value = max(v for v in value.values() if v is not None)

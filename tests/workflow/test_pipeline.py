@@ -524,10 +524,27 @@ def test_parameters_and_code_rerun_exactly_their_rules(smoke_run):
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": 16, "ns": [128, 512, 1024]}}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
     assert runs == {"n_scrl.csv", "n_sscrl.csv", "n2_scrl.csv", "n2_sscrl.csv"}
-    # One regime's own m retrains that regime's n sweep only, and its budget split that the n sweep no longer holds.
+    # One regime's own m retrains that regime's n sweeps only (the marginal-gain design runs at the n sweep's m), and
+    # its budget split that the n sweep no longer holds.
     n_sweep.write_text(yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"m": {"scrl": 16, "sscrl": 32}}}}}))
     runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(n_sweep)) if "/consistency/runs/" in path}
-    assert runs == {"n_sscrl.csv", "budget_sscrl.csv"}
+    assert runs == {"n_sscrl.csv", "budget_sscrl.csv", "gain_sscrl.csv"}
+    # The marginal-gain design's seeds retrain the design alone; only the marginal-gain rates and what reads them rerun.
+    design = smoke_run / "design.yaml"
+    design.write_text(
+        yaml.safe_dump({"consistency": {"scaling": {"n_sweep": {"gain": {"ns": [128, 256, 512, 1024], "seeds": [5, 7]}}}}})
+    )
+    runs = {path.rsplit("/", 1)[-1] for path in planned_outputs(smoke_run, *SMOKE, str(design)) if "/consistency/runs/" in path}
+    assert runs == {"gain_scrl.csv", "gain_sscrl.csv"}
+    assert planned_jobs(smoke_run, *SMOKE, str(design)) == {
+        "scaling_train",
+        "gap_rates",
+        "figure_scaling",
+        "claims_c3",
+        "summary",
+        "scales_table",
+        "report_captions",
+    }
     # A2's own seeds (approximation.seeds) train more A2 models and no A3 or C2 model.
     a2_seeds = smoke_run / "a2_seeds.yaml"
     a2_seeds.write_text(yaml.safe_dump({"approximation": {"seeds": [0, 1]}}))

@@ -21,7 +21,7 @@ from crlrepro.workflow.preflight import preflight_problems, requested_executor
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 from crlrepro.studies.gmm_mlp import convergence_study
 from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_sensitivity_reused
-from crlrepro.studies.scaling import sweep_sources, sweep_trained_points
+from crlrepro.studies.scaling import sweep_seeds, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
 from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
@@ -344,7 +344,7 @@ def lcgm_range_models(wildcards):
 
 
 wildcard_constraints:
-    sweep="m|n|budget|n2",
+    sweep="m|n|budget|n2|gain",
     regime="scrl|sscrl",
 
 

@@ -63,6 +63,7 @@ rule scaling_train:
     params:
         **keys("scaling_train"),
         points=lambda wildcards: sweep_trained_points(wildcards.sweep, config["consistency"], wildcards.regime),
+        seeds=lambda wildcards: sweep_seeds(wildcards.sweep, config["consistency"]),
     script:
         "../scripts/scaling/scaling_train.py"
 
@@ -96,6 +97,8 @@ rule figure_scaling:
         deviation_slopes=rules.deviation_table.output.slopes,
         oracle=rules.oracle_table.output.oracle,
         gap_rates=f"{RESULTS}/consistency/gap_rates.csv",
+        auc_rates=f"{RESULTS}/consistency/auc_rates.csv",
+        gain=scaling_runs(["gain"]),
     output:
         png=report(f"{RESULTS}/figures/scaling.png", caption=caption("scaling"), category="Paper 1"),
         pdf=f"{RESULTS}/figures/scaling.pdf",
@@ -116,6 +119,7 @@ rule gap_rates:
         library("gap_rates"),
         table=rules.scaling_table.output.table,
         second=scaling_runs(["n2"]),
+        gain=scaling_runs(["gain"]),
         oracle=rules.oracle_table.output.oracle,
         paper_values=PAPER_VALUES,
     output:

@@ -346,12 +346,16 @@ def rate_difference_table(table, bootstrap: int, seed: int, e_star: float | None
 AUC_RATES_NOT_APPLICABLE = GAP_RATES_NOT_APPLICABLE + ("saturated_from",)
 
 
-def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int, seed: int, level: float = 0.95):
+def auc_deficit_rate_table(
+    table, e_star: float, predicted: dict, bootstrap: int, seed: int, level: float = 0.95, sweeps: dict | None = None
+):
     """Sec. 5's marginal gains, per regime and sweep axis: "marginal gains follow the 1/m curve" on the m sweep and
     "gains shrink as 1/√n" on the n sweep. The retrieval AUC approaches its plateau A∞ ≤ E* (the Bayes AUC ``e_star``,
     which no score exceeds) as A∞ − a·x^(−r), i.e. the deficit E* − AUC = c + a·x^(−r) with the floor c = E* − A∞ ≥ 0,
     the form of :func:`floor_rate` (asymptotic window by the χ² rule, seed bootstrap), beside ``predicted``
-    {axis: {regime: exponent}} (an axis it leaves out is not fitted).
+    {axis: {regime: exponent}} (an axis it leaves out is not fitted). ``sweeps`` {axis: sweep}: the rows of ``table``
+    each axis reads (default: the sweep named after the axis; the n rows may read a design of their own, "gain"), named
+    in the output's ``sweep`` column.
 
     Where the curve has saturated the rate describes nothing: the deficit to the largest x, AUC(x_max) − AUC(x), must
     stand above the seeds' noise (its one-sided lower confidence bound at ``level`` above 0, paired by seed) at three
@@ -367,19 +371,20 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
 
     rng = np.random.default_rng(seed)
     rows = []
+    sweeps = {"m": "m", "n": "n"} | dict(sweeps or {})
     family = [
         (axis, regime)
         for axis in ("m", "n")
-        for regime in sorted(table.loc[table["sweep"] == axis, "regime"].unique())
+        for regime in sorted(table.loc[table["sweep"] == sweeps[axis], "regime"].unique())
         if regime in predicted.get(axis, {})
     ]
     fit_level = family_level(len(family))
     for axis in ("m", "n"):
-        for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
+        for regime, runs in table[table["sweep"] == sweeps[axis]].groupby("regime", sort=True):
             if regime not in predicted.get(axis, {}):
                 continue
             runs = runs[runs[axis] >= FIRST_POINT.get((regime, axis), 0)].assign(deficit=lambda t: e_star - t["auc"])
-            swept_xs = sorted(int(x) for x in runs[axis].unique())
+            swept_xs, swept_seeds = sorted(int(x) for x in runs[axis].unique()), runs["seed"].nunique()
             fixed = int(runs["m" if axis == "n" else "n"].iloc[0])
             trained = trained_from(runs, axis, e_star)
             runs = runs[runs[axis] >= trained] if np.isfinite(trained) else runs.iloc[:0]
@@ -395,7 +400,8 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
                 tail = [x for i, x in enumerate(xs[:-1]) if not seen[i:].any()]
                 saturated_from = float(tail[0]) if tail else np.nan  # NaN: the deficit is seen up to x_max
             approach = runs[runs[axis] < saturated_from] if np.isfinite(saturated_from) else runs  # not the plateau
-            points, seeds = int(approach[axis].nunique()), int(pivot.shape[0])
+            # the sweep's seeds (every trained point has them all), also where none of its points trained
+            points, seeds = int(approach[axis].nunique()), int(swept_seeds)
             reaches = bool((approach["deficit"] <= 0).any())  # an AUC at E* (to quadrature): no deficit to take the log of
             if detectable >= 3 and points >= MIN_WINDOW and seeds >= 2 and not reaches:
                 fit = floor_rate(approach, axis, "deficit", bootstrap, rng, level=fit_level)
@@ -405,6 +411,7 @@ def auc_deficit_rate_table(table, e_star: float, predicted: dict, bootstrap: int
                 {
                     "regime": regime,
                     "axis": axis,
+                    "sweep": sweeps[axis],
                     "fixed": fixed,
                     "fit_from": swept_xs[0],
                     "fit_to": swept_xs[-1],

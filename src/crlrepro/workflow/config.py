@@ -238,8 +238,18 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
                 + "; the second n sweep must be at another m (or null for none), else C3.outer_m_free would compare "
                 "a sweep with itself"
             )
+    gain = n_sweep.get("gain") if isinstance(n_sweep, dict) else None
+    if isinstance(gain, dict) and isinstance(gain.get("seeds"), list) and isinstance(scaling.get("seeds"), list):
+        shared = [seed for seed in gain["seeds"] if seed in scaling["seeds"]]
+        if shared:
+            problems.append(
+                f"consistency.scaling.n_sweep.gain.seeds: {shared} are also consistency.scaling.seeds; the marginal-gain "
+                "design reads fresh seeds, none of which chose it or is read by another row (give it other seeds)"
+            )
     for key, values in (
         ("consistency.scaling.seeds", scaling.get("seeds", [])),
+        ("consistency.scaling.n_sweep.gain.ns", (gain or {}).get("ns", []) if isinstance(gain, dict) else []),
+        ("consistency.scaling.n_sweep.gain.seeds", (gain or {}).get("seeds", []) if isinstance(gain, dict) else []),
         ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),
         ("consistency.scaling.n_sweep.ns", scaling.get("n_sweep", {}).get("ns", [])),
         ("consistency.budget.ms", budget.get("ms", [])),

@@ -1,7 +1,8 @@
 """C3: the rate r of the trained model's gap with its floor, c + a·x^(−r), on each sweep's asymptotic window (the
 longest tail the form fits), beside Thm 4.5's exponents; and the two seed-paired differences of rates the theorem
 implies (the n-rate at two values of m, SCRL's m-rate against SSCRL's); and the rate at which the retrieval AUC
-approaches its plateau in m and in n (Sec. 5's marginal gains)."""
+approaches its plateau in m and in n (Sec. 5's marginal gains; in n on the marginal-gain design where the config
+declares one, its own n and fresh seeds)."""
 
 import pandas as pd
 
@@ -24,6 +25,11 @@ if snakemake.input.second:  # the n sweep at the second m: its rows from the run
     runs = pd.concat([read_table(path) for path in snakemake.input.second], ignore_index=True)
     points = run.params["second"]["n2"]
     table = pd.concat([table, sweep_rows_by_regime(runs, "n2", points, run.params["seeds"])], ignore_index=True)
+gain = run.params["gain"]  # the marginal-gain design (n_sweep.gain): the n rows of the marginal gains read it alone
+design = None
+if snakemake.input.gain:
+    runs = pd.concat([read_table(path) for path in snakemake.input.gain], ignore_index=True)
+    design = sweep_rows_by_regime(runs, "gain", gain["points"], gain["seeds"])
 reference = paper_values("C3", snakemake.input.paper_values)
 exponents = {axis: {regime: -float(slope) for regime, slope in reference[f"slope_{axis}"].items()} for axis in ("m", "n")}
 seed = int(table["seed"].min())
@@ -39,7 +45,14 @@ run.write_table(
     missing=RATE_DIFFERENCES_NOT_APPLICABLE,
 )
 run.write_table(
-    auc_deficit_rate_table(table, e_star, exponents, run.params["bootstrap"], seed),
+    auc_deficit_rate_table(
+        table if design is None else pd.concat([table, design], ignore_index=True),
+        e_star,
+        exponents,
+        run.params["bootstrap"],
+        seed,
+        sweeps=None if design is None else {"n": "gain"},
+    ),
     snakemake.output.auc_rates,
     missing=AUC_RATES_NOT_APPLICABLE,
 )

@@ -14,7 +14,9 @@ __all__ = [
     "MODEL",
     "RULE_KEYS",
     "COSTS",
+    "GAIN_DESIGN",
     "NOT_SIZES",
+    "OWN_SEEDS",
     "REGIME_MS",
     "STUDY",
     "n_sweep_m",
@@ -23,12 +25,16 @@ __all__ = [
     "sweep_points",
     "sweep_sources",
     "sweep_rows_by_regime",
+    "sweep_seeds",
     "sweep_trained_points",
     "SWEEPS",
 ]
 
 
-SWEEPS = ("m", "n", "budget", "n2")  # n2: the n sweep again at a second m (n_sweep.second_m; none when null)
+# n2: the n sweep again at a second m (n_sweep.second_m; none when null); gain: the marginal-gain design (n_sweep.gain:
+# its own n and fresh seeds, none when null), the sweep C3.marginal_gain_n reads
+SWEEPS = ("m", "n", "budget", "n2", "gain")
+OWN_SEEDS = ("gain",)  # sweeps with seeds of their own: they share no point with another sweep's job
 
 
 def n_sweep_m(consistency: dict, regime: str | None = None, key: str = "m") -> int | None:
@@ -52,8 +58,9 @@ def n_sweep_m(consistency: dict, regime: str | None = None, key: str = "m") -> i
 
 def sweep_points(sweep: str, consistency: dict, regime: str | None = None) -> list[tuple[int, int]]:
     """The (n, m) of one paper-1 sweep of the config's ``consistency`` block: ``m`` (scaling.m_sweep:
-    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m), ``budget`` (n = total / m) or ``n2`` (the n
-    sweep's n at scaling.n_sweep.second_m; no points when that is null). Where n_sweep gives its m per regime
+    m varies at fixed n), ``n`` (scaling.n_sweep: n varies at fixed m), ``budget`` (n = total / m), ``n2`` (the n
+    sweep's n at scaling.n_sweep.second_m; no points when that is null) or ``gain`` (the marginal-gain design's n at the
+    n sweep's m, scaling.n_sweep.gain; no points when that is null). Where n_sweep gives its m per regime
     (:func:`n_sweep_m`), the n sweeps' points are ``regime``'s."""
     scaling, budget = consistency["scaling"], consistency["budget"]
     if sweep == "m":
@@ -63,6 +70,9 @@ def sweep_points(sweep: str, consistency: dict, regime: str | None = None) -> li
     if sweep == "n2":
         second = n_sweep_m(consistency, regime, "second_m")
         return [] if second is None else [(int(n), second) for n in sorted(scaling["n_sweep"]["ns"])]
+    if sweep == "gain":
+        design = scaling["n_sweep"].get("gain")
+        return [] if design is None else [(int(n), n_sweep_m(consistency, regime)) for n in sorted(design["ns"])]
     if sweep == "budget":
         total = int(budget["total"])
         if any(total % int(m) for m in budget["ms"]):
@@ -76,24 +86,45 @@ def regime_sweep_points(sweep: str, consistency: dict) -> dict[str, list[tuple[i
     return {regime: sweep_points(sweep, consistency, regime) for regime in consistency["scaling"]["regimes"]}
 
 
-def sweep_owner(point: tuple[int, int], consistency: dict, regime: str | None = None) -> str:
-    """The sweep whose job trains ``point`` = (n, m) for ``regime``: the first of SWEEPS (m, n, budget) that lists it. A
-    point two sweeps share (the m sweep's n with the n sweep's m, a budget split on the n sweep) is trained once, with
-    the same seeds and model, so its rows are those either job would write."""
-    for sweep in SWEEPS:
+def sweep_seeds(sweep: str, consistency: dict) -> list[int]:
+    """The seeds of ``sweep``'s models: the marginal-gain design's own (scaling.n_sweep.gain.seeds, fresh seeds that no
+    other row reads), else scaling.seeds."""
+    if sweep not in SWEEPS:
+        raise ValueError(f"unknown sweep {sweep!r}; expected one of {', '.join(SWEEPS)}")
+    scaling = consistency["scaling"]
+    if sweep == "gain":
+        design = scaling["n_sweep"].get("gain")
+        return [] if design is None else [int(seed) for seed in design["seeds"]]
+    return [int(seed) for seed in scaling["seeds"]]
+
+
+def sweep_owner(point: tuple[int, int], consistency: dict, regime: str | None = None, sweep: str | None = None) -> str:
+    """The sweep whose job trains ``point`` = (n, m) for ``regime``, of those sharing the seeds of ``sweep`` (None: of
+    scaling.seeds): the first of SWEEPS (m, n, budget, n2) that lists it. A point two sweeps share (the m sweep's n with
+    the n sweep's m, a budget split on the n sweep) is trained once, with the same seeds and model, so its rows are
+    those either job would write. A sweep with seeds of its own (the marginal-gain design) trains all of its points."""
+    if sweep in OWN_SEEDS:
         if tuple(point) in sweep_points(sweep, consistency, regime):
             return sweep
+        raise ValueError(f"sweep {sweep} does not list (n, m) = {tuple(point)}")
+    for candidate in SWEEPS:
+        if candidate not in OWN_SEEDS and tuple(point) in sweep_points(candidate, consistency, regime):
+            return candidate
     raise ValueError(f"no sweep of the consistency block lists (n, m) = {tuple(point)}")
 
 
 def sweep_trained_points(sweep: str, consistency: dict, regime: str | None = None) -> list[tuple[int, int]]:
     """The points of ``sweep`` its own job (for ``regime``) trains (:func:`sweep_owner`): none of an earlier sweep's."""
-    return [point for point in sweep_points(sweep, consistency, regime) if sweep_owner(point, consistency, regime) == sweep]
+    return [
+        point for point in sweep_points(sweep, consistency, regime) if sweep_owner(point, consistency, regime, sweep) == sweep
+    ]
 
 
 def sweep_sources(sweeps, consistency: dict, regime: str | None = None) -> list[str]:
     """The sweeps (in SWEEPS order) whose run tables for ``regime`` hold every point of ``sweeps``."""
-    owners = {sweep_owner(point, consistency, regime) for sweep in sweeps for point in sweep_points(sweep, consistency, regime)}
+    owners = {
+        sweep_owner(point, consistency, regime, sweep) for sweep in sweeps for point in sweep_points(sweep, consistency, regime)
+    }
     return [sweep for sweep in SWEEPS if sweep in owners]
 
 
@@ -109,27 +140,30 @@ def sweep_rows_by_regime(runs, sweep: str, points: dict, seeds):
 
 # The n sweeps' m given per regime (n_sweep.m and second_m may be one m for all or a mapping): size keys of their own.
 REGIME_MS = tuple(f"consistency.scaling.n_sweep.{key}.{regime}" for key in ("m", "second_m") for regime in ("scrl", "sscrl"))
+# The marginal-gain design's n and seeds (n_sweep.gain; null: none): its job grows with both.
+GAIN_DESIGN = ("consistency.scaling.n_sweep.gain.ns", "consistency.scaling.n_sweep.gain.seeds")
 
 
-def _scaling_jobs(config: dict) -> list[tuple[str, list[tuple[int, int]]]]:
-    """C3/C4: each sweep's job per regime, as (regime, its (n, m) points) (m, n, budget, n2; a job trains all of its
-    points for every seed)."""
+def _scaling_jobs(config: dict) -> list[tuple[str, list[tuple[int, int]], int]]:
+    """C3/C4: each sweep's job per regime, as (regime, its (n, m) points, its number of seeds) (m, n, budget, n2, gain;
+    a job trains all of its points for every seed)."""
     consistency = config["consistency"]
     return [
-        (regime, sweep_points(sweep, consistency, regime)) for sweep in SWEEPS for regime in consistency["scaling"]["regimes"]
+        (regime, sweep_points(sweep, consistency, regime), count(sweep_seeds(sweep, consistency)))
+        for sweep in SWEEPS
+        for regime in consistency["scaling"]["regimes"]
     ]
 
 
 def _scaling_seconds(config: dict) -> float:
     s = config["consistency"]["scaling"]
-    seeds = count(s["seeds"])
 
-    def point(regime, n, m):
+    def point(regime, n, m, seeds):
         b = min(s["batch_size"], n)
         rows = b * (m + 1) if regime == "scrl" else b + m  # g's inputs per step: SSCRL's pool is encoded once per step
         return max(s["steps"], n // b) * rows * seeds / TRAINING_PAIRS_PER_SECOND  # whole epochs: ≥ one pass
 
-    return max(sum(point(regime, n, m) for n, m in points) for regime, points in _scaling_jobs(config))
+    return max(sum(point(regime, n, m, seeds) for n, m in points) for regime, points, seeds in _scaling_jobs(config))
 
 
 def _scaling_bytes(config: dict) -> float:
@@ -137,12 +171,13 @@ def _scaling_bytes(config: dict) -> float:
     the evaluation's float64 chunks of 2^20 rows, at the largest point of any sweep."""
     s = config["consistency"]["scaling"]
 
-    def point(regime, n, m):
+    def point(regime, n, m, seeds):
         b = min(s["batch_size"], n)
         negatives, rows = (n * m, b * (m + 1)) if regime == "scrl" else (m, b + m)
-        return 16.0 * count(s["seeds"]) * (negatives + s["layers"] * rows * (s["hidden"] + s["dim"]))
+        return 16.0 * seeds * (negatives + s["layers"] * rows * (s["hidden"] + s["dim"]))
 
-    return max(point(regime, n, m) for regime, job in _scaling_jobs(config) for n, m in job) + 2**24 * s["hidden"]
+    jobs = _scaling_jobs(config)
+    return max(point(regime, n, m, seeds) for regime, job, seeds in jobs for n, m in job) + 2**24 * s["hidden"]
 
 
 def _trained_batch(config: dict) -> int:
@@ -161,6 +196,7 @@ COSTS = (
             "consistency.scaling.n_sweep.m",
             "consistency.scaling.n_sweep.second_m",
             *REGIME_MS,
+            *GAIN_DESIGN,
             "consistency.budget.total",
             "consistency.budget.ms",
         ),
@@ -175,6 +211,7 @@ COSTS = (
             "consistency.scaling.n_sweep.m",
             "consistency.scaling.n_sweep.second_m",
             *REGIME_MS,
+            *GAIN_DESIGN,
             "consistency.budget.total",
             "consistency.budget.ms",
             "consistency.scaling.seeds",
@@ -194,7 +231,7 @@ COSTS = (
         ),
     ),
     Cost(
-        ("consistency.scaling.gallery_size", "consistency.scaling.galleries"),
+        ("consistency.scaling.gallery_size", "consistency.scaling.galleries", *GAIN_DESIGN),
         "candidates per retrieval gallery",
         memory=lambda c: (
             16.0 * at(c, "consistency.scaling.gallery_size") ** 2
@@ -204,15 +241,16 @@ COSTS = (
             1e-7
             * at(c, "consistency.scaling.gallery_size") ** 2
             * at(c, "consistency.scaling.galleries")
-            * count(c["consistency"]["scaling"]["seeds"])
-            * max(len(points) for _, points in _scaling_jobs(c))
+            * max(len(points) * seeds for _, points, seeds in _scaling_jobs(c))
         ),
     ),
     Cost(
-        ("consistency.scaling.bootstrap",),
+        ("consistency.scaling.bootstrap", *GAIN_DESIGN),
         "bootstrap replicates",
-        memory=lambda c: 16.0 * at(c, "consistency.scaling.bootstrap") * count(c["consistency"]["scaling"]["seeds"]),
-        seconds=lambda c: 1e-4 * at(c, "consistency.scaling.bootstrap") * max(len(points) for _, points in _scaling_jobs(c)) * 3,
+        memory=lambda c: 16.0 * at(c, "consistency.scaling.bootstrap") * max(seeds for _, _, seeds in _scaling_jobs(c)),
+        seconds=lambda c: (
+            1e-4 * at(c, "consistency.scaling.bootstrap") * max(len(points) for _, points, _ in _scaling_jobs(c)) * 3
+        ),
     ),
     Cost(
         ("consistency.deviation.ms", "consistency.deviation.pools", "consistency.deviation.batches"),
@@ -294,6 +332,7 @@ COSTS = (
 # Integer keys that size no array or loop of their own, and why (every integer key of the schema is in a cost or here).
 NOT_SIZES = {
     "consistency.scaling.seeds": "seed values (their number is a factor of the C3/C4 costs)",
+    "consistency.scaling.n_sweep.gain.seeds": "seed values (their number is a factor of the design job's cost)",
     "consistency.deviation.seed": "a seed",
     "consistency.scaling.batch_size": "capped at each point's n (b = min(b, n)): its cost is that of the sweeps' n",
     "consistency.deviation.fit_from": "a threshold on m (the m-slopes use the points at or above it)",
@@ -329,10 +368,9 @@ RULE_KEYS = {
         "device": "device",
     },
     "deviation_table": {"deviation": ("consistency.deviation", ("fit_from", "bootstrap", "seed"))},
-    "scaling_train": {
+    "scaling_train": {  # its points and seeds are the job's sweep's (the rule's params by wildcard)
         "gmm": "consistency.gmm",
         "tau": "tau",
-        "seeds": "consistency.scaling.seeds",
         "model": MODEL,
         "device": "device",
     },
@@ -351,6 +389,10 @@ RULE_KEYS = {
             lambda c: {"n2": regime_sweep_points("n2", c["consistency"])},
         ),
         "seeds": "consistency.scaling.seeds",
+        "gain": Derived(
+            ("consistency.scaling.n_sweep", "consistency.scaling.regimes"),
+            lambda c: {"points": regime_sweep_points("gain", c["consistency"]), "seeds": sweep_seeds("gain", c["consistency"])},
+        ),
     },
     "figure_scaling": {},
     "claims_c3": {"rate_margin": "consistency.scaling.rate_margin", "m_free_margin": "consistency.scaling.m_free_margin"},

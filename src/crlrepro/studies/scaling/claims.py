@@ -333,17 +333,21 @@ def marginal_gain_claim(fit) -> Claim:
     """``C3.marginal_gain.<regime>`` (the m sweep) or ``C3.marginal_gain_n.<regime>`` (the n sweep) from a row of
     :func:`crlrepro.experiments.rate_fits.auc_deficit_rate_table`: the AUC's deficit to the Bayes AUC falls to its
     floor as x^(−r), r tested two-sided against the bound's exponent (in m: 1 under SCRL, ½ under SSCRL, told apart
-    from the other's; in n: ½, told apart from a 1/n law). Where the deficit to the sweep's largest x is seen at
-    fewer than three x the curve has saturated and no rate is read: inconclusive, saying from which x and what would
-    decide it (so too where a run reaches E*: nothing differs from the paper's setting, our data are too easy); where no
-    tail fits the form, the sweep is pre-asymptotic: inconclusive. An inconclusive row shows no measured rate or
-    interval (:func:`_tested`)."""
+    from the other's; in n: ½, told apart from a 1/n law). The n rows read the marginal-gain design where the config
+    declares one (``fit.sweep`` "gain": its own n and fresh seeds), and say so. Where the deficit to the sweep's
+    largest x is seen at fewer than three x the curve has saturated and no rate is read: inconclusive, saying from
+    which x and what would decide it (so too where a run reaches E*: nothing differs from the paper's setting, our data
+    are too easy); where no tail fits the form, the sweep is pre-asymptotic: inconclusive. An inconclusive row shows no
+    measured rate or interval (:func:`_tested`)."""
     axis = getattr(fit, "axis", "m")
     spec = STUDY.experiment("C3").claim("marginal_gain" if axis == "m" else "marginal_gain_n")
     fixed = "n" if axis == "m" else "m"
     exponent = float(fit.predicted)
     other = (0.5 if exponent == 1.0 else 1.0) if axis == "m" else 1.0
-    where = f"{axis} = {fit.fit_from}..{fit.fit_to} at {fixed} = {fit.fixed}, {fit.seeds} seeds"
+    design = getattr(fit, "sweep", axis) == "gain"  # the marginal-gain design: its own n and seeds (n_sweep.gain)
+    where = f"{axis} = {fit.fit_from}..{fit.fit_to} at {fixed} = {fit.fixed}, {fit.seeds} seeds" + (
+        " of the marginal-gain design (its own n and fresh seeds, declared before its run)" if design else ""
+    )
     tested = False
     untrained = _untrained(axis, getattr(fit, "trained_from", fit.fit_from), fit.fit_from, fit.points, fit.seeds)
     if untrained is not None:

@@ -67,6 +67,8 @@ def plot_scaling(
     style: FigureStyle | None = None,
     e_star: float | None = None,
     gap_rates: pd.DataFrame | None = None,
+    design: pd.DataFrame | None = None,
+    auc_rates: pd.DataFrame | None = None,
 ):
     """C3. Top: Thm 4.5's mechanism at fixed scores, (a) the inner term's deviation against m at n = ∞ (SCRL:
     the bias |E inner|; SSCRL: E|inner| of the shared pool; in-batch: the bias of a batch of m + 1 pairs) and (b) the
@@ -77,7 +79,9 @@ def plot_scaling(
     (:func:`crlrepro.experiments.rate_fits.gap_rate_table`), the fit c + a·x^(−r) the claim rows read, drawn over its
     window with r in the legend (the log-log slope, which the floor bends toward 0, stays in the legend only where no
     fit is given). Bottom: downstream AUC and recall@1 against m and n, the AUC
-    with the Bayes-optimal E* (``e_star``) and chance (½)."""
+    with the Bayes-optimal E* (``e_star``) and chance (½). ``design``: the marginal-gain design's runs (n_sweep.gain,
+    its own n and seeds), drawn in the AUC-vs-n panel beside the n sweep (hollow squares, mean over its seeds), with the
+    fit E* − c − a·n^(−r) that C3.marginal_gain_n reads from ``auc_rates`` where it was made."""
     apply_style(style)
     fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1", "both": "C2", "inbatch": "C3"}
@@ -141,6 +145,8 @@ def plot_scaling(
         ax = axes[1, col]
         runs = table[table["sweep"] == axis]
         sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
+        if metric == "auc" and axis == "n" and design is not None and len(design):
+            _design_curve(ax, design, auc_rates, e_star, colors)
         if metric == "auc":
             if e_star is not None:
                 ax.axhline(e_star, color="k", linestyle="--", linewidth=1, label=f"Bayes E* = {e_star:.3f}")
@@ -150,6 +156,23 @@ def plot_scaling(
         ax.set(xscale="log", xlabel=axis, ylabel=label, title=title)
         log_ticks_at(ax, runs[axis].unique())
     return fig
+
+
+def _design_curve(ax, design: pd.DataFrame, auc_rates: pd.DataFrame | None, e_star: float | None, colors: dict):
+    """The marginal-gain design's mean AUC per n and regime (hollow squares), and the fit its row reads (dotted)."""
+    seeds = sorted(int(s) for s in design["seed"].unique())
+    for regime, runs in design.groupby("regime", sort=True):
+        mean = runs.groupby("n")["auc"].mean()
+        label = f"{regime.upper()}: marginal-gain design ({len(seeds)} seeds, {seeds[0]}–{seeds[-1]})"
+        rate = None
+        if auc_rates is not None and "sweep" in auc_rates:
+            match = auc_rates[(auc_rates["regime"] == regime) & (auc_rates["sweep"] == "gain")]
+            rate = match.iloc[0] if len(match) else None
+        if rate is not None and e_star is not None and np.isfinite(rate["rate"]):
+            grid = np.geomspace(float(rate["window_from"]), float(mean.index.max()), 50)
+            ax.plot(grid, e_star - rate["floor"] - rate["amplitude"] * grid ** (-rate["rate"]), ":", color=colors[regime], lw=1)
+            label += f": r = {rate['rate']:.2f} [{rate['rate_low']:.2f}, {rate['rate_high']:.2f}]"
+        ax.plot(mean.index, mean, "s", mfc="none", color=colors[regime], ms=5, label=label)
 
 
 def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle | None = None):
