@@ -726,9 +726,22 @@ def test_a_rate_or_equivalence_power_names_the_noise_its_interval_comes_from():
     assert same.power.startswith("interval half-width 0.4 from a seed-paired bootstrap over 5 seeds; margin ±0.25")
 
 
-def test_a_rate_on_the_competing_value_plans_no_data():
+def test_an_undecided_two_sided_rate_plans_the_data_for_its_first_decision():
+    """At the observed slope a narrower interval decides at the first of two events: it leaves the prediction
+    (contradicted) or it leaves every competing rate it holds (reproduced). The plan is for the nearer one: a slope on
+    the competing value is decided by leaving the prediction, not never; a slope near the competing value far from the
+    prediction (the recipe's C3.marginal_gain_n.scrl, 0.97 [0.29, 1.44] against ½ and 1) needs about 3× the seeds,
+    not the ~600× that telling 0.97 from 1 would."""
+    z, z_power = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
     on_it = decide_rate(0.5, 0.2, 1.2, 1.0, alternatives=(0.5,))
-    assert on_it.verdict == INCONCLUSIVE and "sits on the value to tell apart: no amount of data is planned" in on_it.power
+    assert on_it.verdict == INCONCLUSIVE and "no amount of data" not in on_it.power
+    assert f"about {((z + z_power) * 0.5 / z / 0.5) ** 2:.3g}× the seeds" in on_it.power
+    near = decide_rate(0.9666, 0.2934, 1.44, 0.5, alternatives=(1.0,))
+    factor = ((z + z_power) * (1.44 - 0.2934) / 2 / z / (0.9666 - 0.5)) ** 2
+    assert near.verdict == INCONCLUSIVE and f"about {factor:.3g}× the seeds" in near.power and 2 < factor < 4
+    # nearer the prediction than the competing rate: leaving the competing rate decides it first
+    close = decide_rate(0.55, 0.2, 1.2, 0.5, alternatives=(1.0,))
+    assert f"about {((z + z_power) * 0.5 / z / 0.45) ** 2:.3g}× the seeds" in close.power
 
 
 def test_a_few_seed_bootstrap_is_flagged_where_resamples_of_one_or_two_seeds_outweigh_its_tails():

@@ -449,7 +449,9 @@ def decide_rate(
             held = f", which holds the competing rate(s) {', '.join(_g(a) for a in inside)}" if inside else ""
             return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}{held}", power)
         if inside:
-            nearest = min(abs(slope - a) for a in inside)
+            # at the observed slope, a narrower interval decides at the first of: excluding the prediction
+            # (contradicted) or excluding every competing rate it holds (reproduced)
+            nearest = max(abs(slope - predicted), min(abs(slope - a) for a in inside))
             return Decision(
                 INCONCLUSIVE,
                 f"the interval {interval} holds the competing rate(s) {', '.join(_g(a) for a in inside)} as well",
