@@ -727,21 +727,33 @@ def test_a_rate_or_equivalence_power_names_the_noise_its_interval_comes_from():
 
 
 def test_an_undecided_two_sided_rate_plans_the_data_for_its_first_decision():
-    """At the observed slope a narrower interval decides at the first of two events: it leaves the prediction
-    (contradicted) or it leaves every competing rate it holds (reproduced). The plan is for the nearer one: a slope on
-    the competing value is decided by leaving the prediction, not never; a slope near the competing value far from the
-    prediction (the recipe's C3.marginal_gain_n.scrl, 0.97 [0.29, 1.44] against ½ and 1) needs about 3× the seeds,
-    not the ~600× that telling 0.97 from 1 would."""
-    z, z_power = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
+    """At the observed slope a narrower interval decides at the first of two events: its arm toward the prediction
+    falls below the distance to it (contradicted), or its arm toward each competing rate it holds falls below the
+    distance to that rate (reproduced). The plan is for the nearer one, each arm shrinking as 1/√n, at the interval's
+    own level: a slope on the competing value is decided by leaving the prediction, not never; a slope near the
+    competing value far from the prediction (the recipe's pilot of C3.marginal_gain_n.scrl, 0.97 [0.29, 1.44] at
+    0.9875 against ½ and 1) needs about 3.7× the seeds, not the ~600× that telling 0.97 from 1 would."""
+
+    def plan(arm, distance, level=0.95):
+        z = stats.norm.ppf((1 + level) / 2)
+        return f"about {((z + stats.norm.ppf(0.8)) / z * arm / distance) ** 2:.3g}× the seeds"
+
     on_it = decide_rate(0.5, 0.2, 1.2, 1.0, alternatives=(0.5,))
     assert on_it.verdict == INCONCLUSIVE and "no amount of data" not in on_it.power
-    assert f"about {((z + z_power) * 0.5 / z / 0.5) ** 2:.3g}× the seeds" in on_it.power
-    near = decide_rate(0.9666, 0.2934, 1.44, 0.5, alternatives=(1.0,))
-    factor = ((z + z_power) * (1.44 - 0.2934) / 2 / z / (0.9666 - 0.5)) ** 2
-    assert near.verdict == INCONCLUSIVE and f"about {factor:.3g}× the seeds" in near.power and 2 < factor < 4
+    assert plan(0.7, 0.5) in on_it.power  # the upper arm, toward the prediction 1.0
+    near = decide_rate(0.9666, 0.2934, 1.44, 0.5, alternatives=(1.0,), level=0.9875)
+    assert near.verdict == INCONCLUSIVE and plan(0.9666 - 0.2934, 0.4666, 0.9875) in near.power
+    assert "about 3.7" in near.power and "interval at 0.9875" in near.power
+    # the lower arm, not the half-width: a skewed interval asks more where its long arm faces the decision
+    assert plan(0.9666 - 0.2934, 0.4666, 0.9875) != plan((1.44 - 0.2934) / 2, 0.4666, 0.9875)
     # nearer the prediction than the competing rate: leaving the competing rate decides it first
     close = decide_rate(0.55, 0.2, 1.2, 0.5, alternatives=(1.0,))
-    assert f"about {((z + z_power) * 0.5 / z / 0.45) ** 2:.3g}× the seeds" in close.power
+    assert plan(0.65, 0.45) in close.power
+    # several competing rates: a reproduced verdict must leave them all
+    both = decide_rate(0.5, 0.1, 0.9, 0.5, alternatives=(0.3, 0.8))
+    assert plan(0.4, 0.2) in both.power
+    on_both = decide_rate(0.5, 0.1, 0.9, 0.5, alternatives=(0.5, 0.8))  # predicted == a competing rate: never decided
+    assert "no amount of data is planned" in on_both.power
 
 
 def test_a_few_seed_bootstrap_is_flagged_where_resamples_of_one_or_two_seeds_outweigh_its_tails():

@@ -412,9 +412,12 @@ def decide_rate(
     alternatives: tuple[float, ...] = (),
     margin: float = 0.0,
     noise: str | None = None,
+    level: float = LEVEL,
 ) -> Decision:
     """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's. ``noise`` names what the
     interval's width comes from (e.g. "a bootstrap over 10 seeds"); the power says it, and a plan multiplies it.
+    ``level``: the interval's confidence level (a family's Bonferroni level), at which an undecided row's plan asks for
+    its decision.
 
     two-sided (the theory predicts the rate): contradicted when the prediction lies outside the
     interval; inconclusive when a competing rate (``alternatives``, required) lies inside it too;
@@ -449,13 +452,10 @@ def decide_rate(
             held = f", which holds the competing rate(s) {', '.join(_g(a) for a in inside)}" if inside else ""
             return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}{held}", power)
         if inside:
-            # at the observed slope, a narrower interval decides at the first of: excluding the prediction
-            # (contradicted) or excluding every competing rate it holds (reproduced)
-            nearest = max(abs(slope - predicted), min(abs(slope - a) for a in inside))
             return Decision(
                 INCONCLUSIVE,
                 f"the interval {interval} holds the competing rate(s) {', '.join(_g(a) for a in inside)} as well",
-                f"{power}; {_rate_plan((high - low) / 2, nearest, noise=noise)}",
+                f"{power}; {_two_sided_plan(slope, low, high, predicted, inside, level, noise)}",
             )
         return Decision(
             REPRODUCED,
@@ -489,6 +489,30 @@ def decide_rate(
     else:
         plan = _rate_plan((high - low) / 2, distance, noise=noise)
     return Decision(INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}")
+
+
+def _two_sided_plan(
+    slope: float, low: float, high: float, predicted: float, inside, level: float, noise: str | None, power: float = POWER
+) -> str:
+    """For a two-sided rate whose interval holds the prediction and competing rates (``inside``): the data that give
+    ``power`` to decide it at the observed slope, if each arm of the interval (slope − low, high − slope) shrinks as
+    1/√n. It decides at the first of two events: the arm toward the prediction falls below the slope's distance to it
+    (contradicted), or the arm toward each competing rate falls below the distance to that rate (reproduced). Each
+    needs n × ((z + z_power)/z · arm/distance)², z at the interval's ``level``; the plan is the smaller."""
+    z = stats.norm.ppf((1 + level) / 2)
+    scale = (z + stats.norm.ppf(power)) / z
+
+    def factor(target: float) -> float:
+        arm, distance = (slope - low, slope - target) if target < slope else (high - slope, target - slope)
+        return (scale * arm / distance) ** 2 if distance > 0 else np.inf
+
+    needed = min(factor(predicted), max(factor(a) for a in inside))
+    if not np.isfinite(needed):
+        return "the observed slope sits on the value to tell apart: no amount of data is planned"
+    return (
+        f"about {needed:.3g}× the seeds or samples of its interval ({noise or 'whichever it is over'}) would give "
+        f"{power:.0%} power to decide it at the observed slope (each arm ∝ 1/√n; interval at {level:.4g})"
+    )
 
 
 def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER, noise: str | None = None) -> str:

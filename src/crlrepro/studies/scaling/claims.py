@@ -380,7 +380,13 @@ def marginal_gain_claim(fit) -> Claim:
         decision = _pre_asymptotic(fit, f"E* − AUC = c + a·{axis}^(−r)")
     else:
         decision = decide_rate(
-            fit.rate, fit.rate_low, fit.rate_high, exponent, alternatives=(other,), noise=f"a bootstrap over {fit.seeds} seeds"
+            fit.rate,
+            fit.rate_low,
+            fit.rate_high,
+            exponent,
+            alternatives=(other,),
+            noise=f"a bootstrap over {fit.seeds} seeds",
+            level=float(fit.level),
         )
         decision = _caveated(decision, fit.seeds, fit.level)
         where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
