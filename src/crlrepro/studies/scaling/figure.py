@@ -81,7 +81,8 @@ def plot_scaling(
     fit is given). Bottom: downstream AUC and recall@1 against m and n, the AUC
     with the Bayes-optimal E* (``e_star``) and chance (½). ``design``: the marginal-gain design's runs (n_sweep.gain,
     its own n and seeds), drawn in the AUC-vs-n panel beside the n sweep (hollow squares, mean over its seeds), with the
-    fit E* − c − a·n^(−r) that C3.marginal_gain_n reads from ``auc_rates`` where it was made."""
+    fit E* − c − a·n^(−r) that C3.marginal_gain_n reads from ``auc_rates`` where it was made; that panel then spans
+    the AUCs and E* (the approach the design is for), and chance only where it falls within."""
     apply_style(style)
     fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
     colors = {"scrl": "C0", "sscrl": "C1", "both": "C2", "inbatch": "C3"}
@@ -145,13 +146,19 @@ def plot_scaling(
         ax = axes[1, col]
         runs = table[table["sweep"] == axis]
         sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
-        if metric == "auc" and axis == "n" and design is not None and len(design):
+        zoomed = metric == "auc" and axis == "n" and design is not None and len(design) > 0
+        if zoomed:  # the approach to the plateau, which the design is for: the axis spans the AUCs and E*, not chance
             _design_curve(ax, design, auc_rates, e_star, colors)
+            low = min(float(runs["auc"].min()), float(design["auc"].min()))
+            high = max(float(runs["auc"].max()), float(design["auc"].max()), e_star if e_star is not None else 0.0)
+            pad = 0.05 * (high - low)
+            ax.set_ylim(low - pad, high + pad)
         if metric == "auc":
             if e_star is not None:
                 ax.axhline(e_star, color="k", linestyle="--", linewidth=1, label=f"Bayes E* = {e_star:.3f}")
-            ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
-            ax.legend(fontsize=6.5)
+            if not zoomed or low - pad <= 0.5:
+                ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
+            ax.legend(fontsize=6.5, loc="lower right" if zoomed else "best")
         title = f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis} ({held_at(runs, 'n' if axis == 'm' else 'm')})"
         ax.set(xscale="log", xlabel=axis, ylabel=label, title=title)
         log_ticks_at(ax, runs[axis].unique())
