@@ -740,3 +740,79 @@ def test_log_partition_of_a_kinked_score_converges_with_its_nodes(skewed_gmm):
     assert np.abs(fine - finest).max() < 3e-5 < 1e-3 < np.abs(coarse - finest).max()
     # second order: four times the nodes, a sixteenth of the error
     assert 10 < np.abs(fine - finest).max() / np.abs(finer - finest).max() < 25
+
+
+def test_the_scaling_figure_draws_the_marginal_gain_design_in_its_auc_panel():
+    """plot_scaling with a design: panel (g) shows the design's mean AUC per n (one labelled series per regime, with the
+    fit its row reads where there is one), spans the AUCs and E* rather than chance; without a design, chance is drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from crlrepro.studies.scaling.figure import plot_scaling
+
+    e_star, rows = 0.73, []
+    for sweep, axis, xs in (("m", "m", (1, 4, 16)), ("n", "n", (256, 1024, 4096))):
+        for regime in ("scrl", "sscrl"):
+            for x in xs:
+                for seed in (0, 1):
+                    n, m = (8192, x) if axis == "m" else (x, 64)
+                    auc = e_star - 0.002 - 0.5 / x - 0.001 * seed
+                    rows.append(
+                        {
+                            "sweep": sweep,
+                            "regime": regime,
+                            "n": n,
+                            "m": m,
+                            "seed": seed,
+                            "gap": 1 / x,
+                            "auc": auc,
+                            "recall_at_1": 0.15,
+                        }
+                    )
+    table = pd.DataFrame(rows)
+    slopes = pd.DataFrame(
+        [
+            {"regime": r, "axis": a, "quantity": "gap", "slope": -0.9, "low": -1.1, "high": -0.7, "predicted": -0.5}
+            for r in ("scrl", "sscrl")
+            for a in ("m", "n")
+        ]
+    )
+    design = table[table["sweep"] == "n"].assign(sweep="gain", seed=lambda t: t["seed"] + 200)
+    auc_rates = pd.DataFrame(
+        [
+            {
+                "regime": "scrl",
+                "axis": "n",
+                "sweep": "gain",
+                "rate": 1.0,
+                "rate_low": 0.7,
+                "rate_high": 1.9,
+                "floor": 0.002,
+                "amplitude": 0.5,
+                "window_from": 256.0,
+            },
+            {
+                "regime": "sscrl",
+                "axis": "n",
+                "sweep": "gain",
+                "rate": np.nan,
+                "rate_low": np.nan,
+                "rate_high": np.nan,
+                "floor": np.nan,
+                "amplitude": np.nan,
+                "window_from": np.nan,
+            },
+        ]
+    )
+    fig = plot_scaling(table, slopes, e_star=e_star, design=design, auc_rates=auc_rates)
+    panel = fig.axes[6]
+    labels = [text.get_text() for text in panel.get_legend().get_texts()]
+    assert "SCRL: marginal-gain design (2 seeds, 200–201): r = 1.00 [0.70, 1.90]" in labels
+    assert "SSCRL: marginal-gain design (2 seeds, 200–201)" in labels
+    assert "chance ½" not in labels and panel.get_ylim()[0] > 0.5 and panel.get_ylim()[1] > e_star
+    plt.close(fig)
+    plain = plot_scaling(table, slopes, e_star=e_star)
+    assert "chance ½" in [text.get_text() for text in plain.axes[6].get_legend().get_texts()]
+    plt.close(plain)
