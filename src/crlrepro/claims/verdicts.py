@@ -497,35 +497,40 @@ def _two_sided_plan(
     """For a two-sided rate whose interval holds the prediction and competing rates (``inside``): the data that give
     ``power`` to decide it at the observed slope, if each arm of the interval (slope − low, high − slope) shrinks as
     1/√n. It decides at the first of two events: the arm toward the prediction falls below the slope's distance to it
-    (contradicted), or the arm toward each competing rate falls below the distance to that rate (reproduced). Each
-    needs n × ((z + z_power)/z · arm/distance)², z at the interval's ``level``; the plan is the smaller."""
-    z = stats.norm.ppf((1 + level) / 2)
-    scale = (z + stats.norm.ppf(power)) / z
+    (contradicted), or the arm toward each competing rate falls below the distance to that rate (reproduced). The plan
+    (:func:`_rate_plan`) is for the deciding arm and distance, z at the interval's ``level``."""
 
-    def factor(target: float) -> float:
+    def arm_to(target: float) -> tuple[float, float]:
         arm, distance = (slope - low, slope - target) if target < slope else (high - slope, target - slope)
-        return (scale * arm / distance) ** 2 if distance > 0 else np.inf
+        return (arm / distance if distance > 0 else np.inf), arm, distance
 
-    needed = min(factor(predicted), max(factor(a) for a in inside))
-    if not np.isfinite(needed):
-        return "the observed slope sits on the value to tell apart: no amount of data is planned"
-    return (
-        f"about {needed:.3g}× the seeds or samples of its interval ({noise or 'whichever it is over'}) would give "
-        f"{power:.0%} power to decide it at the observed slope (each arm ∝ 1/√n; interval at {level:.4g})"
-    )
+    contradicted = arm_to(predicted)
+    reproduced = max((arm_to(a) for a in inside), key=lambda pair: pair[0])  # every competing rate must be left
+    ratio, arm, distance = min(contradicted, reproduced, key=lambda pair: pair[0])
+    if not np.isfinite(ratio):
+        distance = 0.0  # neither decision is reachable at this slope
+    return _rate_plan(arm, distance, level, power, noise, shrinks=f"each arm ∝ 1/√n; interval at {level:.4g}")
 
 
-def _rate_plan(half_width: float, distance: float, level: float = LEVEL, power: float = POWER, noise: str | None = None) -> str:
+def _rate_plan(
+    half_width: float,
+    distance: float,
+    level: float = LEVEL,
+    power: float = POWER,
+    noise: str | None = None,
+    shrinks: str = "half-width ∝ 1/√n",
+) -> str:
     """For an undecided rate: how much more data would give ``power`` to decide it at the observed slope, if the
-    interval's half-width h shrinks as 1/√n (seeds or samples, whichever the interval is over: ``noise`` names it):
-    the interval must reach (z_{(1+level)/2} + z_power) · h / z_{(1+level)/2} ≤ distance, i.e. n × (that / distance)²."""
+    interval's half-width h (or the arm that decides it: ``shrinks`` says which) shrinks as 1/√n (seeds or samples,
+    whichever the interval is over: ``noise`` names it): the interval must reach
+    (z_{(1+level)/2} + z_power) · h / z_{(1+level)/2} ≤ distance, i.e. n × (that / distance)²."""
     z = stats.norm.ppf((1 + level) / 2)
     if not distance > 0:
         return "the observed slope sits on the value to tell apart: no amount of data is planned"
     factor = ((z + stats.norm.ppf(power)) * half_width / z / distance) ** 2
     return (
         f"about {factor:.3g}× the seeds or samples of its interval ({noise or 'whichever it is over'}) would give "
-        f"{power:.0%} power to decide it at the observed slope (half-width ∝ 1/√n)"
+        f"{power:.0%} power to decide it at the observed slope ({shrinks})"
     )
 
 

@@ -248,8 +248,8 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             )
     for key, values in (
         ("consistency.scaling.seeds", scaling.get("seeds", [])),
-        ("consistency.scaling.n_sweep.gain.ns", (gain or {}).get("ns", []) if isinstance(gain, dict) else []),
-        ("consistency.scaling.n_sweep.gain.seeds", (gain or {}).get("seeds", []) if isinstance(gain, dict) else []),
+        ("consistency.scaling.n_sweep.gain.ns", gain.get("ns", []) if isinstance(gain, dict) else []),
+        ("consistency.scaling.n_sweep.gain.seeds", gain.get("seeds", []) if isinstance(gain, dict) else []),
         ("consistency.scaling.m_sweep.ms", scaling.get("m_sweep", {}).get("ms", [])),
         ("consistency.scaling.n_sweep.ns", scaling.get("n_sweep", {}).get("ns", [])),
         ("consistency.budget.ms", budget.get("ms", [])),
