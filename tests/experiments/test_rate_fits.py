@@ -5,7 +5,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from crlrepro.experiments.rate_fits import MIN_WINDOW, floor_power_fit, floor_rate, gap_rate_table, trained_from
+from crlrepro.experiments.rate_fits import (
+    MIN_WINDOW,
+    floor_power_fit,
+    floor_power_fits,
+    floor_rate,
+    gap_rate_table,
+    trained_from,
+)
 
 XS = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
 
@@ -26,6 +33,48 @@ def runs(curve, seeds=10, noise=0.03, seed=0, axis="m", xs=None):
 def test_an_exact_curve_is_recovered(c, a, r):
     fit = floor_power_fit(XS, c + a * XS ** (-r))
     assert fit["rate"] == pytest.approx(r, abs=1e-4) and fit["floor"] == pytest.approx(c, abs=1e-6) and fit["rms_log"] < 1e-5
+
+
+def _scipy_cost(x, y):
+    """The same least squares by scipy's trust-region reflective solver from the same starts (the fitter this module
+    used before its batched one): the lowest cost it reaches."""
+    from scipy.optimize import least_squares
+
+    log_x, log_y = np.log(x), np.log(y)
+    costs = []
+    for r0 in (0.5, 1.0, 2.0):
+        c0 = 0.5 * y.min()
+        a0 = max(y[np.argmin(x)] - c0, y.min()) * x.min() ** r0
+        fit = least_squares(
+            lambda t: np.log(np.maximum(t[0] + t[1] * np.exp(-t[2] * log_x), np.finfo(float).tiny)) - log_y,
+            [c0, a0, r0],
+            bounds=([0, 0, 0], [np.inf, np.inf, 8.0]),
+            x_scale="jac",
+        )
+        costs.append(fit.cost)
+    return min(costs)
+
+
+def test_the_batched_fits_reach_the_least_squares_minimum_and_each_row_is_fitted_alone():
+    """Each row of a batch gets the fit it gets alone; on noisy curves every fit's cost is at most scipy's from the same
+    starts (to 1e-9), and on a bootstrap draw of the default scale's SSCRL n sweep, whose optimum runs along a valley to
+    the bound r = 8, scipy stopped early (r = 7.25) where the batched iteration reaches the bound and a lower cost."""
+    rng = np.random.default_rng(11)
+    curves = np.array(
+        [(0.003 * k + (1 + k) / XS ** (0.3 + 0.2 * k)) * np.exp(0.05 * rng.standard_normal(XS.size)) for k in range(8)]
+    )
+    batch = floor_power_fits(XS, curves)
+    for k, curve in enumerate(curves):
+        alone = floor_power_fit(XS, curve)
+        assert [alone[name] for name in ("floor", "amplitude", "rate")] == pytest.approx(
+            [batch[name][k] for name in ("floor", "amplitude", "rate")], rel=1e-9, abs=1e-12
+        )
+        assert batch["cost"][k] <= _scipy_cost(XS, curve) * (1 + 1e-9)
+        assert batch["cost"][k] == pytest.approx(0.5 * XS.size * batch["rms_log"][k] ** 2)
+    x = np.array([512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0])
+    y = np.array([0.0303095, 0.0122332, 0.0146835, 0.0113058, 0.0152771, 0.0264989])
+    valley = floor_power_fits(x, y[None, :])
+    assert valley["rate"][0] == 8.0 and valley["cost"][0] < _scipy_cost(x, y) * (1 - 1e-3)
 
 
 def test_the_interval_covers_the_rate_and_a_pre_asymptotic_head_is_dropped():

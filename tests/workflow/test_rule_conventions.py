@@ -23,7 +23,8 @@ with SnakemakeApi(OutputSettings()) as api:
     workflow = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=Path("Snakefile"), workdir=Path("."))
     rules = [{"name": r.name, "script": r.script, "input": [str(f) for f in r.input], "log": [str(f) for f in r.log],
               "benchmark": None if r.benchmark is None else str(r.benchmark), "conda": r.conda_env,
-              "results": workflow._workflow.config["results"], "params": list(r.params.keys())}
+              "results": workflow._workflow.config["results"], "params": list(r.params.keys()),
+              "priority": r.priority, "output": [str(f) for f in r.output]}
              for r in workflow._workflow.rules]
 print("RULES=" + json.dumps(rules))
 """
@@ -114,6 +115,51 @@ def test_the_check_names_a_rule_without_its_tail(tmp_path):
     rules_file.write_text(text)
     problems = _tail_problems(workdir, _rules(workdir))
     assert [p.split(":")[0] for p in problems] == ["gmm_spectrum", "gmm_spectrum", "figure_gmm_spectrum", "claims_a1"], problems
+
+
+def _upstream(rules, name) -> set[str]:
+    """The rules whose outputs ``name`` needs, transitively (an input matched against each rule's output pattern, a
+    wildcard standing for any text)."""
+    import re
+
+    by_name = {r["name"]: r for r in rules}
+    patterns = [(r["name"], re.compile(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(f)) + "$")) for r in rules for f in r["output"]]
+    found, queue = set(), [name]
+    while queue:
+        for path in by_name[queue.pop()]["input"]:
+            for producer, pattern in patterns:
+                if producer not in found and pattern.match(path):
+                    found.add(producer)
+                    queue.append(producer)
+    return found
+
+
+def _chain_problems(rules, last="gap_rates") -> list[str]:
+    """Each rule of C3's chain (``last`` and every rule upstream of it) whose priority is not the chain's."""
+    priority = {r["name"]: r["priority"] for r in rules}
+    chain = _upstream(rules, last) | {last}
+    problems = [f"{last}: priority {priority[last]}, not above 0"] if priority[last] <= 0 else []
+    problems += [
+        f"{n}: priority {priority[n]}, upstream of {last} at {priority[last]}"
+        for n in sorted(chain)
+        if priority[n] != priority[last]
+    ]
+    return problems
+
+
+def test_c3s_chain_goes_first_with_everything_it_waits_for(tmp_path):
+    """The bootstrapped rate fits (gap_rates) ran last and alone in a run from clean; their chain takes a priority
+    (common.smk: CHAIN_FIRST), and so does every rule upstream of them: one left at 0 would hold the chain back behind
+    every other ready job. Taking it from oracle_table is named."""
+    workdir = copy_repo(tmp_path / "repo")
+    rules = _rules(workdir)
+    assert {"scaling_train", "scaling_table", "oracle_table"} <= _upstream(rules, "gap_rates")
+    assert not _chain_problems(rules)
+    oracles = workdir / "workflow" / "rules" / "oracles.smk"
+    text = oracles.read_text()
+    assert text.count("    priority: CHAIN_FIRST\n") == 1
+    oracles.write_text(text.replace("    priority: CHAIN_FIRST\n", ""))
+    assert _chain_problems(_rules(workdir)) == ["oracle_table: priority 0, upstream of gap_rates at 10"]
 
 
 def _script_names(path: Path) -> set[str]:

@@ -28,6 +28,12 @@ from crlrepro.workflow.pipeline import imported_library_files, interpreter_witho
 from crlrepro.workflow.publish import RUNS_LOG, comparison_config, published_scales, record_run
 
 RUN_CLOCK = {}
+# Scheduling: of the jobs ready at once, Snakemake starts those of higher priority first. C3's chain (its sweeps'
+# trainings -> scaling_table -> gap_rates, whose bootstrapped fits are the longest job downstream of a training at
+# the default scale) has nothing upstream, and left at priority 0 it was reached last: in a run from clean its
+# gap_rates ran alone for its last 4 minutes with the other core idle. Its rules, and oracle_table (an input of
+# gap_rates), take CHAIN_FIRST (tests/workflow/test_rule_conventions.py checks every rule upstream of gap_rates).
+CHAIN_FIRST = 10
 
 try:
     for path in workflow.configfiles:  # Snakemake's own reading keeps the last of two equal keys

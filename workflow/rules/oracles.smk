@@ -12,6 +12,7 @@ rule oracle_table:
         f"{RESULTS}/logs/oracle_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/oracle_table.tsv"
+    priority: CHAIN_FIRST
     conda:
         CONDA_ENV
     params:

@@ -56,6 +56,7 @@ rule scaling_train:
         f"{RESULTS}/logs/scaling_train/{{sweep}}_{{regime}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/scaling_train/{{sweep}}_{{regime}}.tsv"
+    priority: CHAIN_FIRST
     conda:
         CONDA_ENV
     resources:
@@ -80,6 +81,7 @@ rule scaling_table:
         f"{RESULTS}/logs/scaling_table.log",
     benchmark:
         f"{RESULTS}/benchmarks/scaling_table.tsv"
+    priority: CHAIN_FIRST
     conda:
         CONDA_ENV
     params:
@@ -130,6 +132,7 @@ rule gap_rates:
         f"{RESULTS}/logs/gap_rates.log",
     benchmark:
         f"{RESULTS}/benchmarks/gap_rates.tsv"
+    priority: CHAIN_FIRST
     conda:
         CONDA_ENV
     params:

@@ -26,6 +26,7 @@ __all__ = [
     "FIRST_POINT",
     "GAP_RATES_NOT_APPLICABLE",
     "floor_power_fit",
+    "floor_power_fits",
     "floor_rate",
     "gap_rate_table",
     "rate_difference",
@@ -64,68 +65,150 @@ GAP_RATES_NOT_APPLICABLE = (
 )
 
 
-def floor_power_fit(x, y) -> dict:
-    """Least squares of log y on log(c + a·x^(−r)) over c, a ≥ 0 and 0 ≤ r ≤ 8, from starts r = ½, 1, 2 (the best
-    kept). Returns c (floor), a (amplitude), r (rate) and rms_log, the root mean square log residual (0.1: the fit
-    is off by about 10 % at a typical point)."""
-    from scipy.optimize import least_squares
+_LOWER, _UPPER = np.array([0.0, 0.0, 0.0]), np.array([np.inf, np.inf, _MAX_RATE])
+_STARTS = (0.5, 1.0, 2.0)
+_MAX_ITERATIONS = 2000  # the data's fits converge in at most a few hundred (median about 20)
 
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+
+def floor_power_fits(x, y) -> dict:
+    """Least squares of log y on log(c + a·x^(−r)) over c, a ≥ 0 and 0 ≤ r ≤ 8 for each row of ``y`` (problems ×
+    points, all against the points ``x``), from starts r = ½, 1, 2 (the best kept, the first of equals): arrays
+    c (floor), a (amplitude), r (rate), rms_log (the root mean square log residual: 0.1, the fit is off by about 10 %
+    at a typical point) and cost (half the sum of squared log residuals).
+
+    Every problem and start is solved at once by a projected Levenberg–Marquardt iteration: the Gauss–Newton system
+    (JᵀJ + λ·diag JᵀJ) δ = −Jᵀρ on the parameters not held at a bound, the step clipped into the box, kept where it
+    lowers the cost (λ shrinks) and refused where not (λ grows), until the cost stops falling (relative change
+    ≤ 1e−14) or the step vanishes. The amplitude is solved as A = a·x₀^(−r) with x₀ the points' geometric mean, which
+    straightens the valley along which a and r trade off (a·x^(−r) = A·(x/x₀)^(−r)), and reported as a. Jacobian of
+    log(c + A·u^(−r)), u = x/x₀: (1, u^(−r), −A·u^(−r)·log u) / (c + A·u^(−r)), 0 where the model is clamped at the
+    smallest float."""
+    x = np.asarray(x, dtype=float)
+    y = np.atleast_2d(np.asarray(y, dtype=float))
     if x.size < 4:
         raise ValueError(f"a rate with a floor has 3 parameters: it needs at least 4 points, got {x.size}")
+    if y.shape[1] != x.size:
+        raise ValueError(f"{y.shape[1]} values per problem for {x.size} points")
     if np.any(y <= 0) or np.any(x <= 0):
         raise ValueError("a rate with a floor is fitted in logs: x and y must be > 0")
-    log_y = np.log(y)
+    tiny, problems = np.finfo(float).tiny, y.shape[0]
+    x0 = float(np.exp(np.mean(np.log(x))))
+    log_u = np.log(x / x0)
+    low = y.min(axis=1)
+    theta = np.concatenate(  # start-major: rows [k·problems, (k+1)·problems) start from _STARTS[k]
+        [
+            np.column_stack(
+                [0.5 * low, np.maximum(y[:, np.argmin(x)] - 0.5 * low, low) * (x.min() / x0) ** r0, np.full(problems, r0)]
+            )
+            for r0 in _STARTS
+        ]
+    )
+    log_y = np.tile(np.log(y), (len(_STARTS), 1))
 
-    log_x, tiny = np.log(x), np.finfo(float).tiny
+    def terms(th):
+        power = np.exp(-th[:, 2:3] * log_u)
+        return th[:, 0:1] + th[:, 1:2] * power, power
 
-    def residuals(theta):
-        c, a, r = theta
-        return np.log(np.maximum(c + a * np.exp(-r * log_x), tiny)) - log_y
+    def residuals(th, rows):
+        residual = np.log(np.maximum(terms(th)[0], tiny)) - log_y[rows]
+        return residual, 0.5 * np.sum(residual * residual, axis=1)
 
-    def jacobian(theta):
-        """∂/∂(c, a, r) of log(c + a·x^(−r)) = (1, x^(−r), −a·x^(−r)·log x) / (c + a·x^(−r)); 0 where clamped."""
-        c, a, r = theta
-        power = np.exp(-r * log_x)
-        model = c + a * power
+    everything = np.arange(theta.shape[0])
+    residual, cost = residuals(theta, everything)
+    damping = np.full(theta.shape[0], 1e-3)
+    active = np.ones(theta.shape[0], dtype=bool)
+    identity = np.eye(3)
+    for _ in range(_MAX_ITERATIONS):
+        rows = np.flatnonzero(active)
+        if rows.size == 0:
+            break
+        th = theta[rows]
+        model, power = terms(th)
         inverse = np.where(model > tiny, 1.0 / np.maximum(model, tiny), 0.0)
-        return np.column_stack([inverse, power * inverse, -a * power * log_x * inverse])
+        jac = np.stack([inverse, power * inverse, -th[:, 1:2] * power * log_u * inverse], axis=2)
+        gradient = np.einsum("pni,pn->pi", jac, residual[rows])
+        hessian = np.einsum("pni,pnj->pij", jac, jac)
+        free = ~(((th <= _LOWER) & (gradient > 0)) | ((th >= _UPPER) & (gradient < 0)))
+        scale = np.diagonal(hessian, axis1=1, axis2=2)
+        scale = np.maximum(scale, 1e-12 * scale.max(axis=1, keepdims=True) + tiny)
+        system = hessian + damping[rows, None, None] * scale[:, :, None] * identity
+        system = np.where(free[:, :, None] & free[:, None, :], system, scale[:, :, None] * identity)
+        step = np.linalg.solve(system, np.where(free, -gradient, 0.0)[..., None])[..., 0]
+        trial = np.clip(th + step, _LOWER, _UPPER)
+        trial_residual, trial_cost = residuals(trial, rows)
+        better = trial_cost < cost[rows]
+        done = better & (cost[rows] - trial_cost <= 1e-14 * cost[rows])
+        done |= better & np.all(np.abs(trial - th) <= 1e-13 * np.abs(th), axis=1)
+        kept = rows[better]
+        theta[kept], residual[kept], cost[kept] = trial[better], trial_residual[better], trial_cost[better]
+        damping[rows] = np.where(better, np.maximum(damping[rows] * 0.3, 1e-15), damping[rows] * 10.0)
+        active[rows[done | (damping[rows] > 1e16)]] = False
+    costs = cost.reshape(len(_STARTS), problems)
+    best = np.argmin(costs, axis=0), np.arange(problems)
+    fitted = theta.reshape(len(_STARTS), problems, 3)[best]
+    rms = np.sqrt(np.mean(residual.reshape(len(_STARTS), problems, -1)[best] ** 2, axis=1))
+    return {
+        "floor": fitted[:, 0],
+        "amplitude": fitted[:, 1] * x0 ** fitted[:, 2],
+        "rate": fitted[:, 2],
+        "rms_log": rms,
+        "cost": costs[best],
+    }
 
-    best = None
-    for r0 in (0.5, 1.0, 2.0):
-        c0 = 0.5 * float(y.min())
-        a0 = max(float(y[np.argmin(x)]) - c0, float(y.min())) * float(x.min()) ** r0
-        fit = least_squares(
-            residuals, [c0, a0, r0], jac=jacobian, bounds=([0.0, 0.0, 0.0], [np.inf, np.inf, _MAX_RATE]), x_scale="jac"
-        )
-        if best is None or fit.cost < best.cost:
-            best = fit
-    c, a, r = (float(v) for v in best.x)
-    return {"floor": c, "amplitude": a, "rate": r, "rms_log": float(np.sqrt(np.mean(best.fun**2)))}
+
+def floor_power_fit(x, y) -> dict:
+    """:func:`floor_power_fits` of one curve ``y`` against ``x``: c (floor), a (amplitude), r (rate) and rms_log as
+    floats."""
+    fit = floor_power_fits(x, np.asarray(y, dtype=float)[None, :])
+    return {name: float(fit[name][0]) for name in ("floor", "amplitude", "rate", "rms_log")}
 
 
-def _misfit(xs, values, fit) -> tuple[float, float]:
-    """χ² of the fit's log residuals in units of each point's standard error of log mean (seed spread / (mean √seeds)),
-    and its p-value on points − 3 degrees of freedom."""
+def _misfits(xs, values, fit) -> tuple[np.ndarray, np.ndarray]:
+    """χ² of each fit's log residuals (``values``: problems × seeds × points, ``fit``: :func:`floor_power_fits` of
+    their seed means) in units of each point's standard error of log mean (seed spread / (mean √seeds)), and its
+    p-value on points − 3 degrees of freedom."""
     from scipy import stats
 
-    mean = values.mean(axis=0)
-    se = values.std(axis=0, ddof=1) / (mean * np.sqrt(values.shape[0]))
-    model = fit["floor"] + fit["amplitude"] * xs ** (-fit["rate"])
-    chi2 = float(np.sum(((np.log(model) - np.log(mean)) / np.maximum(se, np.finfo(float).tiny)) ** 2))
-    return chi2, float(stats.chi2.sf(chi2, xs.size - 3))
+    mean = values.mean(axis=1)
+    se = values.std(axis=1, ddof=1) / (mean * np.sqrt(values.shape[1]))
+    model = fit["floor"][:, None] + fit["amplitude"][:, None] * xs ** (-fit["rate"][:, None])
+    with np.errstate(over="ignore"):  # a seed resampled into every slot has no spread: χ² is then inf, p 0
+        chi2 = np.sum(((np.log(model) - np.log(mean)) / np.maximum(se, np.finfo(float).tiny)) ** 2, axis=1)
+    return chi2, stats.chi2.sf(chi2, xs.size - 3)
+
+
+def _windows(all_x: np.ndarray, all_values: np.ndarray, fit_level: float) -> dict:
+    """The window rule of :func:`floor_rate` on a sweep (``all_x`` its points) for each of several resamplings at once
+    (``all_values``: resamplings × seeds × points): the longest tail, at least :data:`MIN_WINDOW` points, whose fit
+    passes the χ² test at ``fit_level``, else the shortest. Arrays: start (the window's first index), floor, amplitude,
+    rate, rms_log, chi2, p."""
+    count = all_values.shape[0]
+    chosen = {name: np.full(count, np.nan) for name in ("floor", "amplitude", "rate", "rms_log", "chi2", "p")}
+    chosen["start"] = np.zeros(count, dtype=int)
+    pending = np.arange(count)
+    starts = range(0, max(all_x.size - MIN_WINDOW + 1, 1))
+    for start in starts:
+        xs, values = all_x[start:], all_values[pending][:, :, start:]
+        fit = floor_power_fits(xs, values.mean(axis=1))
+        chi2, p = _misfits(xs, values, fit)
+        settled = (p >= fit_level) | (start == starts[-1])
+        for name in ("floor", "amplitude", "rate", "rms_log"):
+            chosen[name][pending[settled]] = fit[name][settled]
+        chosen["chi2"][pending[settled]], chosen["p"][pending[settled]] = chi2[settled], p[settled]
+        chosen["start"][pending[settled]] = start
+        pending = pending[~settled]
+        if pending.size == 0:
+            break
+    return chosen
 
 
 def _window(all_x: np.ndarray, all_values: np.ndarray, fit_level: float):
-    """The window rule of :func:`floor_rate` on a sweep (``all_x`` its points, ``all_values`` seeds × points): the
-    window's points, the seeds' values on it, the fit of their means, its χ² and p-value."""
-    for start in range(0, max(all_x.size - MIN_WINDOW + 1, 1)):
-        xs, values = all_x[start:], all_values[:, start:]
-        point = floor_power_fit(xs, values.mean(axis=0))
-        chi2, p = _misfit(xs, values, point)
-        if p >= fit_level:
-            break
-    return xs, values, point, chi2, p
+    """:func:`_windows` on the sweep's own seeds (``all_values``: seeds × points): the window's points, the seeds'
+    values on it, the fit of their means, its χ² and p-value."""
+    chosen = _windows(all_x, all_values[None], fit_level)
+    start = int(chosen["start"][0])
+    point = {name: float(chosen[name][0]) for name in ("floor", "amplitude", "rate", "rms_log")}
+    return all_x[start:], all_values[:, start:], point, float(chosen["chi2"][0]), float(chosen["p"][0])
 
 
 def _seed_table(runs, axis: str, value: str):
@@ -155,7 +238,7 @@ def floor_rate(
     all_x, all_values = pivot.columns.to_numpy(dtype=float), pivot.to_numpy(dtype=float)
     xs, values, point, chi2, p = _window(all_x, all_values, fit_level)
     draws = rng.integers(0, values.shape[0], size=(int(bootstrap), values.shape[0]))
-    rates = np.array([_window(all_x, all_values[d], fit_level)[2]["rate"] for d in draws])
+    rates = _windows(all_x, all_values[draws], fit_level)["rate"]
     low, high = np.quantile(rates, [(1 - level) / 2, (1 + level) / 2])
     return {
         **point,
@@ -185,9 +268,7 @@ def rate_difference(
     xs_a, values_a, point_a, _, p_a = _window(x_a, all_a, fit_level)
     xs_b, values_b, point_b, _, p_b = _window(x_b, all_b, fit_level)
     draws = rng.integers(0, values_a.shape[0], size=(int(bootstrap), values_a.shape[0]))
-    differences = np.array(
-        [_window(x_a, all_a[d], fit_level)[2]["rate"] - _window(x_b, all_b[d], fit_level)[2]["rate"] for d in draws]
-    )
+    differences = _windows(x_a, all_a[draws], fit_level)["rate"] - _windows(x_b, all_b[draws], fit_level)["rate"]
     low, high = np.quantile(differences, [(1 - level) / 2, (1 + level) / 2])
     return {
         "rate_a": point_a["rate"],
