@@ -44,6 +44,11 @@ __all__ = [
 ]
 
 SEARCH_COLUMNS = ["family", "parameters", "regret", "excess_loss", "bound", "ratio"]
+# Rows of the outer rule per block of retrieval_auc. The search's transforms are constant beyond their end knots, so
+# most blocks hold flat ends, each costing 48 bisection calls of the score per block: blocks of 64 rows instead of the
+# default 16 make the search about 1.7x faster. Every row's sum is the same arithmetic in any block, so E(s) is
+# bit-identical (tests/theory/test_calibration_search.py).
+SEARCH_CHUNK = 64
 INTERPOLATION = (0.1, 0.2, 0.35, 0.5, 0.75)  # the λ of each maximised transform's path from τ·PMI
 
 
@@ -52,7 +57,7 @@ def calibration_ratio(score: Callable, gmm, tau: float, nodes: int, inner_nodes:
     √((2/τ)(L(s) − L*)) and the ratio regret / bound (0 where both are 0, the Bayes score itself)."""
     tau = check_temperature(tau)
     e_star = bayes_auc(gmm, nodes, inner_nodes) if e_star is None else e_star
-    regret = e_star - retrieval_auc(score, gmm, nodes, inner_nodes)
+    regret = e_star - retrieval_auc(score, gmm, nodes, inner_nodes, chunk=SEARCH_CHUNK)
     excess = excess_contrastive_risk(score, gmm.grid(nodes), tau)
     bound = float(np.sqrt(2.0 / tau * max(excess, 0.0)))
     ratio = regret / bound if bound > 0 else (0.0 if abs(regret) < 1e-12 else np.inf)
