@@ -40,6 +40,7 @@ __all__ = [
     "calibration_ratio",
     "INTERPOLATION",
     "pmi_transform_score",
+    "SEARCH_CHUNK",
     "SEARCH_COLUMNS",
 ]
 

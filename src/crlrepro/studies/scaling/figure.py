@@ -104,7 +104,7 @@ def plot_scaling(
                 rate = match.iloc[0] if len(match) else None
             if rate is not None and np.isfinite(rate["rate"]):
                 grid = np.geomspace(float(rate["window_from"]), float(rate["fit_to"]), 50)
-                tail = "" if bool(rate["fits"]) else ", no tail fits: pre-asymptotic"
+                tail = "" if bool(rate["fits"]) else "\nno tail fits: pre-asymptotic"  # a second line: the panel is narrow
                 label = (
                     f"{regime.upper()}: r = {rate['rate']:.2f} [{rate['rate_low']:.2f}, {rate['rate_high']:.2f}] "
                     f"of c + a·{axis}^(−r), {axis} ≥ {rate['window_from']:g}{tail}"
@@ -113,9 +113,9 @@ def plot_scaling(
             elif rate is not None and "trained_from" in rate.index:  # no rate read: say why beside the plain slope
                 start = float(rate["trained_from"])
                 if not np.isfinite(start):
-                    label += "; did not train: no rate read"
+                    label += "\ndid not train: no rate read"
                 elif start > float(mean.index.min()):
-                    label += f"; trained from {axis} = {start:g} only: no rate read"
+                    label += f"\ntrained from {axis} = {start:g} only: no rate read"
             ax.errorbar(mean.index, mean, yerr=[mean - lo, hi - mean], fmt="o-", color=colors[regime], capsize=3, label=label)
             slope_guide(
                 ax,
@@ -159,7 +159,7 @@ def plot_scaling(
             if not zoomed or low - pad <= 0.5:
                 ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
             ax.legend(fontsize=6.5, loc="lower right" if zoomed else "best")
-        title = f"({'efgh'[col]}) downstream {label.split(' $')[0]} vs {axis} ({held_at(runs, 'n' if axis == 'm' else 'm')})"
+        title = f"({'efgh'[col]}) {label.split(' $')[0]} vs {axis} ({held_at(runs, 'n' if axis == 'm' else 'm')})"
         ax.set(xscale="log", xlabel=axis, ylabel=label, title=title)
         log_ticks_at(ax, runs[axis].unique())
     return fig
