@@ -102,6 +102,12 @@ def test_the_table_starts_sscrl_at_m_2_and_refuses_bad_input():
         floor_power_fit(XS[:3], XS[:3])
     with pytest.raises(ValueError, match="> 0"):
         floor_power_fit(XS, -XS)
+    with pytest.raises(ValueError, match="finite"):
+        floor_power_fit(XS, np.where(XS == 4, np.nan, XS))
+    with pytest.raises(ValueError, match="finite"):
+        floor_power_fits(XS, np.vstack([XS, np.where(XS == 8, np.inf, XS)]))
+    with pytest.raises(ValueError, match="values per problem"):
+        floor_power_fits(XS, XS[None, :-1])
     with pytest.raises(ValueError, match="missing"):
         floor_rate(runs(lambda x: 1 / x).iloc[1:], "m", "gap", 10, np.random.default_rng(0))
 

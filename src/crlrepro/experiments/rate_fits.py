@@ -89,6 +89,8 @@ def floor_power_fits(x, y) -> dict:
         raise ValueError(f"a rate with a floor has 3 parameters: it needs at least 4 points, got {x.size}")
     if y.shape[1] != x.size:
         raise ValueError(f"{y.shape[1]} values per problem for {x.size} points")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("a rate with a floor needs finite x and y: got NaN or inf")
     if np.any(y <= 0) or np.any(x <= 0):
         raise ValueError("a rate with a floor is fitted in logs: x and y must be > 0")
     tiny, problems = np.finfo(float).tiny, y.shape[0]
