@@ -80,8 +80,9 @@ def test_the_batched_fits_reach_the_least_squares_minimum_and_each_row_is_fitted
 def test_a_valley_flat_to_rounding_toward_the_bound_ends_near_the_least_cost():
     """A known limit (an independent review's case): one outlying first point, fitted by a term steep enough that the
     cost is flat to ~1e-5 along r toward the bound 8. The fit may stop short of the bound (here near r = 5.3, where
-    scipy's solver stopped near 7.4), but its cost is within 1e-4 of the least either solver finds: the rate there is
-    not determined by the data, and the χ² window rule and interval carry that."""
+    scipy's solver reached 8; on the default's recorded draw above scipy stopped short instead), but its cost is within
+    1e-4 of the least either solver finds: the rate there is not determined by the data, and the χ² window rule and
+    interval carry that."""
     x = np.array([1.0, 32.0, 256.0, 1024.0, 2048.0, 8192.0])
     y = np.array(
         [
