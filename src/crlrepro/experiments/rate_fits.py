@@ -68,8 +68,9 @@ GAP_RATES_NOT_APPLICABLE = (
 _LOWER, _UPPER = np.array([0.0, 0.0, 0.0]), np.array([np.inf, np.inf, _MAX_RATE])
 _STARTS = (0.5, 1.0, 2.0)
 # The default scale's 342 bootstrap fits took at most 212 iterations (median 19). Where the cost is flat to about 1e-6
-# along r toward its bound 8 (one outlying first point fitted by a steep term), steps stay tiny and a fit can stop here,
-# short of the bound (scipy's solver also stopped short there, at other r): its r is then the best found.
+# along r toward its bound 8 (one outlying first point fitted by a steep term), steps stay tiny and a fit can reach this
+# cap short of the bound (scipy's solver also stopped short there, at other r); such a fit is then refitted with r held
+# at the bound, and the lower of the two kept.
 _MAX_ITERATIONS = 2000
 
 
@@ -82,9 +83,11 @@ def floor_power_fits(x, y) -> dict:
     Every problem and start is solved at once by a projected Levenberg–Marquardt iteration: the Gauss–Newton system
     (JᵀJ + λ·diag JᵀJ) δ = −Jᵀρ on the parameters not held at a bound, the step clipped into the box, kept where it
     lowers the cost (λ shrinks) and refused where not (λ grows), until the cost stops falling (relative change
-    ≤ 1e−14) or the step vanishes. The amplitude is solved as A = a·x₀^(−r) with x₀ the points' geometric mean, which
-    straightens the valley along which a and r trade off (a·x^(−r) = A·(x/x₀)^(−r)), and reported as a. Jacobian of
-    log(c + A·u^(−r)), u = x/x₀: (1, u^(−r), −A·u^(−r)·log u) / (c + A·u^(−r)), 0 where the model is clamped at the
+    ≤ 1e−14) or the step vanishes. A fit still descending after 2000 iterations (a valley flat toward r = 8) is
+    refitted over c and a with r held at 8, and that fit kept where its cost is lower. The amplitude is solved as
+    A = a·x₀^(−r) with x₀ the points' geometric mean, which straightens the valley along which a and r trade off
+    (a·x^(−r) = A·(x/x₀)^(−r)), and reported as a. Jacobian of log(c + A·u^(−r)), u = x/x₀:
+    (1, u^(−r), −A·u^(−r)·log u) / (c + A·u^(−r)), 0 where the model is clamped at the
     smallest float."""
     x = np.asarray(x, dtype=float)
     y = np.atleast_2d(np.asarray(y, dtype=float))
@@ -96,7 +99,7 @@ def floor_power_fits(x, y) -> dict:
         raise ValueError("a rate with a floor needs finite x and y: got NaN or inf")
     if np.any(y <= 0) or np.any(x <= 0):
         raise ValueError("a rate with a floor is fitted in logs: x and y must be > 0")
-    tiny, problems = np.finfo(float).tiny, y.shape[0]
+    problems = y.shape[0]
     x0 = float(np.exp(np.mean(np.log(x))))
     log_u = np.log(x / x0)
     low = y.min(axis=1)
@@ -110,6 +113,34 @@ def floor_power_fits(x, y) -> dict:
     )
     log_y = np.tile(np.log(y), (len(_STARTS), 1))
 
+    theta, residual, cost, capped = _levenberg_marquardt(theta, log_y, log_u, hold_rate=False)
+    if capped.any():  # stopped in a valley flat toward the bound: the fit with r held at the bound, where it is lower
+        rows = np.flatnonzero(capped)
+        probe = theta[rows].copy()
+        probe[:, 2] = _MAX_RATE
+        probe, probe_residual, probe_cost, _ = _levenberg_marquardt(probe, log_y[rows], log_u, hold_rate=True)
+        lower = probe_cost < cost[rows]
+        theta[rows[lower]], residual[rows[lower]], cost[rows[lower]] = probe[lower], probe_residual[lower], probe_cost[lower]
+    costs = cost.reshape(len(_STARTS), problems)
+    best = np.argmin(costs, axis=0), np.arange(problems)
+    fitted = theta.reshape(len(_STARTS), problems, 3)[best]
+    rms = np.sqrt(np.mean(residual.reshape(len(_STARTS), problems, -1)[best] ** 2, axis=1))
+    return {
+        "floor": fitted[:, 0],
+        "amplitude": fitted[:, 1] * x0 ** fitted[:, 2],
+        "rate": fitted[:, 2],
+        "rms_log": rms,
+        "cost": costs[best],
+    }
+
+
+def _levenberg_marquardt(theta, log_y, log_u, hold_rate: bool):
+    """The projected Levenberg–Marquardt iteration of :func:`floor_power_fits` on every row of ``theta`` (c, A, r)
+    against its row of ``log_y``, with r held where ``hold_rate``: the rows' parameters, log residuals and costs, and
+    which rows were still descending at the iteration cap."""
+    tiny = np.finfo(float).tiny
+    theta = theta.copy()
+
     def terms(th):
         power = np.exp(-th[:, 2:3] * log_u)
         return th[:, 0:1] + th[:, 1:2] * power, power
@@ -118,8 +149,7 @@ def floor_power_fits(x, y) -> dict:
         residual = np.log(np.maximum(terms(th)[0], tiny)) - log_y[rows]
         return residual, 0.5 * np.sum(residual * residual, axis=1)
 
-    everything = np.arange(theta.shape[0])
-    residual, cost = residuals(theta, everything)
+    residual, cost = residuals(theta, np.arange(theta.shape[0]))
     damping = np.full(theta.shape[0], 1e-3)
     active = np.ones(theta.shape[0], dtype=bool)
     identity = np.eye(3)
@@ -134,6 +164,8 @@ def floor_power_fits(x, y) -> dict:
         gradient = np.einsum("pni,pn->pi", jac, residual[rows])
         hessian = np.einsum("pni,pnj->pij", jac, jac)
         free = ~(((th <= _LOWER) & (gradient > 0)) | ((th >= _UPPER) & (gradient < 0)))
+        if hold_rate:
+            free[:, 2] = False
         scale = np.diagonal(hessian, axis1=1, axis2=2)
         scale = np.maximum(scale, 1e-12 * scale.max(axis=1, keepdims=True) + tiny)
         system = hessian + damping[rows, None, None] * scale[:, :, None] * identity
@@ -148,17 +180,7 @@ def floor_power_fits(x, y) -> dict:
         theta[kept], residual[kept], cost[kept] = trial[better], trial_residual[better], trial_cost[better]
         damping[rows] = np.where(better, np.maximum(damping[rows] * 0.3, 1e-15), damping[rows] * 10.0)
         active[rows[done | (damping[rows] > 1e16)]] = False
-    costs = cost.reshape(len(_STARTS), problems)
-    best = np.argmin(costs, axis=0), np.arange(problems)
-    fitted = theta.reshape(len(_STARTS), problems, 3)[best]
-    rms = np.sqrt(np.mean(residual.reshape(len(_STARTS), problems, -1)[best] ** 2, axis=1))
-    return {
-        "floor": fitted[:, 0],
-        "amplitude": fitted[:, 1] * x0 ** fitted[:, 2],
-        "rate": fitted[:, 2],
-        "rms_log": rms,
-        "cost": costs[best],
-    }
+    return theta, residual, cost, active
 
 
 def floor_power_fit(x, y) -> dict:
