@@ -92,6 +92,7 @@ class Mutant:
     index: int  # the mutated node's position in ast.walk order
     apply: Callable = lambda n: n  # that node, in a fresh parse -> its replacement
     status: str = "pending"  # then survived, killed or timeout
+    seconds: float = 0.0  # the child's wall time (0 where no test could see the mutant)
 
 
 def op_position(lines, left, right):
@@ -397,6 +398,7 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                 running[pid] = (pending.pop(0), time.monotonic())
             time.sleep(0.02)
             for pid, (m, start) in list(running.items()):
+                m.seconds = time.monotonic() - start
                 if (status := os.waitpid(pid, os.WNOHANG))[0]:
                     m.status = "survived" if os.waitstatus_to_exitcode(status[1]) == 0 else "killed"
                 elif time.monotonic() - start > timeout:
@@ -456,6 +458,11 @@ def report(modules, mutants, equivalent, args, seconds):
     def line(m):
         return f"- `{m.id}` (line {m.line}): `` {m.mod.src.splitlines()[m.line - 1].decode().strip()} ``"
 
+    def spent(status):
+        return sum(m.seconds for m in mutants if m.status == status)
+
+    slowest = sorted((m for m in mutants if m.status != "timeout"), key=lambda m: -m.seconds)[:10]
+
     return score, "\n".join(
         [
             "# Mutation testing report",
@@ -475,6 +482,13 @@ def report(modules, mutants, equivalent, args, seconds):
             f"## Timeouts ({len(timeouts)}: counted as killed)",
             "",
             *map(line, timeouts),
+            "",
+            f"## Where the time went ({sum(m.seconds for m in mutants):.0f} mutant-seconds)",
+            "",
+            f"Killed {spent('killed'):.0f} s, survived {spent('survived'):.0f} s (every selected test runs), timeouts "
+            f"{spent('timeout'):.0f} s. The slowest mutants that finished:",
+            "",
+            *(f"- {m.seconds:.1f} s, {m.status}: `{m.id}`" for m in slowest),
         ]
     ) + "\n"
 
