@@ -451,6 +451,13 @@ def test_a_one_sided_rate_at_its_bound_needs_a_margin_declared_in_advance():
     assert decide_rate(0.55, 0.50, 0.60, 0.662, side="at_least", margin=0.08).verdict == "inconclusive"
     assert decide_rate(-0.97, -1.05, -0.93, -1.0, side="at_most", margin=0.1).verdict == "reproduced"
     assert decide_rate(-0.7, -0.8, -0.6, -1.0, side="at_most", margin=0.1).verdict == "contradicted"
+    # reproduced by the margin alone (the interval reaches past the bound itself): the reason says so, on either side
+    only = "reproduced only within the margin"
+    assert only in decide_rate(0.662, 0.61, 0.71, 0.662, side="at_least", margin=0.08).reason
+    assert only not in decide_rate(0.7, 0.662, 0.75, 0.662, side="at_least", margin=0.08).reason  # on the bound: met
+    assert only in decide_rate(-0.97, -1.05, -0.93, -1.0, side="at_most", margin=0.1).reason
+    assert only not in decide_rate(-1.1, -1.2, -1.0, -1.0, side="at_most", margin=0.1).reason
+    assert only not in decide_rate(0.7, 0.662, 0.75, 0.662, side="at_least").reason
     with pytest.raises(ValueError, match="margin"):
         decide_rate(0.6, 0.5, 0.7, 0.5, side="at_least", margin=-0.1)
     with pytest.raises(ValueError, match="one-sided"):

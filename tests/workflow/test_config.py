@@ -201,6 +201,17 @@ def test_the_marginal_gain_design_must_read_fresh_seeds():
         validate_config(copy.deepcopy(config), SCHEMA)
 
 
+def test_a_confirmatory_gamma_must_be_one_not_yet_seen():
+    """A1's confirm_gammas test the window and margin chosen on gammas: a γ in both is refused, naming it."""
+    config = default_config()
+    polynomial = config["approximation"]["polynomial"]
+    polynomial["confirm_gammas"] = [2.0, polynomial["gammas"][0]]
+    with pytest.raises(ConfigError, match=rf"confirm_gammas: \[{polynomial['gammas'][0]}\] are also .*gammas"):
+        validate_config(copy.deepcopy(config), SCHEMA)
+    polynomial["confirm_gammas"] = []
+    validate_config(copy.deepcopy(config), SCHEMA)
+
+
 def _schema_objects(node, path=()):
     """(dotted path, schema node) of every object the schema declares properties for."""
     if isinstance(node, dict) and isinstance(node.get("properties"), dict):

@@ -462,6 +462,7 @@ def decide_rate(
             f"the interval {interval} holds {_g(predicted)} and excludes {', '.join(_g(a) for a in alternatives)}",
             power,
         )
+    shift = 0.0
     if margin:
         power += f"; margin {_g(margin)} declared in advance"
         shift = margin if side == "at_most" else -margin
@@ -473,22 +474,30 @@ def decide_rate(
     def said(level: float) -> str:
         return bound.format(_g(level - shift), _g(level)) if margin else bound.format(_g(level))
 
+    # reproduced by the margin alone: the interval reaches past the bound itself, and the reason says so
+    within = ": reproduced only within the margin (the interval reaches past the bound itself)"
     if side == "at_most":
         if low > p_high:
             return Decision(CONTRADICTED, f"the whole interval {interval} lies above {said(p_high)}", power)
         if high <= p_low:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {said(p_low)}", power)
+            only = within if high > p_low - shift else ""
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {said(p_low)}{only}", power)
     else:
         if high < p_low:
             return Decision(CONTRADICTED, f"the whole interval {interval} lies below {said(p_low)}", power)
         if low >= p_high:
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {said(p_high)}", power)
+            only = within if low < p_high - shift else ""
+            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {said(p_high)}{only}", power)
     distance = abs(slope - predicted)
     if not margin and distance <= 1e-3 * max(abs(predicted), 1e-12):
         plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
     else:
         plan = _rate_plan((high - low) / 2, distance, noise=noise)
-    return Decision(INCONCLUSIVE, f"the interval {interval} straddles {said(predicted)}", f"{power}; {plan}")
+    target = said(predicted)
+    if p_low != p_high:  # a bound known to a range is met at its far end: name both ends
+        ends = f"the bound's range [{_g(p_low - shift)}, {_g(p_high - shift)}]"
+        target = f"{ends} {sign} its margin {_g(margin)}" if margin else ends
+    return Decision(INCONCLUSIVE, f"the interval {interval} straddles {target}", f"{power}; {plan}")
 
 
 def _two_sided_plan(

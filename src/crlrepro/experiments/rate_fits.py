@@ -18,6 +18,7 @@ from crlrepro.theory.levels import family_level
 
 __all__ = [
     "auc_deficit_rate_table",
+    "MAX_RATE",
     "MIN_WINDOW",
     "trained_from",
     "TRAINED_AUC_SHARE",
@@ -38,7 +39,7 @@ __all__ = [
 # Where each sweep's fit starts: SSCRL at m = 2, since at m = 1 every anchor shares one negative (the paper's
 # in-batch pool of one), a different objective rather than a point of the rate.
 FIRST_POINT = {("sscrl", "m"): 2}
-_MAX_RATE = 8.0  # the fit's upper bound on r: a curve that falls faster than x^(−8) over the sweep has hit its floor
+MAX_RATE = 8.0  # the fit's upper bound on r: a curve that falls faster than x^(−8) over the sweep has hit its floor
 # The shortest window a rate with a floor is read on: 3 parameters, and a χ² on at least 3 degrees of freedom. On 4
 # points (1 degree of freedom) the test passed nearly any smooth fall: an exponential, a flat curve of untrained models,
 # a training transition (the recipe's SSCRL m sweep, where the share of seeds that trained rose from 1/7 to all).
@@ -65,7 +66,7 @@ GAP_RATES_NOT_APPLICABLE = (
 )
 
 
-_LOWER, _UPPER = np.array([0.0, 0.0, 0.0]), np.array([np.inf, np.inf, _MAX_RATE])
+_LOWER, _UPPER = np.array([0.0, 0.0, 0.0]), np.array([np.inf, np.inf, MAX_RATE])
 _STARTS = (0.5, 1.0, 2.0)
 # The default scale's 342 bootstrap fits took at most 212 iterations (median 19). Where the cost is flat to about 1e-6
 # along r toward its bound 8 (one outlying first point fitted by a steep term), steps stay tiny and a fit can reach this
@@ -117,7 +118,7 @@ def floor_power_fits(x, y) -> dict:
     if capped.any():  # stopped in a valley flat toward the bound: the fit with r held at the bound, where it is lower
         rows = np.flatnonzero(capped)
         probe = theta[rows].copy()
-        probe[:, 2] = _MAX_RATE
+        probe[:, 2] = MAX_RATE
         probe, probe_residual, probe_cost, _ = _levenberg_marquardt(probe, log_y[rows], log_u, hold_rate=True)
         lower = probe_cost < cost[rows]
         theta[rows[lower]], residual[rows[lower]], cost[rows[lower]] = probe[lower], probe_residual[lower], probe_cost[lower]

@@ -214,6 +214,13 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
                     f"approximation.polynomial.dims[{i}]: {d} exceeds the 2 × modes = {2 * polynomial['modes']} modes of the "
                     "series (its spectrum ends there)"
                 )
+    if {"gammas", "confirm_gammas"} <= set(polynomial):
+        both = [g for g in polynomial["confirm_gammas"] if g in polynomial["gammas"]]
+        if both:
+            problems.append(
+                f"approximation.polynomial.confirm_gammas: {both} are also approximation.polynomial.gammas, on whose curves "
+                f"the window and margin were chosen; a confirmatory γ must be one not yet seen"
+            )
     if {"dims", "window"} <= set(polynomial):
         low, high = polynomial["window"]
         if not low <= high or sum(low <= d <= high for d in polynomial["dims"]) < 2:

@@ -17,5 +17,6 @@ claims = a1_claims(
     spectrum=read_table(snakemake.input.spectrum),
     window=run.params["polynomial"]["window"],
     rate_margin=run.params["polynomial"]["rate_margin"],
+    confirm_gammas=run.params["polynomial"]["confirm_gammas"],
 )
 run.write_table(claims_frame(claims), snakemake.output[0], missing=CLAIM_NOT_APPLICABLE)

@@ -6,5 +6,7 @@ from crlrepro.workflow.pipeline import ScriptRun
 
 run = ScriptRun(snakemake)
 p = run.params["polynomial"]
-table = polynomial_decay_table(p["gammas"], p["amplitude"], p["modes"], run.params["tau"], p["dims"], p["nodes"])
+table = polynomial_decay_table(
+    [*p["gammas"], *p["confirm_gammas"]], p["amplitude"], p["modes"], run.params["tau"], p["dims"], p["nodes"]
+)
 run.write_table(table, snakemake.output[0], missing=POLYNOMIAL_DECAY_NOT_APPLICABLE)

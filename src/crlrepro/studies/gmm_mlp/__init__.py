@@ -195,7 +195,7 @@ STUDY = Study(
                 ),
                 ClaimSpec(
                     "l2_distance",
-                    "MLP L2 distance to τ·PMI (x-only shift removed)",
+                    "MLP L2 distance to τ·PMI (the paper does not define it)",
                     "value",
                     "l2_distance",
                     ("tau", "gmm", "approximation.epochs", *RECIPE),

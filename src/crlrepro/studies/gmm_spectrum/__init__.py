@@ -25,7 +25,7 @@ COSTS = (
             + 8.0 * 256 * 64 * (at(c, "approximation.polynomial.modes") + 1)
         ),
         seconds=lambda c: (
-            len(c["approximation"]["polynomial"]["gammas"])
+            (len(c["approximation"]["polynomial"]["gammas"]) + len(c["approximation"]["polynomial"]["confirm_gammas"]))
             * (
                 3 * at(c, "approximation.polynomial.nodes") ** 3 / FLOPS
                 + 4e-8 * len(at(c, "approximation.polynomial.dims")) * at(c, "approximation.polynomial.nodes") ** 2 * 40
@@ -69,7 +69,7 @@ RULE_KEYS = {
     },
     "polynomial_spectrum": {"tau": "tau", "polynomial": "approximation.polynomial"},
     "figure_gmm_spectrum": {"gmm": "gmm", "tau": "tau"},
-    "claims_a1": {"polynomial": ("approximation.polynomial", ("window", "rate_margin"))},
+    "claims_a1": {"polynomial": ("approximation.polynomial", ("window", "rate_margin", "confirm_gammas"))},
 }
 
 

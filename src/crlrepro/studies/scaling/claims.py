@@ -26,7 +26,7 @@ from crlrepro.claims.verdicts import (
     few_seed_bootstrap,
     paired_by_seed,
 )
-from crlrepro.experiments.rate_fits import FIRST_POINT, MIN_WINDOW, TRAINED_AUC_SHARE, TRAINED_SEED_SHARE
+from crlrepro.experiments.rate_fits import FIRST_POINT, MAX_RATE, MIN_WINDOW, TRAINED_AUC_SHARE, TRAINED_SEED_SHARE
 from crlrepro.learning.metrics import plateau_approach_rate
 from crlrepro.studies.scaling import STUDY
 
@@ -249,7 +249,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
             margin=exponent * margin_share,
             noise=f"a bootstrap over {fit.seeds} seeds",
         )
-        decision = _caveated(decision, fit.seeds, fit.level)
+        decision = _at_the_box(_caveated(decision, fit.seeds, fit.level), fit.rate_low, fit.rate_high)
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)
     return claim(
@@ -309,6 +309,19 @@ def _caveated(decision: Decision, seeds, level) -> Decision:
     return replace(decision, power=decision.power + caveat)
 
 
+def _at_the_box(decision: Decision, low, high) -> Decision:
+    """``decision`` with its power saying where the rate's interval reaches the fit's box (r = 0 or
+    :data:`crlrepro.experiments.rate_fits.MAX_RATE`): that end is the box's, not the data's, so the half-width it gives
+    is a lower bound."""
+    ends = (["lower end the fit's bound r = 0"] if float(low) <= 0.0 else []) + (
+        [f"upper end the fit's bound r = {MAX_RATE:g}"] if float(high) >= MAX_RATE else []
+    )
+    if not ends:
+        return decision
+    box = f"the interval's {' and '.join(ends)}, not the data's: the half-width is a lower bound"
+    return replace(decision, power=f"{decision.power}; {box}")
+
+
 def _tested(value, low, high, *, tested) -> tuple[float, float, float]:
     """A rate row's measured value and interval where its fit was tested, and none (NaN) where it was not (too few
     points, a pre-asymptotic or saturated sweep): a rate read from a fit the goodness-of-fit rule rejects describes a
@@ -364,7 +377,7 @@ def marginal_gain_claim(fit) -> Claim:
             INCONCLUSIVE,
             f"the AUC's deficit to {axis} = {fit.fit_to} stands above the seeds' noise at {fit.detectable} {axis}{saturated}: "
             f"the curve has reached its plateau, so there are no marginal gains left to follow a curve",
-            f"{fit.seeds} seeds; a sweep of smaller {axis} (or harder data) would show the approach",
+            f"{fit.seeds} seeds; denser {axis} between {fit.fit_from:g} and the plateau, or harder data, would show the approach",
         )
     elif not fit.points >= MIN_WINDOW or not fit.seeds >= 2:
         before = (
@@ -388,7 +401,7 @@ def marginal_gain_claim(fit) -> Claim:
             noise=f"a bootstrap over {fit.seeds} seeds",
             level=float(fit.level),
         )
-        decision = _caveated(decision, fit.seeds, fit.level)
+        decision = _at_the_box(_caveated(decision, fit.seeds, fit.level), fit.rate_low, fit.rate_high)
         where += f"; window {axis} ≥ {fit.window_from:g}, floor c = {fit.floor:.3g}"
         tested = True
     measured, low, high = _tested(fit.rate, fit.rate_low, fit.rate_high, tested=tested)

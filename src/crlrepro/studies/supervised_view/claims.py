@@ -373,7 +373,8 @@ def bias_accuracy_claim(table: pd.DataFrame, metric: str, setting: dict) -> Clai
         measured=rhos[readings[0]] if rhos else np.nan,
         low=min(rhos.values()) if rhos else np.nan,
         high=max(rhos.values()) if rhos else np.nan,
-        tolerance="Spearman's ρ, interval at 95 % (Fieller–Hartley–Pearson); over the readings of the bias",
+        tolerance="Spearman's ρ; low/high: its span over the readings of the bias, not an interval (each reading's "
+        "95 % Fieller–Hartley–Pearson interval is in the reason)",
     )
 
 
