@@ -100,6 +100,24 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
     assert mutate.tests_for(mutants[1], coverage, scopes) is None  # module level: every test
     assert mutate.tests_for(mutants[15], coverage, scopes) == []  # no test calls it: nothing can kill it
 
+    # the tests that killed the latest mutants go first (the latest first); the rest keep their order
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid = nodeid
+
+    items = [Item(name) for name in ("a", "b", "c", "d")]
+    assert [i.nodeid for i in mutate.killers_first(items, ["c", "x", "b"])] == ["c", "b", "a", "d"]
+    assert [i.nodeid for i in mutate.killers_first(items, [])] == ["a", "b", "c", "d"]
+    # a run: each mutant of helper is killed (its killer reported back through the pipe), unused's survives
+    helper_and_unused = [m for m in mutate.enumerate_mutants(mod) if m.line in (5, 15)]
+
+    def work(items):
+        mutate.run(helper_and_unused, items, 2, 30, (str(tmp_path / "nowhere") + "/",))
+        return True
+
+    pytest.main(["-q", "-p", "no:cacheprovider", "test_target.py"], plugins=[mutate.Collector(work)])
+    assert {m.line: m.status for m in helper_and_unused} == {5: "killed", 15: "survived"}
+
 
 def test_the_version_is_stated_once_in_pyproject():
     import crlrepro

@@ -22,8 +22,9 @@ from it (``from crlrepro.X import f``) and runs the collected test items with py
 stopping at the first failure (no second collection per mutant): passing, the mutant SURVIVED;
 failing, erroring or running past --timeout, it was KILLED. Only the tests that can see the mutant run: one
 run of the unmutated tests (in a child, with a profile hook) records which test calls which function of the
-modules, and a mutant inside a function runs the tests that called that function, in their order (a test that never enters
-the function runs the unmutated code, so it cannot kill the mutant); a mutant outside any function (module or
+modules, and a mutant inside a function runs the tests that called that function, the fastest first, with the tests that
+killed the latest mutants moved ahead (a test that never enters the function runs the unmutated code, so it cannot kill
+the mutant); a mutant outside any function (module or
 class level, run at import) runs all the tests. --equivalent lists ids (``id  # why``)
 left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
@@ -284,9 +285,10 @@ class CallRecorder:
                 self.current.add((real, frame.f_code.co_firstlineno))
 
 
-def run_items(items, recorder=None) -> int:
+def run_items(items, recorder=None, failed=lambda nodeid: None) -> int:
     """Run collected pytest items in this process (each with its own setup and teardown): 0 when all pass, 1 at
-    the first failure (``recorder``: record each test's calls and its time, running them all)."""
+    the first failure, whose id goes to ``failed`` (``recorder``: record each test's calls and its time, running them
+    all)."""
     from _pytest.runner import runtestprotocol
 
     rc = 0
@@ -304,6 +306,7 @@ def run_items(items, recorder=None) -> int:
         if any(report.failed for report in reports):
             rc = 1
             if recorder is None:
+                failed(item.nodeid)
                 break
     return rc
 
@@ -362,9 +365,9 @@ class Collector:
         return True
 
 
-def child(m, items, roots):
+def child(m, items, roots, killer_fd=None):
     """The forked child: install the mutant, run the collected test items silently (stopping at the first failure),
-    exit 0 when they pass, 1 when one fails."""
+    exit 0 when they pass, 1 when one fails (its id written to ``killer_fd``)."""
     rc = 3
     try:
         os.setpgid(0, 0)
@@ -372,15 +375,25 @@ def child(m, items, roots):
         os.dup2(devnull, 1), os.dup2(devnull, 2)
         sys.addaudithook(write_guard(roots))
         install(mutated_code(m), m.mod.name)
-        rc = run_items(items)
+        rc = run_items(items, failed=lambda nodeid: killer_fd is not None and os.write(killer_fd, nodeid.encode()))
     finally:
         os._exit(rc)
+
+
+def killers_first(items, killers):
+    """``items`` with the tests that killed the latest mutants (``killers``, the latest first) moved to the front: the
+    mutants run in line order, so a neighbour's killer is the likeliest to kill the next one first. Each test has its own
+    setup and teardown, so the order changes no outcome, only how soon a failing test is met."""
+    by_id = {item.nodeid: item for item in items}
+    front = [by_id[k] for k in killers if k in by_id]
+    chosen = set(killers) & set(by_id)
+    return front + [item for item in items if item.nodeid not in chosen]
 
 
 def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select=lambda m: None):
     """Each mutant in a forked child, ``jobs`` at a time; sets ``status``. ``select`` gives a mutant's tests (None:
     all of ``tests``); a mutant no test executes survives without a run."""
-    pending, running, done = list(mutants), {}, 0
+    pending, running, done, killers = list(mutants), {}, 0, []  # killers: the latest mutants' failing tests, latest first
     try:
         while pending or running:
             while pending and len(running) < jobs:
@@ -391,20 +404,28 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                     progress(done)
                     continue
                 sys.stdout.flush(), sys.stderr.flush()
+                read, write = os.pipe()
                 if (pid := os.fork()) == 0:
-                    child(pending[0], tests if chosen is None else chosen, roots)
+                    os.close(read)
+                    child(pending[0], killers_first(tests if chosen is None else chosen, killers), roots, write)
+                os.close(write)
                 with contextlib.suppress(OSError):
                     os.setpgid(pid, pid)
-                running[pid] = (pending.pop(0), time.monotonic())
+                running[pid] = (pending.pop(0), time.monotonic(), read)
             time.sleep(0.02)
-            for pid, (m, start) in list(running.items()):
+            for pid, (m, start, read) in list(running.items()):
                 m.seconds = time.monotonic() - start
                 if (status := os.waitpid(pid, os.WNOHANG))[0]:
                     m.status = "survived" if os.waitstatus_to_exitcode(status[1]) == 0 else "killed"
+                    with os.fdopen(read, "rb") as source:
+                        killer = source.read().decode()
+                    if killer:
+                        killers = [killer] + [k for k in killers if k != killer][:7]
                 elif time.monotonic() - start > timeout:
                     with contextlib.suppress(OSError):
                         os.killpg(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
+                    os.close(read)
                     m.status = "timeout"
                 else:
                     continue
@@ -412,9 +433,11 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                 done += 1
                 progress(done)
     finally:
-        for pid in running:
+        for pid, (_, _, read) in running.items():
             with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.close(read)
 
 
 def load_module(path):
