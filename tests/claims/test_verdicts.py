@@ -458,6 +458,16 @@ def test_a_one_sided_rate_at_its_bound_needs_a_margin_declared_in_advance():
     assert only in decide_rate(-0.97, -1.05, -0.93, -1.0, side="at_most", margin=0.1).reason
     assert only not in decide_rate(-1.1, -1.2, -1.0, -1.0, side="at_most", margin=0.1).reason
     assert only not in decide_rate(0.7, 0.662, 0.75, 0.662, side="at_least").reason
+    assert only not in decide_rate(-1.05, -1.1, -1.01, -1.0, side="at_most").reason  # no margin: nothing to be within
+    # the reason names the bound, its margin and the level tested, and a bound known to a range by both of its ends
+    met = decide_rate(0.7, 0.65, 0.75, 0.662, side="at_least", margin=0.08)
+    assert "lies at or above the bound's 0.662 less its margin 0.08, 0.582" in met.reason
+    straddles = decide_rate(0.6, 0.55, 0.65, 0.662, side="at_least", margin=0.08)
+    assert straddles.reason == "the interval [0.55, 0.65] straddles the bound's 0.662 less its margin 0.08, 0.582"
+    ranged = decide_rate(0.66, 0.6, 0.7, 0.662, side="at_least", predicted_low=0.662, predicted_high=0.667)
+    assert ranged.reason == "the interval [0.6, 0.7] straddles the bound's range [0.662, 0.667]"
+    ranged = decide_rate(0.6, 0.55, 0.65, 0.662, side="at_least", predicted_low=0.662, predicted_high=0.667, margin=0.08)
+    assert ranged.reason == "the interval [0.55, 0.65] straddles the bound's range [0.662, 0.667] less its margin 0.08"
     with pytest.raises(ValueError, match="margin"):
         decide_rate(0.6, 0.5, 0.7, 0.5, side="at_least", margin=-0.1)
     with pytest.raises(ValueError, match="one-sided"):
