@@ -445,6 +445,13 @@ def test_a_one_sided_rate_at_its_bound_needs_a_margin_declared_in_advance():
     says so (no seed plan); with a margin δ it is a non-inferiority test, decided either way."""
     on = decide_rate(0.662, 0.61, 0.71, 0.662, side="at_least")
     assert on.verdict == "inconclusive" and "no sample size decides" in on.power
+
+    # "on the bound" is within 1e-3 of it, relative (absolute 1e-15 at a bound of 0); beyond, the power plans seeds
+    def on_bound(slope, predicted):
+        return "no sample size decides" in decide_rate(slope, predicted - 1, predicted + 1, predicted, side="at_least").power
+
+    assert on_bound(2.0015, 2.0) and not on_bound(2.0021, 2.0)
+    assert on_bound(0.0, 0.0) and not on_bound(1.05e-15, 0.0)
     assert decide_rate(0.662, 0.61, 0.71, 0.662, side="at_least", margin=0.08).verdict == "reproduced"
     below = decide_rate(0.45, 0.40, 0.50, 0.662, side="at_least", margin=0.08)
     assert below.verdict == "contradicted" and "margin 0.08" in below.reason and "margin 0.08" in below.power
