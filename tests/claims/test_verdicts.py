@@ -516,6 +516,12 @@ def test_equivalence_within_a_declared_margin():
     assert decide_equivalence(0.3, 0.25, 0.35, 0.25).verdict == INCONCLUSIVE  # touches the margin from outside
     near = decide_equivalence(0.05, -0.3, 0.4, 0.25)
     assert "crosses the margin ±0.25" in near.reason and "× the seeds" in near.power and "outside" not in near.power
+    assert "excludes 0" not in near.reason  # [-0.3, 0.4] holds 0
+    off_zero = decide_equivalence(0.2, 0.05, 0.35, 0.25)
+    assert off_zero.verdict == INCONCLUSIVE and "(it excludes 0: a difference, not shown" in off_zero.reason
+    assert "excludes 0" not in decide_equivalence(0.2, 0.0, 0.35, 0.25).reason  # an end on 0 does not exclude it
+    assert "excludes 0" not in decide_equivalence(-0.2, -0.35, 0.0, 0.25).reason
+    assert "excludes 0" in decide_equivalence(-0.2, -0.35, -0.01, 0.25).reason
     far = decide_equivalence(0.3, -0.1, 0.7, 0.25)
     assert far.verdict == INCONCLUSIVE and "lies on or outside the margin" in far.power
     assert decide_equivalence(np.nan, -0.1, 0.1, 0.25).verdict == INCONCLUSIVE

@@ -687,7 +687,9 @@ def decide_equivalence(difference: float, low: float, high: float, margin: float
     plan = _rate_plan((high - low) / 2, abs(distance), noise=noise)
     if distance <= 0:
         plan = f"the observed difference {_g(difference)} lies on or outside the margin; {plan}"
-    return Decision(INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}", f"{power}; {plan}")
+    # the interval may exclude 0 and still cross the margin: a difference shown, not shown to exceed the margin
+    shown = "" if low <= 0 <= high else " (it excludes 0: a difference, not shown to be larger than the margin)"
+    return Decision(INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}{shown}", f"{power}; {plan}")
 
 
 def decide_identity(error: float, tolerance: float) -> Decision:
