@@ -133,7 +133,8 @@ def window_rate(table, gamma: float, window) -> dict:
     """The rate of the truncation's excess in D + 1 over ``window`` = [D_lo, D_hi] for one γ of
     :func:`polynomial_decay_table`: the least-squares slope of log excess on log(D + 1) at the window's D, with the
     range it could take: the smallest and largest local slope inside the window, on the fine rule and on the coarse
-    one (the quadrature's error). The quantities are deterministic: the range is the curve's own spread, not noise."""
+    one (the quadrature's error), and the fine rule's local slopes in order. The quantities are deterministic: the range
+    is the curve's own spread, not noise."""
     rows = table[(table["gamma"] == gamma) & (table["D"] >= window[0]) & (table["D"] <= window[1])]
     if len(rows) < 2:
         raise ValueError(f"the window {list(window)} holds {len(rows)} of the table's D for γ = {gamma}: a slope needs 2")
@@ -151,6 +152,7 @@ def window_rate(table, gamma: float, window) -> dict:
         "quadrature_error": float(np.max(np.abs(slopes[0] - slopes[1]))),
         "predicted": 1.0 - float(gamma),
         "dims": [int(d) for d in rows["D"]],
+        "local_slopes": [float(v) for v in slopes[0]],
         "ratio_first": float(rows["excess_over_tail"].iloc[0]),
         "ratio_last": float(rows["excess_over_tail"].iloc[-1]),
     }

@@ -98,8 +98,9 @@ def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float, con
         beyond = decide_rate(rate["slope"], rate["low"], rate["high"], rate["predicted"], side="at_most", margin=margin)
         window_text = f"D = {rate['dims'][0]}..{rate['dims'][-1]}"
         ratio = f"the excess / tail ratio moves {rate['ratio_first']:.3g} → {rate['ratio_last']:.3g} across the window"
-        if confirmatory:
-            verdict, reason = beyond.verdict, beyond.reason + (f"; {ratio}" if beyond.verdict == REPRODUCED else "")
+        trend = " → ".join(f"{v:.3g}" for v in rate["local_slopes"])
+        if confirmatory:  # the verdict of the rule declared in advance, with what the window shows beside it
+            verdict, reason = beyond.verdict, f"{beyond.reason}; {ratio}, and the local slopes move {trend}"
         elif at_rate.verdict == REPRODUCED:
             verdict, reason = REPRODUCED, at_rate.reason
         elif beyond.verdict == CONTRADICTED:
