@@ -64,6 +64,9 @@ ACCEPTED = {
     "unreported_ranges.training.weight_decay[0]=float:zero": _NO_DECAY,
     "approximation.polynomial.rate_margin=float:zero": "no margin: a rate on its bound then says that no sample size decides it",
     "approximation.polynomial.gammas=list:one": "one polynomial distribution: one row",
+    "approximation.polynomial.confirm_gammas=list:empty": "no confirmatory γ: only the exploratory rows, whose margin only "
+    "widens their undecided band",
+    "approximation.polynomial.confirm_gammas=list:one": "one confirmatory γ: one row with the declared margin",
     "consistency.calibration.tsybakov_margin=float:zero": (
         "no margin: the row then says that no sample size decides it at its bound"
     ),
