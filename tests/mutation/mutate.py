@@ -20,7 +20,8 @@ compiles the mutated AST in memory (nothing is written; an audit hook makes writ
 modules' src/ fail), execs it into the imported module's namespace, rebinds what other modules took
 from it (``from crlrepro.X import f``) and runs the collected test items with pytest's runtestprotocol,
 stopping at the first failure (no second collection per mutant): passing, the mutant SURVIVED;
-failing, erroring or running past --timeout, it was KILLED. Only the tests that can see the mutant run: one
+failing, erroring or running past its limit (--timeout, or 3× the unmutated time of its tests where that is longer:
+the same check on a slower machine), it was KILLED. Only the tests that can see the mutant run: one
 run of the unmutated tests (in a child, with a profile hook) records which test calls which function of the
 modules, and a mutant inside a function runs the tests that called that function, the fastest first, with the tests that
 killed the latest mutants moved ahead (a test that never enters the function runs the unmutated code, so it cannot kill
@@ -76,6 +77,9 @@ MINMAX = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"
 PRAGMA = re.compile(rb"#\s*pragma:\s*no mutate")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 FS_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.link", "os.symlink", "shutil.rmtree"}
+
+
+BASELINE_TIMEOUT = 1800  # seconds for the unmutated tests: a slow machine must not fail the check before it starts
 
 
 @dataclass
@@ -311,7 +315,7 @@ def run_items(items, recorder=None, failed=lambda nodeid: None) -> int:
     return rc
 
 
-def trace_tests(items, modules):
+def trace_tests(items, modules, seconds=None):
     """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]},
     the fastest test first (the child writes JSON to a pipe), so that a mutant meets the quick tests that may kill it
     before the slow ones; each test has its own setup and teardown, so the order changes no outcome. None when a
@@ -329,7 +333,7 @@ def trace_tests(items, modules):
             rc = run_items(items, recorder)
             fastest = sorted(recorder.calls, key=recorder.seconds.__getitem__)
             with os.fdopen(write, "w") as out:
-                json.dump([[test, sorted(recorder.calls[test])] for test in fastest], out)
+                json.dump([[test, sorted(recorder.calls[test]), recorder.seconds[test]] for test in fastest], out)
         finally:
             os._exit(rc)
     os.close(write)
@@ -337,7 +341,12 @@ def trace_tests(items, modules):
         text = source.read()
     _, status = os.waitpid(pid, 0)
     ok = os.waitstatus_to_exitcode(status) == 0 and text
-    return dict(json.loads(text)) if ok else None  # test → its calls, fastest test first (lists unpack as tuples do)
+    if not ok:
+        return None
+    traced = json.loads(text)
+    if seconds is not None:  # each test's unmutated time, for the mutants' time limits
+        seconds.update({test: took for test, _, took in traced})
+    return {test: calls for test, calls, _ in traced}  # test → its calls, fastest test first
 
 
 def tests_for(m, coverage, scopes):
@@ -390,7 +399,7 @@ def killers_first(items, killers):
     return front + [item for item in items if item.nodeid not in chosen]
 
 
-def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select=lambda m: None):
+def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select=lambda m: None, limit=None):
     """Each mutant in a forked child, ``jobs`` at a time; sets ``status``. ``select`` gives a mutant's tests (None:
     all of ``tests``); a mutant no test executes survives without a run."""
     pending, running, done, killers = list(mutants), {}, 0, []  # killers: the latest mutants' failing tests, latest first
@@ -411,9 +420,10 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                 os.close(write)
                 with contextlib.suppress(OSError):
                     os.setpgid(pid, pid)
-                running[pid] = (pending.pop(0), time.monotonic(), read)
+                allowed = timeout if limit is None else limit(tests if chosen is None else chosen)
+                running[pid] = (pending.pop(0), time.monotonic(), read, allowed)
             time.sleep(0.02)
-            for pid, (m, start, read) in list(running.items()):
+            for pid, (m, start, read, allowed) in list(running.items()):
                 m.seconds = time.monotonic() - start
                 if (status := os.waitpid(pid, os.WNOHANG))[0]:
                     m.status = "survived" if os.waitstatus_to_exitcode(status[1]) == 0 else "killed"
@@ -421,7 +431,7 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                         killer = source.read().decode()
                     if killer:
                         killers = [killer] + [k for k in killers if k != killer][:7]
-                elif time.monotonic() - start > timeout:
+                elif time.monotonic() - start > allowed:
                     with contextlib.suppress(OSError):
                         os.killpg(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
@@ -433,7 +443,7 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                 done += 1
                 progress(done)
     finally:
-        for pid, (_, _, read) in running.items():
+        for pid, (_, _, read, _) in running.items():
             with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
@@ -523,7 +533,9 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=2, help="children run at once")
     p.add_argument("--equivalent", help="file of mutant ids left out of the score, one a line: id  # why")
     p.add_argument("--report", help="write the summary there too (Markdown)")
-    p.add_argument("--timeout", type=float, default=30, help="seconds per mutant; longer counts as killed")
+    p.add_argument(
+        "--timeout", type=float, default=30, help="seconds per mutant (or 3× its tests' unmutated time); longer: killed"
+    )
     p.add_argument("--only", help="comma-separated lines N, line ranges A-B, function or class names")
     p.add_argument("--min-score", type=float, default=90, help="percent; below it the exit status is 1")
     p.add_argument("--all-tests", action="store_true", help="run every test on every mutant (no selection by tracing)")
@@ -547,7 +559,7 @@ def main(argv=None):
     def work(items):
         by_id = {item.nodeid: item for item in items}
         start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
-        run(baselines, items, args.jobs, args.timeout, roots)
+        run(baselines, items, args.jobs, BASELINE_TIMEOUT, roots)  # the tests' own time on this machine, not a mutant's
         for b in baselines:
             if b.status != "survived":
                 how = "time out" if b.status == "timeout" else "fail"
@@ -559,9 +571,10 @@ def main(argv=None):
             file=sys.stderr,
         )
         select = lambda m: None  # noqa: E731
+        seconds = {}
         if not args.all_tests:
             start = time.monotonic()
-            coverage = trace_tests(items, modules)
+            coverage = trace_tests(items, modules, seconds)
             if coverage is None:
                 print("error: the traced run of the tests failed", file=sys.stderr)
                 return 2, None
@@ -582,7 +595,11 @@ def main(argv=None):
                 )
 
         start = time.monotonic()
-        run(todo, items, args.jobs, args.timeout, roots, progress, select)
+
+        def limit(chosen):  # --timeout, or 3× the unmutated time of the mutant's tests where that is longer
+            return max(args.timeout, 3 * sum(seconds.get(item.nodeid, 0.0) for item in chosen) + 2)
+
+        run(todo, items, args.jobs, args.timeout, roots, progress, select, limit)
         return 0, time.monotonic() - start
 
     todo = [m for m in mutants if m.id not in equivalent]
