@@ -14,7 +14,8 @@ import torch
 from crlrepro.experiments.approximation import train_gmm_two_tower
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
-from crlrepro.learning.train import NonFiniteLossError, TrainSettings, train
+from crlrepro.learning import train as train_module
+from crlrepro.learning.train import NonFiniteLossError, TrainSettings, full_precision, native_bfloat16, resolve_precision, train
 from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
 from crlrepro.theory.gmm import LatentClassGMM
 
@@ -425,5 +426,35 @@ def test_an_unknown_precision_fails_before_any_work_naming_it():
     def batch_loss(model, batch, rng):
         raise AssertionError("no step may run")
 
-    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16; got 'float16'"):
+    with pytest.raises(ValueError, match="precision must be one of float32, bfloat16, auto; got 'float16'"):
         train(TwoTower(1, 1, 2, hidden=8), batch_loss, [torch.randn(64, 1)] * 2, replace(SETTINGS, precision="float16"))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_auto_precision_is_bfloat16_where_native_and_float32_elsewhere_and_the_run_records_it(monkeypatch, tmp_path, native):
+    monkeypatch.setattr(train_module, "native_bfloat16", lambda device="cpu": native)
+    expected = "bfloat16" if native else "float32"
+    assert resolve_precision("auto", "cpu") == expected
+    assert resolve_precision("float32", "cpu") == "float32" and resolve_precision("bfloat16", "cpu") == "bfloat16"
+    seen = {}
+
+    def batch_loss(model, batch, rng):
+        fx, gy = model(*batch)
+        seen["forward"] = fx.dtype
+        (fx, gy), exact = full_precision(fx, gy)
+        with exact:
+            return info_nce_in_batch(fx, gy, 0.5)
+
+    x, y = (torch.randn(128, 1) for _ in range(2))
+    checkpoint = tmp_path / "run.pt"
+    with pytest.raises(Interrupted):  # stopped after epoch 1 of 3, its checkpoint kept
+        settings = replace(SETTINGS, epochs=3, precision="auto")
+        train(TwoTower(1, 1, 2, hidden=8), batch_loss, [x, y], settings, checkpoint=checkpoint, on_epoch=_stop_after(2))
+    assert seen["forward"] == (torch.bfloat16 if native else torch.float32)
+    # the checkpoint names the arithmetic used, not "auto": on a machine that resolves auto otherwise it is not resumed
+    assert f"('precision', '{expected}')" in load_torch(checkpoint)["fingerprint"]
+
+
+def test_native_bfloat16_reads_the_device():
+    assert native_bfloat16("cpu") == bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    assert native_bfloat16("meta") is False

@@ -32,7 +32,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -52,8 +52,10 @@ __all__ = [
     "NonFiniteLossError",
     "OPTIMIZERS",
     "full_precision",
+    "native_bfloat16",
     "PRECISIONS",
     "process_age",
+    "resolve_precision",
     "seed_everything",
     "train",
     "TRAINING_STATS_ENV",
@@ -89,11 +91,50 @@ class TrainSettings:
     compile: str | bool = False
     # The arithmetic of the forward pass: "float32", or "bfloat16" (torch.autocast: matrix products and convolutions in
     # bfloat16, master weights, optimiser state and gradients' accumulation in float32; a batch_loss computes its loss
-    # in float32, see full_precision). On a CPU with AVX-512 BF16 or AMX a convolution's forward runs ~2x faster.
+    # in float32, see full_precision), or "auto" (bfloat16 where the device computes it natively, float32 elsewhere:
+    # resolve_precision). On a CPU with AVX-512 BF16 or AMX a convolution's forward runs ~2x faster; on one without,
+    # bfloat16 is emulated and several times slower than float32.
     precision: str = "float32"
 
 
-PRECISIONS = ("float32", "bfloat16")
+PRECISIONS = ("float32", "bfloat16", "auto")
+
+
+def native_bfloat16(device: str | torch.device = "cpu") -> bool:
+    """Whether ``device`` computes bfloat16 matrix products natively: a CUDA device that supports bfloat16
+    (``torch.cuda.is_bf16_supported``), or a CPU whose oneDNN has bfloat16 kernels (AVX-512 BF16, AMX, or their
+    Arm counterparts: ``torch.ops.mkldnn._is_mkldnn_bf16_supported``). Elsewhere torch emulates bfloat16, measured
+    ~7x slower than float32 for A3's two-tower step on an AVX2 CPU (docs/performance.md)."""
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if kind == "cpu":
+        try:
+            return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+        except (AttributeError, RuntimeError):  # a build without oneDNN
+            return False
+    return False
+
+
+def resolve_precision(precision: str, device: str | torch.device = "cpu", name: str = "training") -> str:
+    """The forward pass's arithmetic a run uses: ``float32`` and ``bfloat16`` as given; ``auto``: bfloat16 where
+    :func:`native_bfloat16` (the faster there, with results that match float32's verdicts where measured), float32
+    elsewhere (where bfloat16 would be emulated, several times slower). The choice is logged; the trainer records it
+    and its checkpoints are fingerprinted with it, so a run is never resumed in the other arithmetic."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"{name}: precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
+    if precision != "auto":
+        return precision
+    native = native_bfloat16(device)
+    resolved = "bfloat16" if native else "float32"
+    log.info(
+        "%s: precision %s (auto: this %s %s bfloat16 natively)",
+        name,
+        resolved,
+        torch.device(device).type,
+        "computes" if native else "does not compute",
+    )
+    return resolved
 
 
 def full_precision(*tensors: torch.Tensor):
@@ -110,11 +151,10 @@ def full_precision(*tensors: torch.Tensor):
 
 
 def _autocast(settings: TrainSettings):
-    """The forward pass's autocast context for ``settings.precision`` (float32: none)."""
-    if settings.precision not in PRECISIONS:
-        raise ValueError(f"{settings.name}: precision must be one of {', '.join(PRECISIONS)}; got {settings.precision!r}")
+    """The forward pass's autocast context for ``settings.precision`` (float32: none; auto: resolve_precision's)."""
+    precision = resolve_precision(settings.precision, settings.device, settings.name)
     device = torch.device(settings.device).type
-    return torch.autocast(device, dtype=torch.bfloat16, enabled=settings.precision == "bfloat16")
+    return torch.autocast(device, dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
 COMPILE_MODES = ("auto", True, False, "on", "off")  # YAML 1.1 reads a bare on/off as true/false
@@ -471,7 +511,9 @@ def train(
             f"{settings.name}: LARS's trust ratio is one norm per tensor and would mix an ensemble's "
             "members; train them with adamw or sgd, or one by one"
         )
-    _autocast(settings)  # an unknown precision fails before any work
+    # An unknown precision fails before any work; auto becomes this device's arithmetic, so the records and the
+    # checkpoint's fingerprint below name the one the run used
+    settings = replace(settings, precision=resolve_precision(settings.precision, settings.device, settings.name))
     n, epoch_data = _training_data(data, settings, seeds, ensemble)
     if settings.batch_size > n:
         raise ValueError(f"{settings.name}: batch_size {settings.batch_size} exceeds the {n} training samples")

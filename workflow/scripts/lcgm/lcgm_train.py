@@ -9,7 +9,7 @@ from pathlib import Path
 
 from crlrepro.experiments.approximation import lcgm_pairs, train_two_tower_stack
 from crlrepro.learning.networks import save_two_tower
-from crlrepro.learning.train import TrainSettings
+from crlrepro.learning.train import TrainSettings, resolve_precision
 from crlrepro.runtime.artifacts import config_hash
 from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.workflow.pipeline import ScriptRun
@@ -75,4 +75,5 @@ for (setting, dim, path), model_seed, (model, history) in zip(jobs, seeds, train
         provenance=run.provenance(),
         noise_y=setting["noise_y"],
         separation=setting["separation"],
+        precision=resolve_precision(settings.precision, settings.device),  # the arithmetic it trained in (auto resolved)
     )
