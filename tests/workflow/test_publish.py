@@ -81,6 +81,7 @@ def test_publish_copies_checks_and_records_each_file(results, tmp_path):
         }
     ]
     assert {"python", "torch", "snakemake"} <= set(saved["packages"]) and saved["machine"]["cpu_count"] >= 1
+    assert saved["machine"]["cpu_capability"] and isinstance(saved["machine"]["cpu_bfloat16"], bool)
     table = publish.read_published_table("demo", "summary.csv", tmp_path / "docs/results")
     pd.testing.assert_frame_equal(table, pd.read_csv(results / "summary.csv"))
     assert publish.published_scales(tmp_path / "docs/results") == ["demo"]

@@ -152,13 +152,20 @@ def machine() -> dict:
     try:
         import torch
 
+        from crlrepro.learning.train import native_bfloat16
+
         gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+        # the vector instructions torch's CPU kernels use (AVX2, AVX512, ...): float32 results round differently
+        # across them, and whether bfloat16 is native decides what precision: auto trains in
+        capability, bfloat16 = torch.backends.cpu.get_cpu_capability(), native_bfloat16("cpu")
     except ImportError:
-        gpu = None
+        gpu = capability = bfloat16 = None
     return {
         "system": platform.system(),
         "machine": platform.machine(),
         "cpu": cpu or platform.processor() or None,
+        "cpu_capability": capability,
+        "cpu_bfloat16": bfloat16,
         "cpu_count": os.cpu_count(),
         "gpu": gpu,
     }
