@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from crlrepro.experiments.approximation import train_gmm_two_tower
+from crlrepro.learning import train as train_module
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
-from crlrepro.learning import train as train_module
 from crlrepro.learning.train import NonFiniteLossError, TrainSettings, full_precision, native_bfloat16, resolve_precision, train
 from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
 from crlrepro.theory.gmm import LatentClassGMM
