@@ -119,6 +119,35 @@ def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_fun
     assert {m.line: m.status for m in helper_and_unused} == {5: "killed", 15: "survived"}
 
 
+def test_the_mutation_checks_traced_run_is_its_baseline_on_the_re_executed_modules(tmp_path, monkeypatch):
+    """The traced run re-executes every module unmutated, as a mutant's child does, under the same write guard, before
+    the tests: a module whose re-execution breaks (here it writes under the guarded root) fails the baseline, which
+    tracing the once-imported module alone would not see."""
+    import os
+    import sys
+
+    import pytest
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "mutation"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mutate
+
+    (tmp_path / "noisy_mod.py").write_text(
+        "import pathlib\n\npathlib.Path(__file__).with_suffix('.log').write_text('imported')\n\n\ndef one():\n    return 1\n"
+    )
+    (tmp_path / "test_noisy.py").write_text("import noisy_mod\n\n\ndef test_one():\n    assert noisy_mod.one() == 1\n")
+    monkeypatch.chdir(tmp_path)
+    sys.modules.pop("noisy_mod", None)
+    mod = mutate.Module("noisy_mod.py", "noisy_mod", (tmp_path / "noisy_mod.py").read_bytes())
+    results = {}
+    for name, roots in (("traced only", None), ("baseline", (str(tmp_path) + os.sep,))):
+        driver = mutate.Collector(lambda items, roots=roots: mutate.trace_tests(items, [mod], roots=roots))
+        pytest.main(["-q", "-p", "no:cacheprovider", "test_noisy.py"], plugins=[driver])
+        results[name] = driver.result
+    assert results["traced only"] is not None and "test_noisy.py::test_one" in results["traced only"]
+    assert results["baseline"] is None  # the re-executed module could not run: no mutant could be judged
+
+
 def test_the_version_is_stated_once_in_pyproject():
     import crlrepro
 

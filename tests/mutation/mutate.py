@@ -22,10 +22,11 @@ from it (``from crlrepro.X import f``) and runs the collected test items with py
 stopping at the first failure (no second collection per mutant): passing, the mutant SURVIVED;
 failing, erroring or running past its limit (--timeout, or 3× the unmutated time of its tests where that is longer:
 the same check on a slower machine), it was KILLED. Only the tests that can see the mutant run: one
-run of the unmutated tests (in a child, with a profile hook) records which test calls which function of the
-modules, and a mutant inside a function runs the tests that called that function, the fastest first, with the tests that
-killed the latest mutants moved ahead (a test that never enters the function runs the unmutated code, so it cannot kill
-the mutant); a mutant outside any function (module or
+run of the unmutated tests (in a child, with a profile hook, every module first re-executed unmutated as a mutant's
+would be: the baseline, which must pass) records which test calls which function of the modules, and a mutant inside
+a function runs the tests that called that function, the fastest first, with the tests that killed the latest mutants
+moved ahead (a test that never enters the function runs the unmutated code, so it cannot kill the mutant); a mutant
+outside any function (module or
 class level, run at import) runs all the tests. --equivalent lists ids (``id  # why``)
 left out of the score, killed / (mutants - equivalent). Exit status: 0 when the score reaches
 --min-score, 1 below it, 2 when the tests fail on the unmutated code.
@@ -315,11 +316,12 @@ def run_items(items, recorder=None, failed=lambda nodeid: None) -> int:
     return rc
 
 
-def trace_tests(items, modules, seconds=None):
+def trace_tests(items, modules, seconds=None, roots=None):
     """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]},
     the fastest test first (the child writes JSON to a pipe), so that a mutant meets the quick tests that may kill it
     before the slow ones; each test has its own setup and teardown, so the order changes no outcome. None when a
-    test fails."""
+    test fails. With ``roots`` the child first re-executes every module unmutated, as a mutant's child installs its
+    module, under the same write guard: the run is then also the baseline, the tests passing on the re-executed code."""
     import json
 
     read, write = os.pipe()
@@ -329,6 +331,10 @@ def trace_tests(items, modules, seconds=None):
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1), os.dup2(devnull, 2)
+            if roots is not None:
+                sys.addaudithook(write_guard(roots))
+                for mod in modules:
+                    install(mutated_code(unmutated(mod)), mod.name)
             recorder = CallRecorder([mod.path for mod in modules])
             rc = run_items(items, recorder)
             fastest = sorted(recorder.calls, key=recorder.seconds.__getitem__)
@@ -372,6 +378,11 @@ class Collector:
             return None
         self.result = self.work(session.items)
         return True
+
+
+def unmutated(mod) -> "Mutant":
+    """The identity "mutant" of ``mod``: its code re-executed as is (the baseline's)."""
+    return Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0)
 
 
 def child(m, items, roots, killer_fd=None):
@@ -558,25 +569,27 @@ def main(argv=None):
 
     def work(items):
         by_id = {item.nodeid: item for item in items}
-        start, baselines = time.monotonic(), [Mutant(f"{mod.path} (unmutated, re-executed)", mod, 0, 0) for mod in modules]
-        run(baselines, items, args.jobs, BASELINE_TIMEOUT, roots)  # the tests' own time on this machine, not a mutant's
-        for b in baselines:
-            if b.status != "survived":
-                how = "time out" if b.status == "timeout" else "fail"
-                print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
-                return 2, None
-        print(
-            f"baseline passes in {time.monotonic() - start:.1f} s; {len(mutants)} mutants, "
-            f"{len(mutants) - len(todo)} listed equivalent",
-            file=sys.stderr,
-        )
+        print(f"{len(mutants)} mutants, {len(mutants) - len(todo)} listed equivalent", file=sys.stderr)
         select = lambda m: None  # noqa: E731
         seconds = {}
-        if not args.all_tests:
+        if args.all_tests:  # the baseline: every module re-executed unmutated, one at a time, every test passing
+            start, baselines = time.monotonic(), [unmutated(mod) for mod in modules]
+            run(baselines, items, args.jobs, BASELINE_TIMEOUT, roots)  # the tests' own time here, not a mutant's
+            for b in baselines:
+                if b.status != "survived":
+                    how = "time out" if b.status == "timeout" else "fail"
+                    print(f"error: the tests {how} on {b.id}: see pytest {' '.join(args.tests)}", file=sys.stderr)
+                    return 2, None
+            print(f"baseline passes in {time.monotonic() - start:.1f} s", file=sys.stderr)
+        else:  # the traced run is the baseline: every module re-executed unmutated, then every test, no time limit
             start = time.monotonic()
-            coverage = trace_tests(items, modules, seconds)
+            coverage = trace_tests(items, modules, seconds, roots)
             if coverage is None:
-                print("error: the traced run of the tests failed", file=sys.stderr)
+                print(
+                    "error: the tests fail on the unmutated, re-executed modules (the traced baseline): "
+                    f"see pytest {' '.join(args.tests)}",
+                    file=sys.stderr,
+                )
                 return 2, None
             scopes = {(m.mod.path, m.line): function_scope(m.mod, m.line) for m in todo}
 
@@ -584,7 +597,7 @@ def main(argv=None):
                 chosen = tests_for(m, coverage, scopes)
                 return [by_id[test] for test in (coverage if chosen is None else chosen)]
 
-            print(f"traced {len(coverage)} tests in {time.monotonic() - start:.1f} s", file=sys.stderr)
+            print(f"baseline passes: traced {len(coverage)} tests in {time.monotonic() - start:.1f} s", file=sys.stderr)
 
         def progress(done):
             if done % 20 == 0 or done == len(todo):
