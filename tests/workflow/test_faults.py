@@ -529,3 +529,16 @@ def test_docs_recovery_lists_every_fault_class_tried():
                 "docs/recovery.md's fault table differs from what the tests found; regenerate it: "
                 "CRLREPRO_WRITE_DOCS=1 pytest tests/workflow/test_faults.py"
             )
+
+
+def test_a_touch_run_is_not_recorded_as_a_run_of_the_scale(smoke_run, tmp_path):
+    """`snakemake --touch` marks outputs up to date without computing them: its seconds are no run's, so
+    logs/runs.jsonl (the published provenance's wall times) does not record it; a run that computes does."""
+    workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
+    runs = workdir / SMOKE_RESULTS / "logs" / "runs.jsonl"
+    before = runs.read_text()
+    snakemake(workdir, "--touch", "--cores", "1", *SMOKE, "--forcerun", "gmm_spectrum")
+    assert runs.read_text() == before
+    snakemake(workdir, "--cores", "1", *SMOKE, "--forcerun", "gmm_spectrum", "--until", "gmm_spectrum")
+    added = runs.read_text()[len(before) :].splitlines()
+    assert runs.read_text().startswith(before) and len(added) == 1 and json.loads(added[0])["jobs"] >= 1

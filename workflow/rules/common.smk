@@ -78,8 +78,9 @@ onstart:
 
 
 onsuccess:
-    # Each successful run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs).
-    if "started" in RUN_CLOCK:
+    # Each successful run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs);
+    # not a --touch run's: it marks outputs up to date and computes nothing, so its seconds are no run's
+    if "started" in RUN_CLOCK and not workflow.touch:
         record_run(
             Path(RESULTS) / RUNS_LOG,
             RUN_CLOCK["started"],
