@@ -139,13 +139,16 @@ def test_the_mutation_checks_traced_run_is_its_baseline_on_the_re_executed_modul
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("noisy_mod", None)
     mod = mutate.Module("noisy_mod.py", "noisy_mod", (tmp_path / "noisy_mod.py").read_bytes())
+    guarded = (os.path.realpath(tmp_path) + os.sep,)  # the guard compares resolved paths
     results = {}
-    for name, roots in (("traced only", None), ("baseline", (str(tmp_path) + os.sep,))):
+    for name, roots in (("traced only", None), ("baseline", guarded), ("baseline, elsewhere", ("/nonexistent/",))):
         driver = mutate.Collector(lambda items, roots=roots: mutate.trace_tests(items, [mod], roots=roots))
         pytest.main(["-q", "-p", "no:cacheprovider", "test_noisy.py"], plugins=[driver])
         results[name] = driver.result
     assert results["traced only"] is not None and "test_noisy.py::test_one" in results["traced only"]
-    assert results["baseline"] is None  # the re-executed module could not run: no mutant could be judged
+    # re-executed under a guard that does not cover its file it passes (the control: re-execution works) ...
+    assert results["baseline, elsewhere"] is not None and "test_noisy.py::test_one" in results["baseline, elsewhere"]
+    assert results["baseline"] is None  # ... and under one that does it cannot run: no mutant could be judged
 
 
 def test_the_version_is_stated_once_in_pyproject():

@@ -455,6 +455,31 @@ def test_auto_precision_is_bfloat16_where_native_and_float32_elsewhere_and_the_r
     assert f"('precision', '{expected}')" in load_torch(checkpoint)["fingerprint"]
 
 
-def test_native_bfloat16_reads_the_device():
-    assert native_bfloat16("cpu") == bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    assert native_bfloat16("meta") is False
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ({"avx2": True}, False),  # this project's AVX2 EPYC: emulated
+        ({"avx512_f": True, "avx512_bw": True}, False),  # AVX-512 without BF16: oneDNN converts, not counted
+        ({"avx512_f": True, "avx512_bf16": True}, True),
+        ({"amx_tile": True, "amx_bf16": True}, True),
+    ],
+)
+def test_native_bfloat16_on_x86_needs_avx512_bf16_or_amx(monkeypatch, flags, native):
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {"architecture": "x86_64", **flags})
+    assert native_bfloat16("cpu") is native
+    assert native_bfloat16("meta") is False  # no arithmetic at all
+
+
+def test_native_bfloat16_on_cuda_does_not_count_emulation(monkeypatch):
+    import contextlib
+
+    asked = {}
+
+    def is_bf16_supported(including_emulation=True):
+        asked["including_emulation"] = including_emulation
+        return including_emulation  # a pre-Ampere card: only by emulation
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", is_bf16_supported)
+    assert native_bfloat16("cuda:1") is False and asked == {"including_emulation": False}

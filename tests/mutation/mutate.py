@@ -321,7 +321,10 @@ def trace_tests(items, modules, seconds=None, roots=None):
     the fastest test first (the child writes JSON to a pipe), so that a mutant meets the quick tests that may kill it
     before the slow ones; each test has its own setup and teardown, so the order changes no outcome. None when a
     test fails. With ``roots`` the child first re-executes every module unmutated, as a mutant's child installs its
-    module, under the same write guard: the run is then also the baseline, the tests passing on the re-executed code."""
+    module, under the same write guard: the run is then also the baseline, the tests passing on the re-executed code.
+    A mutant's child re-executes its own module alone; a module whose lone re-execution breaks what another listed
+    module holds of it (in a container, not a top-level name that ``install`` rebinds) would pass here and count every
+    mutant as killed. ``--all-tests`` keeps the per-module baseline that sees that."""
     import json
 
     read, write = os.pipe()

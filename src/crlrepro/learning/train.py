@@ -101,26 +101,40 @@ PRECISIONS = ("float32", "bfloat16", "auto")
 
 
 def native_bfloat16(device: str | torch.device = "cpu") -> bool:
-    """Whether ``device`` computes bfloat16 matrix products natively: a CUDA device that supports bfloat16
-    (``torch.cuda.is_bf16_supported``), or a CPU whose oneDNN has bfloat16 kernels (AVX-512 BF16, AMX, or their
-    Arm counterparts: ``torch.ops.mkldnn._is_mkldnn_bf16_supported``). Elsewhere torch emulates bfloat16, measured
-    ~7x slower than float32 for A3's two-tower step on an AVX2 CPU (docs/performance.md)."""
-    kind = torch.device(device).type
-    if kind == "cuda":
-        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-    if kind == "cpu":
-        try:
-            return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-        except (AttributeError, RuntimeError):  # a build without oneDNN
+    """Whether ``device`` has bfloat16 arithmetic in hardware: a CUDA device of compute capability 8.0 or later
+    (``torch.cuda.is_bf16_supported(including_emulation=False)`` for that device: a V100 or T4 emulates it); an x86
+    CPU with AVX-512 BF16 or AMX-BF16 (``torch.cpu.get_capabilities``: oneDNN also runs bfloat16 on plain AVX-512,
+    by converting to float32, which is not counted); another CPU (Arm) where oneDNN has bfloat16 kernels. Elsewhere
+    torch emulates bfloat16, measured ~7x slower than float32 for A3's two-tower step on an AVX2 CPU
+    (docs/performance.md)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
             return False
-    return False
+        with torch.cuda.device(device):
+            try:
+                return bool(torch.cuda.is_bf16_supported(including_emulation=False))
+            except TypeError:  # a torch without that argument
+                return torch.cuda.get_device_capability() >= (8, 0)
+    if device.type != "cpu":
+        return False
+    capabilities = torch.cpu.get_capabilities() if hasattr(torch.cpu, "get_capabilities") else None
+    if capabilities is not None and capabilities.get("architecture") in ("x86_64", "x86", "i686", "AMD64"):
+        return bool(capabilities.get("avx512_bf16") or capabilities.get("amx_bf16"))
+    if capabilities is None and hasattr(torch.cpu, "_is_avx512_bf16_supported"):  # an older torch, on x86
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # a build without oneDNN
+        return False
 
 
 def resolve_precision(precision: str, device: str | torch.device = "cpu", name: str = "training") -> str:
     """The forward pass's arithmetic a run uses: ``float32`` and ``bfloat16`` as given; ``auto``: bfloat16 where
-    :func:`native_bfloat16` (the faster there, with results that match float32's verdicts where measured), float32
-    elsewhere (where bfloat16 would be emulated, several times slower). The choice is logged; the trainer records it
-    and its checkpoints are fingerprinted with it, so a run is never resumed in the other arithmetic."""
+    :func:`native_bfloat16` (the faster there; A3's verdicts were measured the same as float32's, A2's and paper 3's
+    not: docs/performance.md), float32 elsewhere (where bfloat16 would be emulated, several times slower). The choice
+    is logged; the trainer records it and its checkpoints are fingerprinted with it, so a run is never resumed in the
+    other arithmetic."""
     if precision not in PRECISIONS:
         raise ValueError(f"{name}: precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
     if precision != "auto":

@@ -39,13 +39,14 @@ else:
     seeds, stack = [seed] * len(jobs), f"seed{seed}"
 run = ScriptRun(snakemake, seed=seed, device=p.device)
 t = run.params["training"]
+precision = resolve_precision(lcgm["precision"], run.device, f"A3 {stack}")  # auto: this device's arithmetic
 settings = TrainSettings(
     epochs=lcgm["epochs"],
     batch_size=t["batch_size"],
     learning_rate=t["learning_rate"],
     weight_decay=t["weight_decay"],
     compile=t["compile"],
-    precision=lcgm["precision"],
+    precision=precision,
     seed=seed,
     name=f"A3 {stack}",
     device=run.device,
@@ -75,5 +76,5 @@ for (setting, dim, path), model_seed, (model, history) in zip(jobs, seeds, train
         provenance=run.provenance(),
         noise_y=setting["noise_y"],
         separation=setting["separation"],
-        precision=resolve_precision(settings.precision, settings.device),  # the arithmetic it trained in (auto resolved)
+        precision=precision,  # the arithmetic it trained in
     )
