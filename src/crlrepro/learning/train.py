@@ -165,10 +165,10 @@ def full_precision(*tensors: torch.Tensor):
 
 
 def _autocast(settings: TrainSettings):
-    """The forward pass's autocast context for ``settings.precision`` (float32: none; auto: resolve_precision's)."""
-    precision = resolve_precision(settings.precision, settings.device, settings.name)
+    """The forward pass's autocast context for ``settings.precision``, already resolved by :func:`train` (float32:
+    none)."""
     device = torch.device(settings.device).type
-    return torch.autocast(device, dtype=torch.bfloat16, enabled=precision == "bfloat16")
+    return torch.autocast(device, dtype=torch.bfloat16, enabled=settings.precision == "bfloat16")
 
 
 COMPILE_MODES = ("auto", True, False, "on", "off")  # YAML 1.1 reads a bare on/off as true/false
