@@ -15,7 +15,15 @@ from crlrepro.experiments.approximation import train_gmm_two_tower
 from crlrepro.learning import train as train_module
 from crlrepro.learning.losses import info_nce_in_batch
 from crlrepro.learning.networks import TwoTower, TwoTowerEnsemble
-from crlrepro.learning.train import NonFiniteLossError, TrainSettings, full_precision, native_bfloat16, resolve_precision, train
+from crlrepro.learning.train import (
+    NonFiniteLossError,
+    TrainSettings,
+    full_precision,
+    native_bfloat16,
+    require_one_precision,
+    resolve_precision,
+    train,
+)
 from crlrepro.runtime.artifacts import ArtifactError, load_torch, sidecar_path
 from crlrepro.theory.gmm import LatentClassGMM
 
@@ -453,6 +461,19 @@ def test_auto_precision_is_bfloat16_where_native_and_float32_elsewhere_and_the_r
     assert seen["forward"] == (torch.bfloat16 if native else torch.float32)
     # the checkpoint names the arithmetic used, not "auto": on a machine that resolves auto otherwise it is not resumed
     assert f"('precision', '{expected}')" in load_torch(checkpoint)["fingerprint"]
+
+
+def test_models_trained_in_different_arithmetic_are_refused_naming_each_and_the_retraining_command():
+    paths = [f"results/x/models/lcgm/seed{i}_D2.pt" for i in range(5)]
+    assert require_one_precision(["float32"] * 5, paths) == "float32"
+    assert require_one_precision([None] * 5, paths) is None  # files older than the field: nothing to compare
+    with pytest.raises(ArtifactError) as caught:
+        require_one_precision(["float32", "bfloat16", "float32", "float32", "float32"], paths)
+    message = str(caught.value)
+    assert "bfloat16 (1): results/x/models/lcgm/seed1_D2.pt" in message and "float32 (4): " in message and " …" in message
+    assert message.endswith("--forcerun " + " ".join(paths))  # every model retrained, on the machine that runs it
+    with pytest.raises(ArtifactError, match="None"):  # an unrecorded arithmetic beside a recorded one is not assumed equal
+        require_one_precision(["float32", None, "float32", "float32", "float32"], paths)
 
 
 @pytest.mark.parametrize(

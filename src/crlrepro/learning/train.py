@@ -38,7 +38,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from crlrepro.runtime.artifacts import ArtifactError, load_torch, save_torch, sidecar_path
+from crlrepro.runtime.artifacts import ArtifactError, load_torch, rebuild_command, save_torch, sidecar_path
 from crlrepro.runtime.device import JOB_ENV
 
 __all__ = [
@@ -149,6 +149,23 @@ def resolve_precision(precision: str, device: str | torch.device = "cpu", name: 
         "computes" if native else "does not compute",
     )
     return resolved
+
+
+def require_one_precision(recorded: Sequence[str | None], paths: Sequence) -> str | None:
+    """The one arithmetic the models at ``paths`` were trained in (``recorded``: each file's ``precision`` field, None
+    where a file predates it). Under ``precision: auto`` the jobs of one table can run on machines of different
+    arithmetic (a cluster's mixed nodes; a CPU run resumed on a GPU); a table that mixed them would compare float32
+    with bfloat16 results as one experiment. :class:`ArtifactError` names each precision with its files and the
+    command that retrains them all on one machine."""
+    found = sorted({str(p) for p in recorded})
+    if len(found) <= 1:
+        return recorded[0] if recorded else None
+    by = {value: [str(path) for path, p in zip(paths, recorded, strict=True) if str(p) == value] for value in found}
+    listed = "; ".join(f"{value} ({len(files)}): {', '.join(files[:3])}{' …' * (len(files) > 3)}" for value, files in by.items())
+    raise ArtifactError(
+        f"the models read were trained in different arithmetic ({listed}); retrain them all on one machine: "
+        f"{rebuild_command(paths)}"
+    )
 
 
 def full_precision(*tensors: torch.Tensor):

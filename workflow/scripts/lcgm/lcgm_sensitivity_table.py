@@ -6,6 +6,7 @@ import pandas as pd
 
 from crlrepro.experiments.evaluation import evaluate_lcgm_two_tower, sensitivity_elbows
 from crlrepro.learning.networks import load_two_tower
+from crlrepro.learning.train import require_one_precision
 from crlrepro.runtime.artifacts import require_exact_set
 from crlrepro.theory.lcgm import LatentClassModel
 from crlrepro.workflow.pipeline import ScriptRun
@@ -21,6 +22,7 @@ require_exact_set(
     "sensitivity models (noise_y, separation, D)",
     paths,
 )
+require_one_precision([meta.get("precision") for _, meta in models], paths)  # one table, one arithmetic
 rows = []
 for model, meta in models:
     lcgm = LatentClassModel.from_config({**base, "noise_y": meta["noise_y"], "separation": meta["separation"]})
