@@ -141,14 +141,34 @@ def test_the_mutation_checks_traced_run_is_its_baseline_on_the_re_executed_modul
     mod = mutate.Module("noisy_mod.py", "noisy_mod", (tmp_path / "noisy_mod.py").read_bytes())
     guarded = (os.path.realpath(tmp_path) + os.sep,)  # the guard compares resolved paths
     results = {}
+
+    def traced(items, roots):
+        try:
+            return mutate.trace_tests(items, [mod], roots=roots)
+        except mutate.BaselineFailed as failure:
+            return failure
+
     for name, roots in (("traced only", None), ("baseline", guarded), ("baseline, elsewhere", ("/nonexistent/",))):
-        driver = mutate.Collector(lambda items, roots=roots: mutate.trace_tests(items, [mod], roots=roots))
+        driver = mutate.Collector(lambda items, roots=roots: traced(items, roots))
         pytest.main(["-q", "-p", "no:cacheprovider", "test_noisy.py"], plugins=[driver])
         results[name] = driver.result
-    assert results["traced only"] is not None and "test_noisy.py::test_one" in results["traced only"]
+    assert isinstance(results["traced only"], dict) and "test_noisy.py::test_one" in results["traced only"]
     # re-executed under a guard that does not cover its file it passes (the control: re-execution works) ...
-    assert results["baseline, elsewhere"] is not None and "test_noisy.py::test_one" in results["baseline, elsewhere"]
-    assert results["baseline"] is None  # ... and under one that does it cannot run: no mutant could be judged
+    assert isinstance(results["baseline, elsewhere"], dict) and "test_noisy.py::test_one" in results["baseline, elsewhere"]
+    # ... and under one that does it cannot run: no mutant could be judged, and the failure names the module and why
+    assert isinstance(results["baseline"], mutate.BaselineFailed)
+    assert str(results["baseline"]).startswith("re-executing noisy_mod.py raised ") and "noisy_mod.log" in str(
+        results["baseline"]
+    )
+
+    # a test that fails on the unmutated code is named (a new file: pytest keeps the module it imported)
+    (tmp_path / "test_failing.py").write_text(
+        "import noisy_mod\n\n\ndef test_one():\n    assert noisy_mod.one() == 1\n\n\n"
+        "def test_two():\n    assert noisy_mod.one() == 2\n"
+    )
+    driver = mutate.Collector(lambda items: traced(items, ("/nonexistent/",)))
+    pytest.main(["-q", "-p", "no:cacheprovider", "test_failing.py"], plugins=[driver])
+    assert isinstance(driver.result, mutate.BaselineFailed) and str(driver.result) == "failing: test_failing.py::test_two"
 
 
 def test_the_version_is_stated_once_in_pyproject():

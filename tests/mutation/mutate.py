@@ -310,18 +310,23 @@ def run_items(items, recorder=None, failed=lambda nodeid: None) -> int:
             recorder.seconds[item.nodeid] = time.perf_counter() - start
         if any(report.failed for report in reports):
             rc = 1
+            failed(item.nodeid)
             if recorder is None:
-                failed(item.nodeid)
                 break
     return rc
+
+
+class BaselineFailed(Exception):
+    """The unmutated tests do not pass (which, or why): no mutant can be judged against them."""
 
 
 def trace_tests(items, modules, seconds=None, roots=None):
     """Run the unmutated tests once in a forked child under :class:`CallRecorder`: {test id: [(path, line), ...]},
     the fastest test first (the child writes JSON to a pipe), so that a mutant meets the quick tests that may kill it
-    before the slow ones; each test has its own setup and teardown, so the order changes no outcome. None when a
-    test fails. With ``roots`` the child first re-executes every module unmutated, as a mutant's child installs its
-    module, under the same write guard: the run is then also the baseline, the tests passing on the re-executed code.
+    before the slow ones; each test has its own setup and teardown, so the order changes no outcome.
+    :class:`BaselineFailed` names the tests that fail, or the module whose re-execution raised. With ``roots`` the
+    child first re-executes every module unmutated, as a mutant's child installs its module, under the same write
+    guard: the run is then also the baseline, the tests passing on the re-executed code.
     A mutant's child re-executes its own module alone; a module whose lone re-execution breaks what another listed
     module holds of it (in a container, not a top-level name that ``install`` rebinds) would pass here and count every
     mutant as killed. ``--all-tests`` keeps the per-module baseline that sees that."""
@@ -330,29 +335,38 @@ def trace_tests(items, modules, seconds=None, roots=None):
     read, write = os.pipe()
     if (pid := os.fork()) == 0:
         os.close(read)
-        rc = 3
+        rc, report = 3, {"failed": [], "error": None, "traced": []}
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1), os.dup2(devnull, 2)
             if roots is not None:
                 sys.addaudithook(write_guard(roots))
                 for mod in modules:
-                    install(mutated_code(unmutated(mod)), mod.name)
+                    try:
+                        install(mutated_code(unmutated(mod)), mod.name)
+                    except BaseException as error:
+                        report["error"] = f"re-executing {mod.path} raised {type(error).__name__}: {error}"
+                        raise
             recorder = CallRecorder([mod.path for mod in modules])
-            rc = run_items(items, recorder)
+            rc = run_items(items, recorder, report["failed"].append)
             fastest = sorted(recorder.calls, key=recorder.seconds.__getitem__)
-            with os.fdopen(write, "w") as out:
-                json.dump([[test, sorted(recorder.calls[test]), recorder.seconds[test]] for test in fastest], out)
+            report["traced"] = [[test, sorted(recorder.calls[test]), recorder.seconds[test]] for test in fastest]
         finally:
+            with contextlib.suppress(BaseException), os.fdopen(write, "w") as out:
+                json.dump(report, out)
             os._exit(rc)
     os.close(write)
     with os.fdopen(read) as source:
         text = source.read()
     _, status = os.waitpid(pid, 0)
-    ok = os.waitstatus_to_exitcode(status) == 0 and text
-    if not ok:
-        return None
-    traced = json.loads(text)
+    code = os.waitstatus_to_exitcode(status)
+    report = json.loads(text) if text else {"failed": [], "error": None, "traced": []}
+    if code != 0:
+        if report["error"] or report["failed"]:
+            shown = report["failed"][:5] + ([f"and {len(report['failed']) - 5} more"] if len(report["failed"]) > 5 else [])
+            raise BaselineFailed(report["error"] or f"failing: {', '.join(shown)}")
+        raise BaselineFailed(f"the traced run's child exited {code}")
+    traced = report["traced"]
     if seconds is not None:  # each test's unmutated time, for the mutants' time limits
         seconds.update({test: took for test, _, took in traced})
     return {test: calls for test, calls, _ in traced}  # test → its calls, fastest test first
@@ -586,10 +600,11 @@ def main(argv=None):
             print(f"baseline passes in {time.monotonic() - start:.1f} s", file=sys.stderr)
         else:  # the traced run is the baseline: every module re-executed unmutated, then every test, no time limit
             start = time.monotonic()
-            coverage = trace_tests(items, modules, seconds, roots)
-            if coverage is None:
+            try:
+                coverage = trace_tests(items, modules, seconds, roots)
+            except BaselineFailed as failure:
                 print(
-                    "error: the tests fail on the unmutated, re-executed modules (the traced baseline): "
+                    f"error: the tests fail on the unmutated, re-executed modules (the traced baseline), {failure}: "
                     f"see pytest {' '.join(args.tests)}",
                     file=sys.stderr,
                 )
