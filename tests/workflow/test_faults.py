@@ -531,9 +531,10 @@ def test_docs_recovery_lists_every_fault_class_tried():
             )
 
 
-def test_a_touch_run_is_not_recorded_as_a_run_of_the_scale(smoke_run, tmp_path):
+def test_a_touch_run_is_not_recorded_as_a_run_of_the_scale_and_a_failed_one_is(smoke_run, tmp_path):
     """`snakemake --touch` marks outputs up to date without computing them: its seconds are no run's, so
-    logs/runs.jsonl (the published provenance's wall times) does not record it; a run that computes does."""
+    logs/runs.jsonl (the published provenance's wall times) does not record it; a run that computes does, whether it
+    ends well or fails (the jobs it completed are kept), with whether it started from clean (here not)."""
     workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
     runs = workdir / SMOKE_RESULTS / "logs" / "runs.jsonl"
     before = runs.read_text()
@@ -541,4 +542,13 @@ def test_a_touch_run_is_not_recorded_as_a_run_of_the_scale(smoke_run, tmp_path):
     assert runs.read_text() == before
     snakemake(workdir, "--cores", "1", *SMOKE, "--forcerun", "gmm_spectrum", "--until", "gmm_spectrum")
     added = runs.read_text()[len(before) :].splitlines()
-    assert runs.read_text().startswith(before) and len(added) == 1 and json.loads(added[0])["jobs"] >= 1
+    assert runs.read_text().startswith(before) and len(added) == 1
+    record = json.loads(added[0])
+    assert record["jobs"] >= 1 and record["ok"] is True and record["clean"] is False
+    # a job that fails (its input no longer matches its checksum): the run is recorded as not ok
+    spectrum = workdir / SMOKE_RESULTS / "approximation" / "gmm_spectrum.csv"
+    spectrum.write_text(spectrum.read_text() + "\n")
+    failed = snakemake(workdir, "--cores", "1", *SMOKE, "--forcerun", "claims_a1", "--until", "claims_a1", check=False)
+    assert failed.returncode != 0
+    added = runs.read_text().splitlines()[len(before.splitlines()) + 1 :]
+    assert len(added) == 1 and json.loads(added[0])["ok"] is False

@@ -62,7 +62,7 @@ def results(tmp_path):
 
 def test_publish_copies_checks_and_records_each_file(results, tmp_path):
     (results / "logs").mkdir()
-    publish.record_run(results / publish.RUNS_LOG, 0.0, 125.0, cores=2, jobs=31, local=True)
+    publish.record_run(results / publish.RUNS_LOG, 0.0, 125.0, cores=2, jobs=31, local=True, clean=True)
     destination = tmp_path / "docs/results/demo"
     record = publish.publish_scale(results, destination, FILES, scale="demo", config={"results": "results", "tau": 0.5})
     assert sorted(record["files"]) == sorted(FILES)
@@ -78,6 +78,8 @@ def test_publish_copies_checks_and_records_each_file(results, tmp_path):
             "cores": 2,
             "jobs": 31,
             "local": True,
+            "clean": True,
+            "ok": True,
         }
     ]
     assert {"python", "torch", "snakemake"} <= set(saved["packages"]) and saved["machine"]["cpu_count"] >= 1
@@ -185,6 +187,45 @@ def test_the_wall_time_names_its_cores_in_the_singular_for_one(tmp_path, monkeyp
     assert publish.wall_time_text("one", tmp_path) == "46 min on 1 core from clean"
     assert publish.wall_time_text("two", tmp_path) == "0.5 min on 2 cores from clean"  # later runs under a minute
     assert publish.wall_time_text("three", tmp_path) == "99 min on 2 cores from clean, then 13 min in 2 incremental runs"
+
+
+def test_the_wall_time_from_clean_runs_from_the_last_clean_start_to_the_first_run_that_ended_well(tmp_path, monkeypatch):
+    def run(jobs, minutes, clean=False, ok=True, cores=2):
+        return {"jobs": jobs, "wall_s": 60.0 * minutes, "cores": cores, "clean": clean, "ok": ok}
+
+    runs = {
+        # an earlier scale's campaign, then the folder cleared: the last clean start counts
+        "again": [run(90, 70, clean=True), run(90, 50, clean=True), run(3, 2)],
+        # interrupted twice (its completed jobs kept), resumed, finished; then work added
+        "resumed": [run(120, 30, clean=True, ok=False), run(80, 40, ok=False), run(40, 30), run(6, 5), run(4, 4)],
+        # the run that most jobs ran was a resumption: no run from clean is claimed (the old rule took it)
+        "no start": [run(27, 23), run(1, 0.2)],
+        "unfinished": [run(120, 30, clean=True, ok=False)],
+    }
+    monkeypatch.setattr(publish, "_provenance_field", lambda scale, field, root: runs[scale])
+    assert publish.wall_time_text("again", tmp_path) == "50 min on 2 cores from clean, then 2.0 min in 1 incremental run"
+    assert publish.wall_time_text("resumed", tmp_path) == (
+        "100 min on 2 cores from clean (3 runs: interrupted, resumed), then 9.0 min in 2 incremental runs"
+    )
+    assert publish.wall_time_text("no start", tmp_path) == (
+        "no run from clean recorded: 23 min on 2 cores in 2 recorded runs of 28 jobs, resuming unrecorded work"
+    )
+    assert publish.wall_time_text("unfinished", tmp_path) == "not finished from clean: 30 min on 2 cores so far"
+
+
+def test_a_folder_is_clean_until_a_job_completes_or_a_training_checkpoints(tmp_path):
+    assert publish.folder_is_clean(tmp_path / "absent")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "runs.jsonl").write_text("{}\n")
+    (tmp_path / "effective_config.yaml").write_text("scale: x\n")
+    (tmp_path / "benchmarks" / "rule").mkdir(parents=True)  # empty folders: nothing completed
+    assert publish.folder_is_clean(tmp_path)
+    (tmp_path / "benchmarks" / "rule" / "job.tsv").write_text("s\n1\n")
+    assert not publish.folder_is_clean(tmp_path)
+    (tmp_path / "benchmarks" / "rule" / "job.tsv").unlink()
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "seed0.pt").write_bytes(b"x")
+    assert not publish.folder_is_clean(tmp_path)
 
 
 def test_the_readme_quotes_the_published_results_of_this_checkout():

@@ -25,7 +25,7 @@ from crlrepro.studies.scaling import sweep_seeds, sweep_sources, sweep_trained_p
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
 from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
-from crlrepro.workflow.publish import RUNS_LOG, comparison_config, published_scales, record_run
+from crlrepro.workflow.publish import RUNS_LOG, comparison_config, folder_is_clean, published_scales, record_run
 
 RUN_CLOCK = {}
 # Scheduling: of the jobs ready at once, Snakemake starts those of higher priority first. C3's chain (its sweeps'
@@ -72,14 +72,17 @@ onstart:
     problems = preflight_problems(config, local=workflow.local_exec)
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
+    # Whether this run starts from clean (no job completed in the folder yet), for its record below
+    RUN_CLOCK["clean"] = folder_is_clean(RESULTS)
     # The folder records the scale and effective config that write into it (crlrepro.workflow.folder), before any job.
     record_effective_config(config, RESULTS)
     RUN_CLOCK["started"] = time.time()
 
 
-onsuccess:
-    # Each successful run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs);
-    # not a --touch run's: it marks outputs up to date and computes nothing, so its seconds are no run's
+def record_this_run(ok):
+    """Each run's wall time, for the provenance of published results (crlrepro.workflow.publish.read_runs), whether it
+    ended well or not (a failed or interrupted run's completed jobs are kept: its time is part of the scale's); not a
+    --touch run's: it marks outputs up to date and computes nothing, so its seconds are no run's."""
     if "started" in RUN_CLOCK and not workflow.touch:
         record_run(
             Path(RESULTS) / RUNS_LOG,
@@ -88,7 +91,17 @@ onsuccess:
             cores=workflow.resource_settings.cores,
             jobs=len(workflow.dag),
             local=workflow.local_exec,
+            clean=RUN_CLOCK["clean"],
+            ok=ok,
         )
+
+
+onsuccess:
+    record_this_run(ok=True)
+
+
+onerror:
+    record_this_run(ok=False)
 
 
 # Each scale writes into its own folder (config key `results`), so running one never removes another's.

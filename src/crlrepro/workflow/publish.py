@@ -59,6 +59,7 @@ __all__ = [
     "read_published",
     "read_published_table",
     "read_runs",
+    "folder_is_clean",
     "wall_time_text",
     "readme_block",
     "readme_blocks",
@@ -101,8 +102,8 @@ def _check_source(path: Path, relative: str) -> None:
 
 
 def read_runs(path: Path) -> list[dict]:
-    """The runs recorded in ``logs/runs.jsonl`` (one JSON object per line: started, finished, wall_s, cores, jobs, local),
-    as data: a line that is not such an object is an error naming the line."""
+    """The runs recorded in ``logs/runs.jsonl`` (one JSON object per line: started, finished, wall_s, cores, jobs, local,
+    and, from 2026-12-07 on, clean and ok), as data: a line that is not such an object is an error naming the line."""
     if not path.exists():
         return []
     runs = []
@@ -115,12 +116,29 @@ def read_runs(path: Path) -> list[dict]:
             raise ArtifactError(f"{path}:{number}: not a JSON line (delete the file to start the record anew)") from None
         if not (isinstance(run, dict) and isinstance(run.get("wall_s"), (int, float))):
             raise ArtifactError(f"{path}:{number}: not a run record with a wall_s (delete the file to start the record anew)")
-        runs.append({k: run.get(k) for k in ("started", "finished", "wall_s", "cores", "jobs", "local")})
+        runs.append({k: run.get(k) for k in RUN_FIELDS if k in run or k not in ("clean", "ok")})
     return runs
 
 
-def record_run(path: str | Path, started: float, finished: float, *, cores, jobs: int, local: bool) -> None:
-    """Append one run's record to ``path`` (logs/runs.jsonl): UTC start and end, wall seconds, cores, jobs run."""
+RUN_FIELDS = ("started", "finished", "wall_s", "cores", "jobs", "local", "clean", "ok")
+BENCHMARKS = "benchmarks"
+
+
+def folder_is_clean(results: str | Path) -> bool:
+    """Whether a run starting in ``results`` starts from clean: no job has completed there (every rule writes its
+    benchmark file under ``benchmarks/`` when a job succeeds: tests/workflow/test_rule_conventions.py) and no
+    training has left a checkpoint to resume from. A run on a folder that earlier runs (recorded or killed) half
+    filled is not timed as a run from clean."""
+    results = Path(results)
+    return not any(path.is_file() for folder in (BENCHMARKS, "checkpoints") for path in (results / folder).rglob("*"))
+
+
+def record_run(
+    path: str | Path, started: float, finished: float, *, cores, jobs: int, local: bool, clean: bool, ok: bool = True
+) -> None:
+    """Append one run's record to ``path`` (logs/runs.jsonl): UTC start and end, wall seconds, cores, jobs planned,
+    whether it started from clean (:func:`folder_is_clean`) and whether it ended well (``ok`` false: it failed or was
+    interrupted; the jobs it completed are kept, so its time is part of the scale's)."""
     from datetime import datetime
 
     def stamp(t):
@@ -133,6 +151,8 @@ def record_run(path: str | Path, started: float, finished: float, *, cores, jobs
         "cores": cores,
         "jobs": int(jobs),
         "local": bool(local),
+        "clean": bool(clean),
+        "ok": bool(ok),
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -316,28 +336,53 @@ _WALL_TIME = re.compile(r"(<!-- walltime:([a-z][a-z0-9_-]{0,31}) -->)(.*?)(<!-- 
 
 
 def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
-    """How long the published run of ``scale`` took, from its provenance.json: the run from clean (the recorded run with
-    the most jobs, from an empty results folder), and the incremental runs recorded after it where they add a minute
-    or more (work added since, e.g. new rules' jobs), e.g. ``16 min on 2 cores from clean`` or ``99 min on 2 cores from
-    clean, then 13 min in 2 incremental runs``."""
+    """How long the published run of ``scale`` took, from its provenance.json's recorded runs: from the last run that
+    started from clean (``clean``) to the first that ended well, the interrupted ones included (their completed jobs
+    were kept), and the runs recorded after it where they add a minute or more (work added since, e.g. new rules'
+    jobs), e.g. ``16 min on 2 cores from clean``, ``99 min on 2 cores from clean (3 runs: interrupted, resumed),
+    then 13 min in 2 incremental runs``. Where no recorded run started from clean, it says so and gives the recorded
+    time. Records from before ``clean`` was recorded: the run with the most jobs is taken as the run from clean."""
     runs = _provenance_field(scale, "runs", root)
-    try:
-        clean = max(runs, key=lambda run: run["jobs"])
-    except (ValueError, KeyError, TypeError):
-        raise ArtifactError(
-            f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the scale again"
-        ) from None
+    if not runs or not isinstance(runs, list):
+        raise ArtifactError(f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the scale again")
 
     def shown(seconds):
         minutes = seconds / 60
         return f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
 
-    cores = clean["cores"]
-    text = f"{shown(clean['wall_s'])} on {cores} core{'' if cores == 1 else 's'} from clean"
-    later = runs[runs.index(clean) + 1 :]
+    def on(cores):
+        return f"on {cores} core{'' if cores == 1 else 's'}"
+
+    def plural(n, word):
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    if any("clean" in run for run in runs):
+        starts = [i for i, run in enumerate(runs) if run.get("clean")]
+        if not starts:
+            done = [run for run in runs if run.get("ok", True)]
+            cores = max(run["cores"] for run in runs)
+            return (
+                f"no run from clean recorded: {shown(sum(run['wall_s'] for run in runs))} {on(cores)} in "
+                f"{plural(len(runs), 'recorded run')} of {sum(run['jobs'] for run in done)} jobs, resuming unrecorded work"
+            )
+        first = starts[-1]
+        last = next((i for i in range(first, len(runs)) if runs[i].get("ok", True)), None)
+        if last is None:
+            return (
+                f"not finished from clean: {shown(sum(run['wall_s'] for run in runs[first:]))} {on(runs[first]['cores'])} so far"
+            )
+        campaign = runs[first : last + 1]
+        text = f"{shown(sum(run['wall_s'] for run in campaign))} {on(runs[first]['cores'])} from clean"
+        if len(campaign) > 1:
+            text += f" ({len(campaign)} runs: interrupted, resumed)"
+        later = runs[last + 1 :]
+    else:  # records from before clean was recorded
+        clean = max(runs, key=lambda run: run["jobs"])
+        text = f"{shown(clean['wall_s'])} {on(clean['cores'])} from clean"
+        later = runs[runs.index(clean) + 1 :]
     added = sum(run["wall_s"] for run in later)
     if added >= 60:
-        text += f", then {shown(added)} in {len(later)} incremental run{'' if len(later) == 1 else 's'}"
+        text += f", then {shown(added)} in {plural(len(later), 'incremental run')}"
     return text
 
 
