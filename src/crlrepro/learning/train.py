@@ -55,6 +55,7 @@ __all__ = [
     "native_bfloat16",
     "PRECISIONS",
     "process_age",
+    "require_one_precision",
     "resolve_precision",
     "seed_everything",
     "train",
