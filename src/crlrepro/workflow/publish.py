@@ -116,12 +116,12 @@ def read_runs(path: Path) -> list[dict]:
             raise ArtifactError(f"{path}:{number}: not a JSON line (delete the file to start the record anew)") from None
         if not (isinstance(run, dict) and isinstance(run.get("wall_s"), (int, float))):
             raise ArtifactError(f"{path}:{number}: not a run record with a wall_s (delete the file to start the record anew)")
-        runs.append({k: run.get(k) for k in RUN_FIELDS if k in run or k not in ("clean", "ok")})
+        runs.append({k: run.get(k) for k in _RUN_FIELDS if k in run or k not in ("clean", "ok")})
     return runs
 
 
-RUN_FIELDS = ("started", "finished", "wall_s", "cores", "jobs", "local", "clean", "ok")
-BENCHMARKS = "benchmarks"
+_RUN_FIELDS = ("started", "finished", "wall_s", "cores", "jobs", "local", "clean", "ok")
+_BENCHMARKS = "benchmarks"
 
 
 def folder_is_clean(results: str | Path) -> bool:
@@ -130,7 +130,7 @@ def folder_is_clean(results: str | Path) -> bool:
     training has left a checkpoint to resume from. A run on a folder that earlier runs (recorded or killed) half
     filled is not timed as a run from clean."""
     results = Path(results)
-    return not any(path.is_file() for folder in (BENCHMARKS, "checkpoints") for path in (results / folder).rglob("*"))
+    return not any(path.is_file() for folder in (_BENCHMARKS, "checkpoints") for path in (results / folder).rglob("*"))
 
 
 def record_run(
