@@ -152,3 +152,41 @@ def test_every_module_a_script_really_loads_is_in_its_rules_inputs_and_every_mod
     reached = set().union(*closures.values())
     assert modules - reached == set(NOT_IN_ANY_SCRIPT), sorted(modules - reached)
     assert set(NOT_IN_ANY_SCRIPT) <= modules
+
+
+def test_the_closures_cache_gives_the_same_closure_and_reads_an_edited_file_again(tmp_path):
+    """With a cache (the Snakefile's, kept across Snakemake's processes) the closure is the one computed without it, a
+    file whose text changed is parsed again (the cache is keyed by content), and a damaged cache is ignored and
+    rewritten: the cache holds names (JSON), never code. (Each closure below runs as in a new process.)"""
+    import json
+
+    from crlrepro.workflow import pipeline
+
+    def fresh_process():
+        pipeline._RESOLVED.clear(), pipeline._ImportNames._memory.clear()
+        pipeline._ImportNames._stored.clear(), pipeline._ImportNames._used.clear()
+
+    pkg = tmp_path / "src" / "crlrepro"
+    write(pkg / "__init__.py")
+    write(pkg / "theory" / "__init__.py")
+    write(pkg / "theory" / "numerics.py")
+    write(pkg / "theory" / "spectral.py", "from .numerics import f\n")
+    write(pkg / "claims.py")
+    script = write(tmp_path / "script.py", "from crlrepro.theory import spectral\n")
+    cache = tmp_path / ".snakemake" / "crlrepro" / "imports.json"
+
+    def closure(**kwargs):
+        fresh_process()
+        return {str(Path(p).relative_to(pkg)) for p in imported_library_files(script, pkg, **kwargs)}
+
+    plain = {"__init__.py", "theory/__init__.py", "theory/spectral.py", "theory/numerics.py"}
+    assert closure() == plain and not cache.exists()
+    assert closure(cache=cache) == plain and cache.is_file()
+    stored = json.loads(cache.read_text())
+    # one entry per (place in the package, text): the script, spectral, and the empty files of crlrepro and crlrepro.theory
+    assert len(stored) == 4 and all(isinstance(v, list) for v in stored.values())
+    assert closure(cache=cache) == plain  # read back
+    write(pkg / "theory" / "spectral.py", "from .numerics import f\nfrom crlrepro import claims\n")  # an edit
+    assert closure(cache=cache) == plain | {"claims.py"}
+    cache.write_text("{not json")  # damaged: ignored, then rewritten
+    assert closure(cache=cache) == plain | {"claims.py"} and isinstance(json.loads(cache.read_text()), dict)

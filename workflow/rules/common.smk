@@ -131,7 +131,12 @@ def library(script):
     """The library files that workflow/scripts/<study>/<script>.py imports (its import closure): declared as
     inputs, editing a module reruns exactly the rules whose scripts use it. Script names are unique across studies."""
     (path,) = (Path(workflow.basedir) / "workflow" / "scripts").glob(f"*/{script}.py")
-    return [workdir_relative(p) for p in imported_library_files(path, SRC / "crlrepro")]
+    return [workdir_relative(p) for p in imported_library_files(path, SRC / "crlrepro", cache=IMPORTS_CACHE)]
+
+
+# The module names each library file imports, kept across Snakemake's processes (each parse of the Snakefile asked
+# for them again: ~0.7 s of every start-up), keyed by the file's content (crlrepro.workflow.pipeline)
+IMPORTS_CACHE = Path(".snakemake") / "crlrepro" / "imports.json"
 
 
 CONDA_ENV = "../../envs/crlrepro.yaml"

@@ -22,20 +22,22 @@ class ConfigError(ValueError):
     the file and line."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last), and aliases
-    (``*name``): a config needs none, and they are how a small file expands to billions of items or refers to itself
-    (an alias bomb, a recursive alias), which would hang or overflow every reader after this one."""
+_LOADER_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it (~7x faster)
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise ConfigError(
-                f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
-                "refers to another part of the file; config files may not use YAML anchors and aliases "
-                "(write the value out)"
-            )
-        return super().compose_node(parent, index)
+
+def _refuse_alias(event) -> None:
+    raise ConfigError(
+        f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
+        "refers to another part of the file; config files may not use YAML anchors and aliases "
+        "(write the value out)"
+    )
+
+
+class _UniqueKeyLoader(_LOADER_BASE):
+    """A YAML loader that refuses a key written twice in one mapping (plain YAML keeps the last). Aliases (``*name``)
+    are refused before it runs (:func:`_read_yaml` scans the events): a config needs none, and they are how a small
+    file expands to billions of items or refers to itself (an alias bomb, a recursive alias), which would hang or
+    overflow every reader after this one."""
 
     def construct_mapping(self, node, deep=False):
         seen = {}
@@ -81,10 +83,17 @@ def _read_yaml(path: str | Path):
         ) from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
-    stream = io.StringIO(text)
-    stream.name = str(path)  # the name every YAML error mark carries
+
+    def stream():
+        named = io.StringIO(text)
+        named.name = str(path)  # the name every YAML error mark carries
+        return named
+
     try:
-        return yaml.load(stream, Loader=_UniqueKeyLoader)
+        for event in yaml.parse(stream(), Loader=_LOADER_BASE):  # before anything is composed: no alias
+            if isinstance(event, yaml.AliasEvent):
+                _refuse_alias(event)
+        return yaml.load(stream(), Loader=_UniqueKeyLoader)
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except yaml.MarkedYAMLError as error:

@@ -10,8 +10,8 @@ Workflow scripts stay thin::
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
+import json
 import logging
 import os
 import shlex
@@ -110,71 +110,147 @@ class ScriptRun:
         self.log.info("wrote %s", path)
 
 
-def imported_library_files(script: str | Path, package_dir: str | Path) -> list[str]:
+def imported_library_files(script: str | Path, package_dir: str | Path, cache: str | Path | None = None) -> list[str]:
     """The files of this package that ``script`` imports, directly or through other modules of the
     package (its import closure, read from the source with ``ast``, nothing is executed). Declared as
     a rule's inputs, they make editing a module rerun exactly the rules whose scripts use it.
 
     Each file is parsed once per process (the Snakefile asks for every rule's closure, and every
-    job parses the Snakefile again)."""
+    job parses the Snakefile again); with ``cache`` (a JSON file, plain data) the module names each file imports are
+    kept across processes, keyed by the SHA-256 of the file's text and its place in the package, so an edited file
+    is parsed again. Which file a name resolves to is looked up on disk each time."""
     package_dir = Path(package_dir)
+    names = _ImportNames(cache)
     found: set[Path] = set()
     pending = [Path(script)]
     while pending:
-        for path in _package_imports(pending.pop(), package_dir):
+        source = pending.pop()
+        resolved = _RESOLVED.get((source, package_dir))
+        if resolved is None:  # once per file and process, as the parse was before the cache
+            resolved = _RESOLVED[(source, package_dir)] = _resolve(names(source, package_dir), package_dir)
+        for path in resolved:
             if path not in found:
                 found.add(path)
                 pending.append(path)
+    names.save()
     return sorted(str(p) for p in found)
 
 
-@functools.cache
-def _package_imports(source: Path, package_dir: Path) -> tuple[Path, ...]:
-    """The files of the package at ``package_dir`` that ``source`` imports directly: for ``import a.b.c`` and
-    ``from a.b import c`` (absolute, or relative to ``source``'s own package), every package's ``__init__.py`` on
-    the way (Python runs each) and the module itself, a file ``c.py`` or a package ``c/__init__.py``; a name that is
-    neither (an attribute, e.g. a function) ends the walk."""
+_RESOLVED: dict[tuple[Path, Path], tuple[Path, ...]] = {}
+
+
+class _ImportNames:
+    """The dotted module names a source file imports (:func:`_imported_names`), per process and, with ``cache``,
+    across processes: a JSON object {key: [names]} read once per process and rewritten (atomically) when this process
+    parsed a file it did not hold; an unreadable or malformed cache is ignored and rewritten. It holds what this
+    process used and what it read, up to :data:`_CACHE_ENTRIES` entries (then only what this process used)."""
+
+    _memory: dict[str, tuple[str, ...]] = {}
+    _stored: dict[Path, dict[str, tuple[str, ...]]] = {}
+    _used: dict[Path, dict[str, tuple[str, ...]]] = {}
+
+    def __init__(self, cache):
+        self.cache, self.new = (Path(cache) if cache else None), False
+        if self.cache is not None and self.cache not in self._stored:
+            stored = {}
+            try:
+                read = json.loads(self.cache.read_text())
+                if isinstance(read, dict):
+                    stored = {k: tuple(v) for k, v in read.items() if isinstance(v, list) and all(isinstance(n, str) for n in v)}
+            except (OSError, ValueError):
+                pass
+            self._stored[self.cache], self._used[self.cache] = stored, {}
+
+    def __call__(self, source: Path, package_dir: Path) -> tuple[str, ...]:
+        text = source.read_bytes()
+        place = _package_parts(source.parent, package_dir)
+        key = hashlib.sha256(".".join(place or ("?",)).encode() + b"\0" + text).hexdigest()
+        stored = self._stored.get(self.cache, {})
+        names = self._memory.get(key) or stored.get(key)
+        if names is None:
+            names = _imported_names(text, place)
+        if self.cache is not None:
+            if key not in stored:
+                self.new = True
+            self._used[self.cache][key] = names
+        self._memory[key] = names
+        return names
+
+    def save(self) -> None:
+        """Write the cache if this closure parsed a file it did not hold; a cache that cannot be written (a read-only
+        checkout) is left alone."""
+        if self.cache is None or not self.new:
+            return
+        used = self._used[self.cache]
+        merged = {**self._stored[self.cache], **used}
+        if len(merged) > _CACHE_ENTRIES:
+            merged = dict(used)
+        try:
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.cache.name}.", dir=self.cache.parent)
+            with os.fdopen(fd, "w") as handle:
+                json.dump({k: list(v) for k, v in sorted(merged.items())}, handle)
+            os.replace(tmp, self.cache)
+            self._stored[self.cache] = merged
+        except OSError:
+            pass
+
+
+_CACHE_ENTRIES = 2000
+
+
+def _package_parts(folder: Path, package_dir: Path) -> tuple[str, ...] | None:
+    try:
+        return folder.relative_to(package_dir.parent).parts
+    except ValueError:
+        return None
+
+
+def _imported_names(text: bytes, place: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The absolute dotted names a module's source imports: ``a.b.c`` for ``import a.b.c``; ``a.b`` and ``a.b.c`` for
+    ``from a.b import c`` (absolute, or relative to ``place``, the parts of the source's package path; None: outside
+    the package, where a relative import names nothing of it)."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                base = node.module
+            elif node.level > 0 and place is not None and node.level - 1 <= len(place):  # relative: one level up per extra dot
+                parts = place[: len(place) - (node.level - 1)]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            else:
+                continue
+            names += [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return tuple(names)
+
+
+def _resolve(names, package_dir: Path) -> tuple[Path, ...]:
+    """The files of the package at ``package_dir`` that the imported ``names`` load: for each name of the package,
+    every package's ``__init__.py`` on the way (Python runs each) and the module itself, a file ``c.py`` or a package
+    ``c/__init__.py``; a name that is neither (an attribute, e.g. a function) ends the walk."""
     package = package_dir.name
-    tree = ast.parse(source.read_text())
     files: list[Path] = []
 
     def add(path: Path) -> None:
         if path not in files:
             files.append(path)
 
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                base = node.module
-            elif node.level > 0:  # relative: from the source's package, one level up per extra dot
-                here = source.parent
-                for _ in range(node.level - 1):
-                    here = here.parent
-                try:
-                    parts = here.relative_to(package_dir.parent).parts
-                except ValueError:
-                    continue
-                base = ".".join([*parts, *([node.module] if node.module else [])])
+    for name in names:
+        parts = name.split(".")
+        if parts[0] != package:
+            continue
+        add(package_dir / "__init__.py")
+        for depth in range(2, len(parts) + 1):
+            here = package_dir.joinpath(*parts[1:depth])
+            if (here / "__init__.py").exists():
+                add(here / "__init__.py")
+            elif here.with_suffix(".py").exists():
+                add(here.with_suffix(".py"))
+                break
             else:
-                continue
-            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] != package:
-                continue
-            add(package_dir / "__init__.py")
-            for depth in range(2, len(parts) + 1):
-                here = package_dir.joinpath(*parts[1:depth])
-                if (here / "__init__.py").exists():
-                    add(here / "__init__.py")
-                elif here.with_suffix(".py").exists():
-                    add(here.with_suffix(".py"))
-                    break
-                else:
-                    break
+                break
     return tuple(path for path in files if path.exists())
 
 
