@@ -360,7 +360,10 @@ def trace_tests(items, modules, seconds=None, roots=None):
         text = source.read()
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
-    report = json.loads(text) if text else {"failed": [], "error": None, "traced": []}
+    try:
+        report = json.loads(text)
+    except ValueError:  # nothing, or a part, written: no coverage to trust
+        raise BaselineFailed(f"the traced run's child exited {code} without its report") from None
     if code != 0:
         if report["error"] or report["failed"]:
             shown = report["failed"][:5] + ([f"and {len(report['failed']) - 5} more"] if len(report["failed"]) > 5 else [])

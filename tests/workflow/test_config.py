@@ -288,6 +288,19 @@ def test_every_yaml_file_the_project_owns_reads_with_the_one_loader(tmp_path):
         read_yaml(twice)
 
 
+@pytest.mark.parametrize("depth", [101, 5000, 30000])
+def test_deep_nesting_is_refused_before_it_is_composed(tmp_path, depth):
+    """libyaml composes in C, past Python's recursion limit: 30000 nested lists crashed the process, 5000 loaded and then
+    broke the copy. The event scan refuses a nesting deeper than 100 levels, naming the file and line; 100 reads."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * depth + "]" * depth + "\n")
+    with pytest.raises(ConfigError, match=r"deep.yaml, line 1: nested too deeply to be a config \(over 100 levels\)"):
+        read_yaml(deep)
+    fine = tmp_path / "fine.yaml"
+    fine.write_text("[" * 100 + "]" * 100 + "\n")  # exactly 100 levels
+    assert read_yaml(fine) is not None
+
+
 def test_a_yaml_file_read_again_is_a_copy_and_a_changed_file_is_read_anew(tmp_path):
     """read_yaml keeps what this process read (a workflow start reads the same files many times): each call gets data of
     its own, and a file rewritten in place is read again (its size or its modification time, kept to the nanosecond,

@@ -185,8 +185,16 @@ def test_the_closures_cache_gives_the_same_closure_and_reads_an_edited_file_agai
     stored = json.loads(cache.read_text())
     # one entry per (place in the package, text): the script, spectral, and the empty files of crlrepro and crlrepro.theory
     assert len(stored) == 4 and all(isinstance(v, list) for v in stored.values())
-    assert closure(cache=cache) == plain  # read back
+    real = pipeline._imported_names
+    pipeline._imported_names = lambda *a: (_ for _ in ()).throw(AssertionError("parsed, not read from the cache"))
+    try:
+        assert closure(cache=cache) == plain  # read back: nothing is parsed
+    finally:
+        pipeline._imported_names = real
     write(pkg / "theory" / "spectral.py", "from .numerics import f\nfrom crlrepro import claims\n")  # an edit
+    assert closure(cache=cache) == plain | {"claims.py"}
+    stored = json.loads(cache.read_text())
+    cache.write_text(json.dumps({k: ["crlrepro./etc/passwd"] for k in stored}))  # not module names: ignored, parsed again
     assert closure(cache=cache) == plain | {"claims.py"}
     cache.write_text("{not json")  # damaged: ignored, then rewritten
     assert closure(cache=cache) == plain | {"claims.py"} and isinstance(json.loads(cache.read_text()), dict)

@@ -201,6 +201,9 @@ def test_the_wall_time_from_clean_runs_from_the_last_clean_start_to_the_first_ru
         # the run that most jobs ran was a resumption: no run from clean is claimed (the old rule took it)
         "no start": [run(27, 23), run(1, 0.2)],
         "unfinished": [run(120, 30, clean=True, ok=False)],
+        # records from before `clean` was recorded, then a new one that resumed: the old rule on the old records
+        "mixed": [{"jobs": 90, "wall_s": 5940.0, "cores": 2}, {"jobs": 3, "wall_s": 300.0, "cores": 2}, run(1, 0.5)],
+        "no cores": [run(90, 10, clean=True) | {"cores": None}],
     }
     monkeypatch.setattr(publish, "_provenance_field", lambda scale, field, root: runs[scale])
     assert publish.wall_time_text("again", tmp_path) == "50 min on 2 cores from clean, then 2.0 min in 1 incremental run"
@@ -211,6 +214,9 @@ def test_the_wall_time_from_clean_runs_from_the_last_clean_start_to_the_first_ru
         "no run from clean recorded: 23 min on 2 cores in 2 recorded runs of 28 jobs, resuming unrecorded work"
     )
     assert publish.wall_time_text("unfinished", tmp_path) == "not finished from clean: 30 min on 2 cores so far"
+    assert publish.wall_time_text("mixed", tmp_path) == "99 min on 2 cores from clean, then 5.5 min in 2 incremental runs"
+    with pytest.raises(ArtifactError, match="lack a wall time, jobs or cores"):
+        publish.wall_time_text("no cores", tmp_path)
 
 
 def test_a_folder_is_clean_until_a_job_completes_or_a_training_checkpoints(tmp_path):

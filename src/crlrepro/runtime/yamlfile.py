@@ -25,6 +25,10 @@ class ConfigError(ValueError):
 _LOADER_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it (~7x faster)
 
 
+# The deepest nesting a config may have: the project's deepest is 5; Python's own composer failed near a few hundred.
+_MAX_DEPTH = 100
+
+
 def _refuse_alias(event) -> None:
     raise ConfigError(
         f"{event.start_mark.name}, line {event.start_mark.line + 1}: the alias *{event.anchor} "
@@ -90,9 +94,18 @@ def _read_yaml(path: str | Path):
         return named
 
     try:
-        for event in yaml.parse(stream(), Loader=_LOADER_BASE):  # before anything is composed: no alias
+        depth = 0
+        for event in yaml.parse(stream(), Loader=_LOADER_BASE):  # before anything is composed: no alias, no deep nesting
             if isinstance(event, yaml.AliasEvent):
                 _refuse_alias(event)
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > _MAX_DEPTH:  # libyaml composes in C, past Python's recursion limit (and can crash)
+                    raise ConfigError(
+                        f"{path}, line {event.start_mark.line + 1}: nested too deeply to be a config (over {_MAX_DEPTH} levels)"
+                    )
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
         return yaml.load(stream(), Loader=_UniqueKeyLoader)
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to be a config") from None

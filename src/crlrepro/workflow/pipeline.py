@@ -156,15 +156,15 @@ class _ImportNames:
             try:
                 read = json.loads(self.cache.read_text())
                 if isinstance(read, dict):
-                    stored = {k: tuple(v) for k, v in read.items() if isinstance(v, list) and all(isinstance(n, str) for n in v)}
-            except (OSError, ValueError):
+                    stored = {k: tuple(v) for k, v in read.items() if _names_are_modules(v)}
+            except (OSError, ValueError, RecursionError):
                 pass
             self._stored[self.cache], self._used[self.cache] = stored, {}
 
     def __call__(self, source: Path, package_dir: Path) -> tuple[str, ...]:
         text = source.read_bytes()
         place = _package_parts(source.parent, package_dir)
-        key = hashlib.sha256(".".join(place or ("?",)).encode() + b"\0" + text).hexdigest()
+        key = hashlib.sha256(f"{_NAMES_FORMAT}\0{'.'.join(place or ('?',))}\0".encode() + text).hexdigest()
         stored = self._stored.get(self.cache, {})
         names = self._memory.get(key) or stored.get(key)
         if names is None:
@@ -185,6 +185,7 @@ class _ImportNames:
         merged = {**self._stored[self.cache], **used}
         if len(merged) > _CACHE_ENTRIES:
             merged = dict(used)
+        tmp = None
         try:
             self.cache.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.cache.name}.", dir=self.cache.parent)
@@ -193,10 +194,21 @@ class _ImportNames:
             os.replace(tmp, self.cache)
             self._stored[self.cache] = merged
         except OSError:
-            pass
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
 
 
 _CACHE_ENTRIES = 2000
+# What :func:`_imported_names` computes, and the Python whose ``ast`` it reads with: part of every cache key, so that a
+# change to either (bump the number when the function changes) parses every file again instead of trusting old names.
+_NAMES_FORMAT = f"imported_names/1 python{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def _names_are_modules(names) -> bool:
+    """A cache entry holds dotted module names only (identifiers joined by dots), nothing a path could be made of."""
+    return isinstance(names, list) and all(
+        isinstance(n, str) and n and all(part.isidentifier() for part in n.split(".")) for n in names
+    )
 
 
 def _package_parts(folder: Path, package_dir: Path) -> tuple[str, ...] | None:

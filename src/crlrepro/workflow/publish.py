@@ -341,7 +341,8 @@ def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
     were kept), and the runs recorded after it where they add a minute or more (work added since, e.g. new rules'
     jobs), e.g. ``16 min on 2 cores from clean``, ``99 min on 2 cores from clean (3 runs: interrupted, resumed),
     then 13 min in 2 incremental runs``. Where no recorded run started from clean, it says so and gives the recorded
-    time. Records from before ``clean`` was recorded: the run with the most jobs is taken as the run from clean."""
+    time. Records from before ``clean`` was recorded, where no later one started from clean: the one with the most
+    jobs is taken as the run from clean (the rule before), and every run after it as incremental."""
     runs = _provenance_field(scale, "runs", root)
     if not runs or not isinstance(runs, list):
         raise ArtifactError(f"{Path(root) / scale / PROVENANCE}: no recorded runs to time the scale by; publish the scale again")
@@ -351,36 +352,42 @@ def wall_time_text(scale: str, root: str | Path = PUBLISHED_ROOT) -> str:
         return f"{minutes:.0f} min" if minutes >= 10 else f"{minutes:.1f} min"
 
     def on(cores):
+        if not isinstance(cores, int):
+            raise TypeError(cores)
         return f"on {cores} core{'' if cores == 1 else 's'}"
 
     def plural(n, word):
         return f"{n} {word}{'' if n == 1 else 's'}"
 
-    if any("clean" in run for run in runs):
+    try:
+        legacy = [i for i, run in enumerate(runs) if "clean" not in run]  # recorded before `clean` was
         starts = [i for i, run in enumerate(runs) if run.get("clean")]
-        if not starts:
-            done = [run for run in runs if run.get("ok", True)]
-            cores = max(run["cores"] for run in runs)
+        if starts:
+            first = starts[-1]
+            last = next((i for i in range(first, len(runs)) if runs[i].get("ok", True)), None)
+            if last is None:
+                spent = sum(run["wall_s"] for run in runs[first:])
+                return f"not finished from clean: {shown(spent)} {on(runs[first]['cores'])} so far"
+            campaign = runs[first : last + 1]
+            text = f"{shown(sum(run['wall_s'] for run in campaign))} {on(runs[first]['cores'])} from clean"
+            if len(campaign) > 1:
+                text += f" ({len(campaign)} runs: interrupted, resumed)"
+            later = runs[last + 1 :]
+        elif legacy:  # the old rule, on the old records: the one with the most jobs ran from clean
+            clean = max((runs[i] for i in legacy), key=lambda run: run["jobs"])
+            text = f"{shown(clean['wall_s'])} {on(clean['cores'])} from clean"
+            later = runs[runs.index(clean) + 1 :]
+        else:
+            done, cores = [run for run in runs if run.get("ok", True)], max(run["cores"] for run in runs)
             return (
                 f"no run from clean recorded: {shown(sum(run['wall_s'] for run in runs))} {on(cores)} in "
                 f"{plural(len(runs), 'recorded run')} of {sum(run['jobs'] for run in done)} jobs, resuming unrecorded work"
             )
-        first = starts[-1]
-        last = next((i for i in range(first, len(runs)) if runs[i].get("ok", True)), None)
-        if last is None:
-            return (
-                f"not finished from clean: {shown(sum(run['wall_s'] for run in runs[first:]))} {on(runs[first]['cores'])} so far"
-            )
-        campaign = runs[first : last + 1]
-        text = f"{shown(sum(run['wall_s'] for run in campaign))} {on(runs[first]['cores'])} from clean"
-        if len(campaign) > 1:
-            text += f" ({len(campaign)} runs: interrupted, resumed)"
-        later = runs[last + 1 :]
-    else:  # records from before clean was recorded
-        clean = max(runs, key=lambda run: run["jobs"])
-        text = f"{shown(clean['wall_s'])} {on(clean['cores'])} from clean"
-        later = runs[runs.index(clean) + 1 :]
-    added = sum(run["wall_s"] for run in later)
+        added = sum(run["wall_s"] for run in later)
+    except (KeyError, TypeError):
+        raise ArtifactError(
+            f"{Path(root) / scale / PROVENANCE}: its recorded runs lack a wall time, jobs or cores; publish the scale again"
+        ) from None
     if added >= 60:
         text += f", then {shown(added)} in {plural(len(later), 'incremental run')}"
     return text
