@@ -163,7 +163,7 @@ def test_the_closures_cache_gives_the_same_closure_and_reads_an_edited_file_agai
     from crlrepro.workflow import pipeline
 
     def fresh_process():
-        pipeline._RESOLVED.clear(), pipeline._ImportNames._memory.clear()
+        pipeline._RESOLVED.clear()
         pipeline._ImportNames._stored.clear(), pipeline._ImportNames._used.clear()
 
     pkg = tmp_path / "src" / "crlrepro"

@@ -140,12 +140,12 @@ _RESOLVED: dict[tuple[Path, Path], tuple[Path, ...]] = {}
 
 
 class _ImportNames:
-    """The dotted module names a source file imports (:func:`_imported_names`), per process and, with ``cache``,
-    across processes: a JSON object {key: [names]} read once per process and rewritten (atomically) when this process
-    parsed a file it did not hold; an unreadable or malformed cache is ignored and rewritten. It holds what this
-    process used and what it read, up to :data:`_CACHE_ENTRIES` entries (then only what this process used)."""
+    """The dotted module names a source file imports (:func:`_imported_names`), with ``cache`` across processes
+    (within one, :func:`imported_library_files` asks once per file): a JSON object {key: [names]} read once per
+    process and rewritten (atomically) when this process parsed a file it did not hold; an unreadable or malformed
+    cache is ignored and rewritten. It holds what this process used and what it read, up to :data:`_CACHE_ENTRIES`
+    entries (then only what this process used)."""
 
-    _memory: dict[str, tuple[str, ...]] = {}
     _stored: dict[Path, dict[str, tuple[str, ...]]] = {}
     _used: dict[Path, dict[str, tuple[str, ...]]] = {}
 
@@ -166,14 +166,13 @@ class _ImportNames:
         place = _package_parts(source.parent, package_dir)
         key = hashlib.sha256(f"{_NAMES_FORMAT}\0{'.'.join(place or ('?',))}\0".encode() + text).hexdigest()
         stored = self._stored.get(self.cache, {})
-        names = self._memory.get(key) or stored.get(key)
+        names = stored.get(key)
         if names is None:
             names = _imported_names(text, place)
         if self.cache is not None:
             if key not in stored:
                 self.new = True
             self._used[self.cache][key] = names
-        self._memory[key] = names
         return names
 
     def save(self) -> None:
@@ -185,17 +184,11 @@ class _ImportNames:
         merged = {**self._stored[self.cache], **used}
         if len(merged) > _CACHE_ENTRIES:
             merged = dict(used)
-        tmp = None
         try:
-            self.cache.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.cache.name}.", dir=self.cache.parent)
-            with os.fdopen(fd, "w") as handle:
-                json.dump({k: list(v) for k, v in sorted(merged.items())}, handle)
-            os.replace(tmp, self.cache)
+            artifacts.write_json({k: list(v) for k, v in merged.items()}, self.cache)  # atomic: a temporary file renamed
             self._stored[self.cache] = merged
         except OSError:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
+            pass
 
 
 _CACHE_ENTRIES = 2000
