@@ -56,6 +56,45 @@ def test_the_pipeline_tests_copy_only_what_the_project_tracks(tmp_path):
     assert ".venv/" in (REPO / ".gitignore").read_text().split()
 
 
+def test_a_mutant_is_seen_through_every_name_bound_to_its_module_and_the_prepared_tree_gives_its_code(tmp_path, monkeypatch):
+    """tests/mutation/mutate.py: the names other modules took from the mutated one (``from m import f as g``, a
+    constant under its own name) point at the mutant's objects, a number that only equals one of its constants under
+    another name is left alone, and prepare()'s tree, mutated in place as a child does, compiles the same code as a
+    fresh parse; reading every module's namespace at install time (bound=None) finds the same names."""
+    import importlib
+    import sys
+
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "mutation"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mutate
+
+    (tmp_path / "source_mod.py").write_text("LIMIT = 3\n\n\ndef helper(x):\n    return x + LIMIT\n")
+    (tmp_path / "user_mod.py").write_text("from source_mod import LIMIT, helper as renamed\n\nTHREE = 3\n")
+    mod = mutate.Module("source_mod.py", "source_mod", (tmp_path / "source_mod.py").read_bytes())
+
+    def fresh():  # the modules as a child finds them: imported unmutated, prepared in this state
+        for name in ("source_mod", "user_mod"):
+            monkeypatch.delitem(sys.modules, name, raising=False)
+        monkeypatch.setattr(mutate, "_PREPARED", {})
+        return importlib.import_module("source_mod"), importlib.import_module("user_mod"), mutate.prepare(mod)
+
+    mutants = {m.id.split(":", 2)[2]: m for m in mutate.enumerate_mutants(mod)}
+    limit, plus = mutants["8:const:3->4"], mutants["9:arith:+->-"]
+    for m in (limit, plus):  # the prepared tree, mutated in place, compiles to a fresh parse's code
+        assert mutate.mutated_code(m).co_code == mutate.mutated_code(m, fresh()[2]).co_code
+    _, user, prepared = fresh()
+    assert {(other.__name__, attr) for other, attr, _ in prepared[2]} >= {("user_mod", "LIMIT"), ("user_mod", "renamed")}
+    for bound in (True, False):
+        source, user, prepared = fresh()
+        mutate.install(mutate.mutated_code(plus, prepared), "source_mod", bound=prepared[2] if bound else None)
+        assert user.renamed is source.helper and user.renamed(10) == 7  # 10 − 3: the mutant's code
+        source, user, prepared = fresh()
+        mutate.install(mutate.mutated_code(limit, prepared), "source_mod", bound=prepared[2] if bound else None)
+        assert (user.LIMIT, source.helper(0), user.THREE) == (4, 4, 3)  # THREE equals the old LIMIT: a coincidence
+    for name in ("source_mod", "user_mod"):
+        sys.modules.pop(name, None)
+
+
 def test_the_mutation_check_runs_each_mutant_against_the_tests_that_call_its_function(tmp_path, monkeypatch):
     """tests/mutation/mutate.py: a traced run records which test calls which function; a mutant inside a function
     runs those tests, the fastest first (a kill comes sooner), one at module level runs all, one in a function no test

@@ -213,9 +213,35 @@ def indent(line) -> int:
     return len(line) - len(line.lstrip())
 
 
-def mutated_code(m):
-    tree = ast.parse(m.mod.src, m.mod.path)
-    old = list(ast.walk(tree))[m.index]
+_PREPARED: dict = {}
+
+
+def prepare(mod):
+    """Parse ``mod`` once and find, once, every name another loaded module bound to one of its top-level objects
+    (``from name import x [as y]``), in the process that forks the children: a child then mutates its own copy of the
+    tree and rebinds only those names, instead of parsing again and reading every loaded module's namespace (whose
+    refcount writes copied the parent's pages into each child). Cached; the parent runs no test, so what it finds
+    stays true for every child it forks."""
+    if mod.path not in _PREPARED:
+        tree = ast.parse(mod.src, mod.path)
+        module = sys.modules[mod.name]
+        ours = {id(value) for value in module.__dict__.values()}
+        bound = [
+            (other, attr, id(value))
+            for other in list(sys.modules.values())
+            if other is not module and isinstance(getattr(other, "__dict__", None), dict)
+            for attr, value in list(other.__dict__.items())
+            if id(value) in ours
+        ]
+        _PREPARED[mod.path] = (tree, list(ast.walk(tree)), bound)
+    return _PREPARED[mod.path]
+
+
+def mutated_code(m, prepared=None):
+    """The mutant's module compiled; from :func:`prepare`'s tree where ``prepared`` (mutated in place: a forked
+    child's own copy), else from a fresh parse."""
+    tree, nodes = prepared[:2] if prepared is not None else (ast.parse(m.mod.src, m.mod.path), None)
+    old = (nodes or list(ast.walk(tree)))[m.index]
     new = ast.copy_location(m.apply(old), old)
     for parent in ast.walk(tree) if new is not old else ():  # put the replacement in the original's place
         for field, value in ast.iter_fields(parent):
@@ -226,20 +252,28 @@ def mutated_code(m):
     return compile(ast.fix_missing_locations(tree), m.mod.path, "exec", dont_inherit=True)
 
 
-def install(code, name, rebind=True):
+def install(code, name, rebind=True, bound=None):
     """Exec ``code`` in module ``name``'s namespace, then point the names other modules bound to its
-    old top-level objects (``from name import x [as y]``) at the new ones."""
+    old top-level objects (``from name import x [as y]``) at the new ones (``bound``: those names as :func:`prepare`
+    found them, (module, attribute, id of the value); None: read every loaded module's namespace now)."""
     module = sys.modules[name]
     old = dict(module.__dict__)
+    if rebind and bound is None:
+        ours = {id(value) for value in old.values()}
+        bound = [
+            (other, attr, id(value))
+            for other in list(sys.modules.values())
+            if other is not module and isinstance(getattr(other, "__dict__", None), dict)
+            for attr, value in list(other.__dict__.items())
+            if id(value) in ours
+        ]
     exec(code, module.__dict__)
-    new = {id(v): (k, module.__dict__[k]) for k, v in old.items() if k in module.__dict__ and module.__dict__[k] is not v}
-    for other in list(sys.modules.values()) if rebind and new else ():
-        if other is not module and isinstance(getattr(other, "__dict__", None), dict):
-            for attr, value in list(other.__dict__.items()):
-                hit = new.get(id(value))  # the same small int or string under another name is a coincidence
-                if hit and (attr == hit[0] or not isinstance(value, (int, float, complex, str, bytes))):
-                    with contextlib.suppress(Exception):
-                        setattr(other, attr, hit[1])
+    new = {id(v): (k, module.__dict__[k], v) for k, v in old.items() if k in module.__dict__ and module.__dict__[k] is not v}
+    for other, attr, key in bound if rebind and new else ():
+        hit = new.get(key)  # the same small int or string under another name is a coincidence
+        if hit and (attr == hit[0] or not isinstance(hit[2], (int, float, complex, str, bytes))):
+            with contextlib.suppress(Exception):
+                setattr(other, attr, hit[1])
 
 
 def write_guard(roots):
@@ -332,6 +366,8 @@ def trace_tests(items, modules, seconds=None, roots=None):
     mutant as killed. ``--all-tests`` keeps the per-module baseline that sees that."""
     import json
 
+    for mod in modules if roots is not None else ():
+        prepare(mod)
     read, write = os.pipe()
     if (pid := os.fork()) == 0:
         os.close(read)
@@ -343,7 +379,8 @@ def trace_tests(items, modules, seconds=None, roots=None):
                 sys.addaudithook(write_guard(roots))
                 for mod in modules:
                     try:
-                        install(mutated_code(unmutated(mod)), mod.name)
+                        prepared = prepare(mod)  # the parent's, prepared before the fork
+                        install(mutated_code(unmutated(mod), prepared), mod.name, bound=prepared[2])
                     except BaseException as error:
                         report["error"] = f"re-executing {mod.path} raised {type(error).__name__}: {error}"
                         raise
@@ -414,7 +451,8 @@ def child(m, items, roots, killer_fd=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1), os.dup2(devnull, 2)
         sys.addaudithook(write_guard(roots))
-        install(mutated_code(m), m.mod.name)
+        prepared = prepare(m.mod)  # the parent's (run() prepares it before forking): this child's own copy
+        install(mutated_code(m, prepared), m.mod.name, bound=prepared[2])
         rc = run_items(items, failed=lambda nodeid: killer_fd is not None and os.write(killer_fd, nodeid.encode()))
     finally:
         os._exit(rc)
@@ -444,6 +482,7 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                     progress(done)
                     continue
                 sys.stdout.flush(), sys.stderr.flush()
+                prepare(pending[0].mod)
                 read, write = os.pipe()
                 if (pid := os.fork()) == 0:
                     os.close(read)

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 from crlrepro.theory.levels import LEVEL, family_level
 
@@ -195,7 +195,7 @@ def seed_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
     mean = float(values.mean())
     if values.size < 2:
         return mean, np.nan, np.nan
-    half = float(stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+    half = float(special.stdtrit(values.size - 1, (1 + level) / 2) * values.std(ddof=1) / np.sqrt(values.size))
     return mean, mean - half, mean + half
 
 
@@ -273,12 +273,15 @@ SEED_PLAN_LIMIT = 1000  # past this many seeds a plan says "more than"  # pragma
 def paired_t_power(effect: float, sd: float, n: int, alpha: float) -> float:
     """Power of the one-sided paired t-test at level ``alpha`` with ``n`` seed pairs against a true mean
     difference ``effect`` with noise ``sd``: P[T > t_{1−α, n−1}] for T noncentral t with n − 1 degrees of freedom
-    and noncentrality δ = effect·√n / sd. With sd = 0 the exact sign test: power 1 where 2^−n < α, else 0."""
+    and noncentrality δ = effect·√n / sd. With sd = 0 the exact sign test: power 1 where 2^−n < α, else 0.
+    (Computed as ``stats.nct.sf`` and ``stats.t.ppf`` compute it, through their per-distribution methods: the same
+    numbers without the public methods' argument handling, whose per-call cost made the power searches below the
+    slowest part of deciding the claims; n ≥ 2 and a finite δ are what that handling would check.)"""
     if n < 2:
         return 0.0
     if sd == 0:
         return float(effect > 0 and 0.5**n < alpha)
-    return float(stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, effect * np.sqrt(n) / sd))
+    return float(stats.nct._sf(special.stdtrit(n - 1, 1 - alpha), n - 1, effect * np.sqrt(n) / sd))
 
 
 def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER, limit: int = SEED_PLAN_LIMIT) -> int | None:
@@ -565,7 +568,7 @@ class Paired:
             sign = 0.5**d.size
             return (sign if d.mean() > 0 else 1.0), (sign if d.mean() < 0 else 1.0)
         t = d.mean() / (sd / np.sqrt(d.size))
-        return float(stats.t.sf(t, d.size - 1)), float(stats.t.cdf(t, d.size - 1))
+        return float(special.stdtr(d.size - 1, -t)), float(special.stdtr(d.size - 1, t))  # P[T > t], P[T < t]
 
 
 def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decision]:
@@ -592,7 +595,7 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
             continue
         sd = float(d.std(ddof=1))
         strictest = alpha / size
-        smallest = stats.t.ppf(1 - strictest, d.size - 1) * sd / np.sqrt(d.size)
+        smallest = special.stdtrit(d.size - 1, 1 - strictest) * sd / np.sqrt(d.size)
         power = (
             f"smallest significant difference at Holm's first step {_g(float(smallest))}, {POWER:.0%} power at "
             f"{_g(detectable_difference(sd, d.size, strictest))} ({d.size} seeds, Holm family of {size})"
