@@ -302,6 +302,11 @@ def test_paired_by_seed_pairs_matching_seeds_only():
     a = pd.Series([1.0, 2.0, 3.0, np.nan], index=[0, 1, 2, 3])
     b = pd.Series([0.5, 0.5, 1.0], index=[2, 0, 1])
     np.testing.assert_allclose(paired_by_seed(a, b, "a-b").differences, [0.5, 1.0, 2.5])
+    # in seed order whatever the order of either, NaN on either side dropped; a repeated seed pairs with nothing
+    b = pd.Series([np.nan, 0.5, 4.0, 1.0], index=[1, 2, 3, 0])
+    np.testing.assert_array_equal(paired_by_seed(b, a, "b-a").differences, [0.0, -2.5])
+    with pytest.raises(ValueError, match=r"S1\.x: seeds \[2\] appear more than once"):
+        paired_by_seed(a, pd.Series([1.0, 2.0], index=[2, 2]), "S1.x")
 
 
 def test_direction_claims_report_the_interval_of_the_differences():

@@ -162,7 +162,7 @@ def c3_claims(
     for (regime, sweep), runs in table.groupby(["regime", "sweep"], sort=True):
         lo, hi = runs[sweep].min(), runs[sweep].max()
         for metric, name in (("auc", "AUC"), ("recall_at_1", "recall@1")):
-            by_seed = {v: g.set_index("seed")[metric] for v, g in runs.groupby(sweep)}
+            by_seed = {v: runs.loc[runs[sweep] == v].set_index("seed")[metric] for v in (lo, hi)}
             spec = spec_of(f"{'auc' if metric == 'auc' else 'recall'}_grows_with_{sweep}")
             paired = paired_by_seed(by_seed[hi], by_seed[lo], f"{sweep}{hi}-{sweep}{lo}")
             family.append(
