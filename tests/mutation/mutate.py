@@ -35,6 +35,7 @@ left out of the score, killed / (mutants - equivalent). Exit status: 0 when the 
 import argparse  # noqa: E401
 import ast
 import contextlib
+import gc
 import hashlib
 import importlib
 import io
@@ -369,6 +370,7 @@ def trace_tests(items, modules, seconds=None, roots=None):
     for mod in modules if roots is not None else ():
         prepare(mod)
     read, write = os.pipe()
+    gc.freeze()  # as in run(): the child's collections skip the parent's objects
     if (pid := os.fork()) == 0:
         os.close(read)
         rc, report = 3, {"failed": [], "error": None, "traced": []}
@@ -392,6 +394,7 @@ def trace_tests(items, modules, seconds=None, roots=None):
             with contextlib.suppress(BaseException), os.fdopen(write, "w") as out:
                 json.dump(report, out)
             os._exit(rc)
+    gc.unfreeze()
     os.close(write)
     with os.fdopen(read) as source:
         text = source.read()
@@ -472,6 +475,12 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
     """Each mutant in a forked child, ``jobs`` at a time; sets ``status``. ``select`` gives a mutant's tests (None:
     all of ``tests``); a mutant no test executes survives without a run."""
     pending, running, done, killers = list(mutants), {}, 0, []  # killers: the latest mutants' failing tests, latest first
+    for mod in {m.mod.path: m.mod for m in mutants}.values():
+        prepare(mod)
+    # Everything the parent holds now goes to the collector's permanent generation: a child's collections then skip it
+    # instead of writing to every object's header, which copied the parent's whole heap into each child (fork's
+    # copy-on-write). Given back to the collector at the end.
+    gc.freeze()
     try:
         while pending or running:
             while pending and len(running) < jobs:
@@ -518,6 +527,7 @@ def run(mutants, tests, jobs, timeout, roots, progress=lambda done: None, select
                 os.killpg(pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.close(read)
+        gc.unfreeze()
 
 
 def load_module(path):
