@@ -61,6 +61,7 @@ def test_a_mutant_is_seen_through_every_name_bound_to_its_module_and_the_prepare
     constant under its own name) point at the mutant's objects, a number that only equals one of its constants under
     another name is left alone, and prepare()'s tree, mutated in place as a child does, compiles the same code as a
     fresh parse; reading every module's namespace at install time (bound=None) finds the same names."""
+    import ast
     import importlib
     import sys
 
@@ -91,6 +92,9 @@ def test_a_mutant_is_seen_through_every_name_bound_to_its_module_and_the_prepare
         source, user, prepared = fresh()
         mutate.install(mutate.mutated_code(limit, prepared), "source_mod", bound=prepared[2] if bound else None)
         assert (user.LIMIT, source.helper(0), user.THREE) == (4, 4, 3)  # THREE equals the old LIMIT: a coincidence
+    # the parsed tree is kept per file, text and loaded module: another text at the same path is parsed anew
+    edited = mutate.Module("source_mod.py", "source_mod", b"LIMIT = 5\n")
+    assert ast.unparse(mutate.prepare(edited)[0]) == "LIMIT = 5" and mutate.prepare(mod)[0] is not mutate.prepare(edited)[0]
     for name in ("source_mod", "user_mod"):
         sys.modules.pop(name, None)
 

@@ -392,6 +392,29 @@ def test_paired_t_power_matches_a_simulation_and_the_sign_test():
     assert paired_t_power(0.3, 0.0, 5, 2.0**-5) == 0.0 and paired_t_power(0.3, 0.0, 6, 2.0**-5) == 1.0  # 2^-n < α, strictly
 
 
+def test_paired_t_power_and_the_t_intervals_are_scipys_public_functions_to_the_last_bit():
+    """paired_t_power, seed_interval and the p-values call scipy's per-distribution functions for speed: they must give
+    the public functions' numbers exactly (a scipy upgrade that changes one shows here), and refuse a level out of
+    (0, 1) instead of computing with it."""
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        n, alpha = int(rng.integers(2, 400)), float(rng.choice([0.025, 0.05, 0.025 / 17, 1e-6, 0.4]))
+        effect, sd = float(rng.normal() * 10.0 ** rng.integers(-4, 2)), float(10.0 ** rng.uniform(-6, 2))
+        public = stats.nct.sf(stats.t.ppf(1 - alpha, n - 1), n - 1, effect * np.sqrt(n) / sd)
+        assert paired_t_power(effect, sd, n, alpha) == public, (effect, sd, n, alpha)
+        values = rng.normal(size=int(rng.integers(2, 30)))
+        half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
+        assert seed_interval(values) == (values.mean(), values.mean() - half, values.mean() + half)
+        t = values.mean() / (values.std(ddof=1) / np.sqrt(values.size))
+        assert Paired("d", values).p_values() == (stats.t.sf(t, values.size - 1), stats.t.cdf(t, values.size - 1))
+    assert paired_t_power(1.0, 1.0, 5, 1e-17) == 0.0  # 1 − α rounds to 1: nothing exceeds t = ∞ (public sf: 0)
+    for alpha in (0.0, 1.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+            paired_t_power(1.0, 1.0, 5, alpha)
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+        seed_interval([1.0, 2.0, 3.0], -1.0)
+
+
 def test_seeds_for_power_is_the_first_count_that_reaches_it():
     alpha = 0.025
     assert seeds_for_power(1.0, 1.0, alpha) == 10  # d = 1σ at one-sided 2.5 %: 10 pairs (the textbook 80 % plan)

@@ -223,7 +223,8 @@ def prepare(mod):
     tree and rebinds only those names, instead of parsing again and reading every loaded module's namespace (whose
     refcount writes copied the parent's pages into each child). Cached; the parent runs no test, so what it finds
     stays true for every child it forks."""
-    if mod.path not in _PREPARED:
+    key = (mod.path, mod.src, id(sys.modules[mod.name]))  # the same file, text and loaded module: the same tree
+    if key not in _PREPARED:
         tree = ast.parse(mod.src, mod.path)
         module = sys.modules[mod.name]
         ours = {id(value) for value in module.__dict__.values()}
@@ -234,8 +235,8 @@ def prepare(mod):
             for attr, value in list(other.__dict__.items())
             if id(value) in ours
         ]
-        _PREPARED[mod.path] = (tree, list(ast.walk(tree)), bound)
-    return _PREPARED[mod.path]
+        _PREPARED[key] = (tree, list(ast.walk(tree)), bound)
+    return _PREPARED[key]
 
 
 def mutated_code(m, prepared=None):
@@ -371,7 +372,14 @@ def trace_tests(items, modules, seconds=None, roots=None):
         prepare(mod)
     read, write = os.pipe()
     gc.freeze()  # as in run(): the child's collections skip the parent's objects
-    if (pid := os.fork()) == 0:
+    try:
+        pid = os.fork()
+    except BaseException:
+        gc.unfreeze()
+        raise
+    if pid != 0:
+        gc.unfreeze()  # the child keeps its own copy frozen; the parent's go back to the collector at once
+    if pid == 0:
         os.close(read)
         rc, report = 3, {"failed": [], "error": None, "traced": []}
         try:
@@ -394,7 +402,6 @@ def trace_tests(items, modules, seconds=None, roots=None):
             with contextlib.suppress(BaseException), os.fdopen(write, "w") as out:
                 json.dump(report, out)
             os._exit(rc)
-    gc.unfreeze()
     os.close(write)
     with os.fdopen(read) as source:
         text = source.read()

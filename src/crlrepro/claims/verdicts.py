@@ -195,6 +195,9 @@ def seed_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
     mean = float(values.mean())
     if values.size < 2:
         return mean, np.nan, np.nan
+    level = float(level)
+    if level <= 0 or level >= 1:  # (a NaN level gives a NaN interval, as before)
+        raise ValueError(f"an interval's level must lie strictly between 0 and 1, got {level!r}")
     half = float(special.stdtrit(values.size - 1, (1 + level) / 2) * values.std(ddof=1) / np.sqrt(values.size))
     return mean, mean - half, mean + half
 
@@ -276,12 +279,19 @@ def paired_t_power(effect: float, sd: float, n: int, alpha: float) -> float:
     and noncentrality δ = effect·√n / sd. With sd = 0 the exact sign test: power 1 where 2^−n < α, else 0.
     (Computed as ``stats.nct.sf`` and ``stats.t.ppf`` compute it, through their per-distribution methods: the same
     numbers without the public methods' argument handling, whose per-call cost made the power searches below the
-    slowest part of deciding the claims; n ≥ 2 and a finite δ are what that handling would check.)"""
+    slowest part of deciding the claims; they would check n ≥ 2, 0 < α < 1 and the support's end, as this does. Test:
+    tests/claims/test_verdicts.py compares the two exactly.)"""
+    alpha = float(alpha)
+    if not 0 < alpha < 1:
+        raise ValueError(f"a one-sided test's level alpha must lie strictly between 0 and 1, got {alpha!r}")
     if n < 2:
         return 0.0
     if sd == 0:
         return float(effect > 0 and 0.5**n < alpha)
-    return float(stats.nct._sf(special.stdtrit(n - 1, 1 - alpha), n - 1, effect * np.sqrt(n) / sd))
+    critical = special.stdtrit(n - 1, 1.0 - alpha)  # t_{1−α, n−1}
+    if critical == np.inf:  # α below the rounding of 1 − α: no statistic exceeds it
+        return 0.0
+    return float(stats.nct._sf(critical, n - 1, float(effect) * np.sqrt(n) / float(sd)))
 
 
 def seeds_for_power(effect: float, sd: float, alpha: float, power: float = POWER, limit: int = SEED_PLAN_LIMIT) -> int | None:
@@ -862,8 +872,9 @@ def _step_level(level: float) -> str:
 
 
 def paired_by_seed(values_a: pd.Series, values_b: pd.Series, label: str) -> Paired:
-    """Seed-paired differences a − b of two Series indexed by seed (seeds with a value in both), in seed order. A seed
-    listed twice in either is a ValueError (it pairs with nothing in particular)."""
+    """Seed-paired differences a − b of two Series indexed by seed (seeds with a value in both), in seed order, computed
+    in float64 (values of a narrower type are converted first). A seed listed twice in either is a ValueError (it pairs
+    with nothing in particular)."""
     for values in (values_a, values_b):
         if not values.index.is_unique:
             repeated = sorted(set(values.index[values.index.duplicated()].tolist()))
