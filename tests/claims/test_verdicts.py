@@ -411,8 +411,10 @@ def test_paired_t_power_and_the_t_intervals_are_scipys_public_functions_to_the_l
     for alpha in (0.0, 1.0, -0.1, 1.5):
         with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
             paired_t_power(1.0, 1.0, 5, alpha)
-    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
-        seed_interval([1.0, 2.0, 3.0], -1.0)
+    for level in (0.0, 1.0, -1.0):  # the ends too: a 0 % interval is a point, a 100 % one the whole line
+        with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+            seed_interval([1.0, 2.0, 3.0], level)
+    assert np.isnan(seed_interval([1.0, 2.0, 3.0], np.nan)[1])  # a NaN level (no Holm step) gives no interval
 
 
 def test_seeds_for_power_is_the_first_count_that_reaches_it():
