@@ -394,8 +394,7 @@ def test_paired_t_power_matches_a_simulation_and_the_sign_test():
 
 def test_paired_t_power_and_the_t_intervals_are_scipys_public_functions_to_the_last_bit():
     """paired_t_power, seed_interval and the p-values call scipy's per-distribution functions for speed: they must give
-    the public functions' numbers exactly (a scipy upgrade that changes one shows here), and refuse a level out of
-    (0, 1) instead of computing with it."""
+    the public functions' numbers exactly (a scipy upgrade that changes one shows here)."""
     rng = np.random.default_rng(0)
     for _ in range(400):
         n, alpha = int(rng.integers(2, 400)), float(rng.choice([0.025, 0.05, 0.025 / 17, 1e-6, 0.4]))
@@ -407,6 +406,10 @@ def test_paired_t_power_and_the_t_intervals_are_scipys_public_functions_to_the_l
         assert seed_interval(values) == (values.mean(), values.mean() - half, values.mean() + half)
         t = values.mean() / (values.std(ddof=1) / np.sqrt(values.size))
         assert Paired("d", values).p_values() == (stats.t.sf(t, values.size - 1), stats.t.cdf(t, values.size - 1))
+
+
+def test_a_level_outside_0_1_is_refused_and_one_that_rounds_away_gives_no_power():
+    """(Apart from the comparison above, which is slow: the mutation check meets this fast test first.)"""
     assert paired_t_power(1.0, 1.0, 5, 1e-17) == 0.0  # 1 − α rounds to 1: nothing exceeds t = ∞ (public sf: 0)
     for alpha in (0.0, 1.0, -0.1, 1.5):
         with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
