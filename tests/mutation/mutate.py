@@ -226,17 +226,21 @@ def prepare(mod):
     key = (mod.path, mod.src, id(sys.modules[mod.name]))  # the same file, text and loaded module: the same tree
     if key not in _PREPARED:
         tree = ast.parse(mod.src, mod.path)
-        module = sys.modules[mod.name]
-        ours = {id(value) for value in module.__dict__.values()}
-        bound = [
-            (other, attr, id(value))
-            for other in list(sys.modules.values())
-            if other is not module and isinstance(getattr(other, "__dict__", None), dict)
-            for attr, value in list(other.__dict__.items())
-            if id(value) in ours
-        ]
-        _PREPARED[key] = (tree, list(ast.walk(tree)), bound)
+        _PREPARED[key] = (tree, list(ast.walk(tree)), _bindings(sys.modules[mod.name]))
     return _PREPARED[key]
+
+
+def _bindings(module) -> list:
+    """(other module, attribute, id of the value) for every name another loaded module bound to one of ``module``'s
+    top-level objects."""
+    ours = {id(value) for value in module.__dict__.values()}
+    return [
+        (other, attr, id(value))
+        for other in list(sys.modules.values())
+        if other is not module and isinstance(getattr(other, "__dict__", None), dict)
+        for attr, value in list(other.__dict__.items())
+        if id(value) in ours
+    ]
 
 
 def mutated_code(m, prepared=None):
@@ -261,14 +265,7 @@ def install(code, name, rebind=True, bound=None):
     module = sys.modules[name]
     old = dict(module.__dict__)
     if rebind and bound is None:
-        ours = {id(value) for value in old.values()}
-        bound = [
-            (other, attr, id(value))
-            for other in list(sys.modules.values())
-            if other is not module and isinstance(getattr(other, "__dict__", None), dict)
-            for attr, value in list(other.__dict__.items())
-            if id(value) in ours
-        ]
+        bound = _bindings(module)
     exec(code, module.__dict__)
     new = {id(v): (k, module.__dict__[k], v) for k, v in old.items() if k in module.__dict__ and module.__dict__[k] is not v}
     for other, attr, key in bound if rebind and new else ():
