@@ -118,6 +118,24 @@ def test_integers_written_as_floats_are_coerced_and_fractions_refused():
     )
 
 
+def test_the_integer_keys_one_pattern_matches_exactly_what_one_of_them_matches():
+    """The coercion and the magnitude check match each number's key against all the schema's integer keys at once (one
+    alternation): the same answer as each pattern alone, for every key of every shipped config, each with a
+    character dropped or added, and for the patterns' own names with ``*`` filled in."""
+    from crlrepro.workflow.config import _key_pattern, _matches_any, _schema_key, config_items, integer_keys, read_schema
+
+    patterns = integer_keys(read_schema(SCHEMA))
+    assert any("*" in p for p in patterns) and len(patterns) > 20
+    keys = {p.replace("*", "name") for p in patterns} | {p.replace("*", "a.b") for p in patterns}
+    for config in [REPO / "config.yaml", *sorted((REPO / "configs").glob("*.yaml"))]:
+        keys |= {_schema_key(path) for path, _ in config_items(read_config_file(config)) if path}
+    keys |= {k[:-1] for k in keys if len(k) > 1} | {k + "s" for k in keys} | {"[]" + k for k in keys}
+    decided = {k: any(_key_pattern(p).fullmatch(k) for p in patterns) for k in keys}
+    assert sum(decided.values()) > 20 and sum(not v for v in decided.values()) > 20
+    assert {k: _matches_any(k, patterns) for k in keys} == decided
+    assert not _matches_any("seeds", []) and _matches_any("a.x.b", ["a.*.b", "c"]) and not _matches_any("a.x.y.b", ["a.*.b"])
+
+
 BOUNDS = {
     "font_scale 1e5": (
         {"figures": {"style": {"font_scale": 1.0e5}}},

@@ -465,8 +465,20 @@ def _key_pattern(pattern: str) -> re.Pattern:
     return re.compile(re.escape(pattern).replace(r"\*", r"[^.\[\]]+"))
 
 
-def _matches(key: str, pattern: str) -> bool:
-    return _key_pattern(pattern).fullmatch(key) is not None
+@functools.lru_cache(maxsize=64)
+def _any_pattern(patterns: tuple[str, ...]) -> re.Pattern | None:
+    """One regular expression matching a key exactly when one of ``patterns`` does (an alternation of
+    :func:`_key_pattern`'s), built once per list: a config's every number is checked against the schema's ~100
+    integer keys at each workflow load."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{_key_pattern(pattern).pattern})" for pattern in patterns))
+
+
+def _matches_any(key: str, patterns) -> bool:
+    """Whether ``key`` (:func:`_schema_key`) matches one of the schema key ``patterns``."""
+    combined = _any_pattern(tuple(patterns))
+    return combined is not None and combined.fullmatch(key) is not None
 
 
 def _coerce_integers(config: dict, integers: list[str]) -> None:
@@ -484,7 +496,7 @@ def _coerce_integers(config: dict, integers: list[str]) -> None:
                 isinstance(value, float)
                 and value.is_integer()
                 and abs(value) < 2**53
-                and any(_matches(_schema_key(here), pattern) for pattern in integers)
+                and _matches_any(_schema_key(here), integers)
             ):
                 node[key] = int(value)
 
@@ -504,7 +516,7 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
             isinstance(value, (int, float))
             and not isinstance(value, bool)
             and abs(value) > MAGNITUDE_LIMIT
-            and not any(_matches(_schema_key(path), pattern) for pattern in integers)
+            and not _matches_any(_schema_key(path), integers)
         ):
             problems.append(
                 f"{key_name(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
@@ -639,10 +651,11 @@ def validate_config(config: dict, schema_path: str | Path, check_data: bool = Tr
     # The figure names a style override may use are the registry's, not a second list kept by hand.
     overrides = schema["properties"]["figures"]["properties"]["overrides"]
     overrides["propertyNames"] = {"enum": figure_styles()}
-    _coerce_integers(config, integer_keys(schema))
+    integers = integer_keys(schema)
+    _coerce_integers(config, integers)
     validator = _validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
-    problems = _check_numbers(config, integer_keys(schema)) + [_describe(e) for e in errors]
+    problems = _check_numbers(config, integers) + [_describe(e) for e in errors]
     if not problems:
         problems = _range_problems(config, validator)
     if not problems:
