@@ -29,6 +29,11 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+# The natural size of the shown image whose data URI names ``tag`` (``filename=<name>;``), once it has loaded; else null.
+SHOWN_IMAGE_SIZE = """tag => {
+    const img = [...document.querySelectorAll('img')].find(i => i.src.includes(tag));
+    return img && img.complete && img.naturalWidth > 0 && [img.naturalWidth, img.naturalHeight];
+}"""
 VERDICT = re.compile(r"\b(reproduced|contradicted|inconclusive|not comparable|verified|failed)\b")
 
 
@@ -59,29 +64,32 @@ def render_report(report: Path, out: Path, timeout_ms: int = 90_000) -> dict:
         url = report.resolve().as_uri()
         _home(page, url)
         page.screenshot(path=out / "home.png")
+        # One load of the report (it is several MB): each category and file is then opened inside the app, through
+        # its menu and breadcrumb, as a reader clicks; each shown file is recognised by the name its data URI carries.
         for category in _result_categories(page):
-            _open_category(page, url, category)
+            _open_category(page, category)
             files = [cell.inner_text().strip() for cell in page.locator("tr td:first-child").all()]
             seen["categories"][category] = files
             for name in files:
-                _open_category(page, url, category)
                 row = page.locator("tr", has=page.get_by_text(name, exact=True))
                 before = page.locator("body").inner_text()
                 row.locator("[iconname='information-circle']").click()
                 page.wait_for_function("before => document.body.innerText !== before", arg=before)
                 seen["captions"][name] = page.locator("body").inner_text()
                 page.screenshot(path=out / (Path(name).name + ".caption.png"))
-                _open_category(page, url, category)
+                _back_to_category(page, category)
                 row = page.locator("tr", has=page.get_by_text(name, exact=True))
                 row.locator("[iconname='eye']").click()
                 shot = out / (Path(name).name + ".png")
+                tag = f"filename={Path(name).name};"
                 if name.endswith((".png", ".svg", ".jpg", ".jpeg")):
-                    image = page.locator("img").last
-                    image.wait_for()
-                    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-                    seen["figures"][name] = tuple(image.evaluate("img => [img.naturalWidth, img.naturalHeight]"))
+                    size = page.wait_for_function(SHOWN_IMAGE_SIZE, arg=tag)
+                    seen["figures"][name] = tuple(size.json_value())
                 elif name.endswith(".html"):
-                    frame = page.frame_locator("iframe").last
+                    page.wait_for_function(
+                        "tag => [...document.querySelectorAll('iframe')].some(f => f.src.includes(tag))", arg=tag
+                    )
+                    frame = page.frame_locator(f"iframe[src*='{tag}']")
                     frame.locator("table tr").nth(1).wait_for()
                     seen["tables"][name] = frame.locator("tbody tr").count()
                 else:
@@ -112,10 +120,19 @@ def _result_categories(page) -> list[str]:
     )
 
 
-def _open_category(page, url: str, category: str) -> None:
-    """From the home page, into ``category``'s list of results."""
-    _home(page, url)
+def _open_category(page, category: str) -> None:
+    """From the report's home, or from inside a category (its breadcrumb's "Results" leads back to the menu), into
+    ``category``'s list of results."""
+    results = page.locator("li a", has_text=re.compile("^Results$"))
+    if results.count():
+        results.first.click()
     page.locator("li a", has_text=re.compile(f"^{re.escape(category)}$")).first.click()
+    page.locator("tr td:first-child").first.wait_for()
+
+
+def _back_to_category(page, category: str) -> None:
+    """From a file's caption back to its category's list, through the breadcrumb."""
+    page.locator("nav ol li a", has_text=re.compile(f"^{re.escape(category)}$")).first.click()
     page.locator("tr td:first-child").first.wait_for()
 
 

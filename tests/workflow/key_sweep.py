@@ -95,6 +95,54 @@ def _named(item) -> str:
     return f"<function {item.__name__}>" if callable(item) else str(item)
 
 
+def memoise_workflow_reading() -> dict:
+    """Snakemake parses the Snakefile and each rule file, and reads each config file, at every load of the workflow;
+    the sweep loads it ~200 times with only the one-key override differing. Both are functions of the file's text
+    (parsing, of the rule count it starts from too), so they are cached here by content: a changed file is read anew.
+    Returns the hit counts, for the caller to see that the cache was used."""
+    import snakemake.common.configfile as configfile
+    import snakemake.settings.types as settings_types
+    import snakemake.workflow as workflow_module
+
+    hits = {"parse": 0, "config": 0}
+    parse, load = workflow_module.parse, configfile.load_configfile
+    parsed, loaded = {}, {}
+
+    def text_of(name):
+        path = Path(str(name))
+        return path.read_bytes() if path.is_file() else None
+
+    def cached_parse(path, workflow, linemap, overwrite_shellcmd=None, rulecount=0):
+        text = text_of(path.get_path_or_uri(secret_free=True))
+        key = (path.get_path_or_uri(secret_free=True), text, overwrite_shellcmd, rulecount)
+        if text is None:
+            return parse(path, workflow, linemap=linemap, overwrite_shellcmd=overwrite_shellcmd, rulecount=rulecount)
+        if key in parsed:
+            hits["parse"] += 1
+        else:
+            lines: dict = {}
+            code, count = parse(path, workflow, linemap=lines, overwrite_shellcmd=overwrite_shellcmd, rulecount=rulecount)
+            parsed[key] = (code, count, lines)
+        code, count, lines = parsed[key]
+        linemap.update(lines)
+        return code, count
+
+    def cached_load(configpath):
+        text = text_of(configpath)
+        if text is None:
+            return load(configpath)
+        key = (str(Path(str(configpath)).resolve()), text)
+        if key in loaded:
+            hits["config"] += 1
+        else:
+            loaded[key] = load(configpath)
+        return copy.deepcopy(loaded[key])  # the workflow updates its config in place
+
+    workflow_module.parse = cached_parse
+    configfile.load_configfile = settings_types.load_configfile = cached_load
+    return hits
+
+
 def snapshot(api, configfiles) -> dict:
     workflow = api.workflow(
         resource_settings=ResourceSettings(cores=1),
@@ -119,6 +167,7 @@ def main(scale: str, out_dir: str) -> dict:
     base = read_yaml("config.yaml")
     update_config(base, read_yaml(scale))
     report = {}
+    hits = memoise_workflow_reading()
     with SnakemakeApi(OutputSettings()) as api:
         reference = snapshot(api, [scale])
         for index, (path, value) in enumerate(leaves(base)):
@@ -141,6 +190,7 @@ def main(scale: str, out_dir: str) -> dict:
                 "params": sorted(r for r in reference if changed.get(r, {}).get("params") != reference[r]["params"]),
                 "files": sorted(r for r in reference if changed.get(r, {}).get("files") != reference[r]["files"]),
             }
+    print(f"cached: {hits['parse']} parses and {hits['config']} config reads", file=sys.stderr)
     return report
 
 
