@@ -113,10 +113,11 @@ def memoise_workflow_reading() -> dict:
         return path.read_bytes() if path.is_file() else None
 
     def cached_parse(path, workflow, linemap, overwrite_shellcmd=None, rulecount=0):
-        text = text_of(path.get_path_or_uri(secret_free=True))
-        key = (path.get_path_or_uri(secret_free=True), text, overwrite_shellcmd, rulecount)
-        if text is None:
+        name = path.get_path_or_uri(secret_free=True)
+        text = text_of(name)
+        if text is None:  # not a local file: parsed as Snakemake would
             return parse(path, workflow, linemap=linemap, overwrite_shellcmd=overwrite_shellcmd, rulecount=rulecount)
+        key = (name, text, overwrite_shellcmd, rulecount)
         if key in parsed:
             hits["parse"] += 1
         else:
