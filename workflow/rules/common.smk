@@ -24,7 +24,7 @@ from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_s
 from crlrepro.studies.scaling import sweep_seeds, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
 from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
-from crlrepro.workflow.pipeline import imported_library_files, interpreter_without_spaces
+from crlrepro.workflow.pipeline import UnsafeWrapperError, imported_library_files, interpreter_without_spaces
 from crlrepro.workflow.publish import RUNS_LOG, comparison_config, folder_is_clean, published_scales, record_run
 
 RUN_CLOCK = {}
@@ -44,9 +44,13 @@ except ConfigError as error:
 
 # Snakemake runs each `script:` job as `<python> <script>` with the interpreter's path unquoted (upstream issue 2645).
 # Where that path holds a space (a virtual environment inside a checkout at "My projects/crlrepro"), jobs run through a wrapper
-# at a path without one. Not in a cluster run's main process, whose job commands name the interpreter too (refused below).
+# at a path without one, in a folder only this user can write (checked at every load, each job's too; anything else is
+# refused naming the path). Not in a cluster run's main process, whose job commands name the interpreter too (refused below).
 if not workflow.is_main_process or requested_executor(sys.argv, workflow.basedir) == "local":
-    sys.executable = interpreter_without_spaces(sys.executable)
+    try:
+        sys.executable = interpreter_without_spaces(sys.executable)
+    except UnsafeWrapperError as error:
+        raise WorkflowError(f"cannot start: {error}") from None
 elif shlex.quote(sys.executable) != sys.executable:
     raise WorkflowError(
         f"cannot submit jobs: the Python interpreter's path {sys.executable!r} has a space or a shell character, and "

@@ -10,11 +10,13 @@ Workflow scripts stay thin::
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import shlex
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -24,7 +26,7 @@ import pandas as pd
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
 
-__all__ = ["die_with_parent", "imported_library_files", "interpreter_without_spaces", "ScriptRun"]
+__all__ = ["die_with_parent", "imported_library_files", "interpreter_without_spaces", "ScriptRun", "UnsafeWrapperError"]
 
 
 def die_with_parent() -> bool:
@@ -259,23 +261,70 @@ def _resolve(names, package_dir: Path) -> tuple[Path, ...]:
     return tuple(path for path in files if path.exists())
 
 
-def interpreter_without_spaces(executable: str = sys.executable) -> str:
+class UnsafeWrapperError(RuntimeError):
+    """The interpreter wrapper's folder or file could be changed by another user: refused before any job runs it."""
+
+
+def _private_problem(path: Path, what: str, kind: str) -> str | None:
+    """Why ``path`` (not followed if a link) is not this user's own, unwritable by others, ``kind`` ('folder' or
+    'file'); None where it is."""
+    info = os.lstat(path)
+    expected = stat.S_ISDIR(info.st_mode) if kind == "folder" else stat.S_ISREG(info.st_mode)
+    if not expected:
+        return f"{what} {path} is not a {kind} of its own (a link or another kind of file)"
+    if info.st_uid != os.geteuid():
+        return f"{what} {path} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})"
+    writable = 0o077 if kind == "folder" else 0o022
+    if info.st_mode & writable:
+        return f"{what} {path} has mode {stat.S_IMODE(info.st_mode):o}: {'open to' if kind == 'folder' else 'writable by'} others"
+    return None
+
+
+def interpreter_without_spaces(executable: str = sys.executable, tmpdir: str | Path | None = None) -> str:
     """``executable`` itself when the shell can run it unquoted, else a small wrapper script at a path without spaces
     that runs it (``exec '<executable>' "$@"``). Snakemake runs every ``script:`` rule as ``<python> <script>`` with the
     interpreter's path unquoted (snakemake/snakemake#2645): a virtual environment in a checkout whose path has a space
-    makes every script rule fail. The wrapper is written atomically, once per interpreter, in the temporary folder (or
-    /tmp where that path has a space)."""
+    makes every script rule fail.
+
+    Every job runs the wrapper, so only this user may be able to change it: it lives in ``<tmp>/crlrepro-<uid>/``
+    (``tmpdir``, by default the temporary folder, or /tmp where that path has a space), a folder created with mode
+    0700, and both are checked at every workflow load (the main process and each job's): the folder must be a real
+    folder owned by this user and closed to others, its parent not writable by others unless sticky (as /tmp is),
+    and the wrapper a regular file owned by this user and writable by no one else. Another user can then neither
+    write the wrapper nor swap the folder between the check and a job; anything else raises
+    :class:`UnsafeWrapperError` naming the path. The wrapper is written atomically, once per interpreter."""
     if shlex.quote(executable) == executable:
         return executable
-    folder = Path(tempfile.gettempdir())
-    if shlex.quote(str(folder)) != str(folder):
-        folder = Path("/tmp")
-    wrapper = folder / f"crlrepro-python-{hashlib.sha256(executable.encode()).hexdigest()[:16]}"
+    base = Path(tmpdir if tmpdir is not None else tempfile.gettempdir())
+    if shlex.quote(str(base)) != str(base):
+        base = Path("/tmp")
+    folder = base / f"crlrepro-{os.geteuid()}"
+    advice = (
+        "a file there runs as you in every job, so it must be yours alone: remove it if you made it, else set TMPDIR "
+        "to a folder of your own without spaces (mkdir -p ~/tmp && export TMPDIR=~/tmp)"
+    )
+    parent = os.stat(base)
+    if parent.st_mode & 0o022 and not parent.st_mode & stat.S_ISVTX:
+        raise UnsafeWrapperError(
+            f"the interpreter wrapper's folder lies in {base}, which others may write and which is not sticky (they could "
+            f"replace the folder); {advice}"
+        )
+    with contextlib.suppress(FileExistsError):  # made before, by this user or another: checked next
+        os.mkdir(folder, 0o700)
+    problem = _private_problem(folder, "the interpreter wrapper's folder", "folder")
+    if problem:
+        raise UnsafeWrapperError(f"{problem}; {advice}")
+    wrapper = folder / f"python-{hashlib.sha256(executable.encode()).hexdigest()[:16]}"
     text = f'#!/bin/sh\nexec {shlex.quote(executable)} "$@"\n'
-    if not (wrapper.is_file() and wrapper.read_text() == text and os.access(wrapper, os.X_OK)):
-        fd, tmp = tempfile.mkstemp(prefix=f".{wrapper.name}.", dir=folder)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, wrapper)
+    if os.path.lexists(wrapper):
+        problem = _private_problem(wrapper, "the interpreter wrapper", "file")
+        if problem:
+            raise UnsafeWrapperError(f"{problem}; it runs as you in every job: remove it (rm {wrapper}) and run again")
+        if wrapper.read_text() == text and os.access(wrapper, os.X_OK):
+            return str(wrapper)
+    fd, tmp = tempfile.mkstemp(prefix=f".{wrapper.name}.", dir=folder)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, wrapper)
     return str(wrapper)
