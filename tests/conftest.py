@@ -106,6 +106,32 @@ def copy_repo(dst):
     return copy_checkout(REPO, dst)
 
 
+# A fixed author and time: two copies of the same files get the same commit, so that their runs' sidecars agree
+_COMMIT_ENV = {
+    "GIT_AUTHOR_NAME": "crlrepro tests",
+    "GIT_AUTHOR_EMAIL": "tests@crlrepro.invalid",
+    "GIT_COMMITTER_NAME": "crlrepro tests",
+    "GIT_COMMITTER_EMAIL": "tests@crlrepro.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+}
+
+
+def committed_repo(dst):
+    """:func:`copy_repo` as a git repository whose one commit holds exactly those files (this checkout's files as they
+    are, committed or not): its runs record a clean commit, as a user's clone does, so that publishing (which
+    refuses results made by uncommitted code) works there. The same files give the same commit."""
+    dst = copy_repo(dst)
+    env = {**os.environ, **_COMMIT_ENV}
+    for command in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "the tested checkout"],
+    ):
+        subprocess.run(command, cwd=dst, env=env, check=True, capture_output=True)
+    return dst
+
+
 def snakemake(workdir, *args, check=True, timeout=600):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args], cwd=workdir, capture_output=True, text=True, timeout=timeout
@@ -229,7 +255,7 @@ def smoke_run(tmp_path_factory):
         if planned:
             pytest.fail(f"CRLREPRO_SMOKE_RUN={given} is not a finished smoke run: it would still run {sorted(planned)}")
     else:
-        copy_checkout(_smoke_run_once(tmp_path_factory), workdir, also=("results", ".snakemake"))
+        copy_checkout(_smoke_run_once(tmp_path_factory), workdir, also=("results", ".snakemake", ".git"))
     _SMOKE_ARTIFACTS[workdir] = artifacts(workdir)
     return workdir
 
@@ -247,7 +273,7 @@ def _smoke_run_once(tmp_path_factory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
             shutil.rmtree(shared, ignore_errors=True)
-            copy_repo(shared)
+            committed_repo(shared)
             snakemake(shared, "--cores", "2", *SMOKE)
             done.touch()
     return shared
@@ -258,11 +284,12 @@ _SMOKE_ARTIFACTS: dict[Path, dict[str, bytes]] = {}
 
 def fresh_checkout(dst):
     """A checkout without results, made like the one ``smoke_run`` ran in, so that a second run
-    can be compared with it byte for byte (provenance records the git commit, or None outside git):
-    a copy of CRLREPRO_SMOKE_RUN's checkout with its .git when that is given, else of this one."""
+    can be compared with it byte for byte (provenance records the git commit):
+    a copy of CRLREPRO_SMOKE_RUN's checkout with its .git when that is given, else of this one, committed as
+    ``smoke_run``'s was (the same commit)."""
     given = os.environ.get("CRLREPRO_SMOKE_RUN")
     if not given:
-        return copy_repo(dst)
+        return committed_repo(dst)
     return copy_checkout(given, dst, also=(".git",))
 
 

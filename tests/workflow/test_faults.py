@@ -13,6 +13,8 @@ import json
 import os
 import re
 import shlex
+import shutil
+import site
 import subprocess
 import sys
 import time
@@ -386,14 +388,23 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     code, out = _verify(workdir)
     assert code == 0, out
     assert "scale smoke:" in out and "results/smoke/effective_config.yaml" in out and "published scale default" in out
-    # one damaged file of every kind at once (one verify run, not one per kind): each named, and nothing else
+    # one damaged file of every kind at once (one verify run, not one per kind), and files no rule writes (a copied model
+    # beside the others, a table in a folder of its own): each named, and nothing else
     kept = {}
     for relative in KINDS.values():
         path = workdir / SMOKE_RESULTS / relative
         kept[path] = (path.read_bytes(), path.stat())
         _flip(path)
+    planted = [workdir / SMOKE_RESULTS / "extra_model.pt", workdir / SMOKE_RESULTS / "copied" / "table.csv"]
+    shutil.copy(workdir / SMOKE_RESULTS / KINDS["model (pt)"], planted[0])
+    planted[1].parent.mkdir()
+    shutil.copy(workdir / SMOKE_RESULTS / "summary.csv", planted[1])
     code, out = _verify(workdir)
-    assert code == 1 and sorted(_bad_files(out)) == sorted(f"{SMOKE_RESULTS}/{r}" for r in KINDS.values()), out
+    extras = [str(path.relative_to(workdir)) for path in planted]
+    assert code == 1 and sorted(_bad_files(out)) == sorted([*(f"{SMOKE_RESULTS}/{r}" for r in KINDS.values()), *extras]), out
+    assert all(_bad_files(out)[extra] == f"remove it: rm {extra}" for extra in extras), out
+    for path in planted:
+        path.unlink()
     for path, (original, times) in kept.items():
         path.write_bytes(original)
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
@@ -496,6 +507,12 @@ def test_two_config_files_are_recorded_and_the_advice_rebuilds_without_rerunning
     )
     code, out = _verify(workdir)
     assert code == 0, out
+    # `crlrepro verify --configfile` as Snakemake reads it: one flag, several files; a repeated flag (Snakemake keeps
+    # the last) is refused with the one-flag command, which works as printed
+    code, out = _verify(workdir, "--configfile", "configs/smoke.yaml", "mine.yaml")
+    assert code == 0 and "configs/smoke.yaml + mine.yaml" in out, out
+    code, out = _verify(workdir, "--configfile", "configs/smoke.yaml", "--configfile", "mine.yaml")
+    assert code == 2 and "--configfile given twice" in out and "--configfile configs/smoke.yaml mine.yaml" in out, out
     record(
         "several --configfile",
         "`--configfile configs/smoke.yaml mine.yaml` (the advice repeated one file: "
@@ -510,6 +527,10 @@ def test_a_checkout_path_with_a_space_and_its_virtual_environment_run_script_rul
     env_dir = workdir / ".venv"
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
+    # The new environment sees this one's packages (Snakemake, torch): where the tests run in a virtual environment
+    # themselves (the README's set-up), its base interpreter's site-packages lack them.
+    (place,) = (env_dir / "lib").glob("python3*/site-packages")
+    (place / "tested_environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     target = f"{SMOKE_RESULTS}/consistency/oce_identity.csv"
     proc = subprocess.run(
         [str(python), "-m", "snakemake", target, "--cores", "1", *SMOKE], cwd=workdir, capture_output=True, text=True, timeout=600

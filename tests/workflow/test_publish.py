@@ -2,6 +2,8 @@
 README's result blocks, and that the README's blocks match the published summaries of this checkout."""
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -46,18 +48,73 @@ def _summary() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
+def _git(repo: Path, *args) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def made(rule: str) -> dict:
+    """The provenance of a file written by ``rule`` with the code of the checkout the test runs in (its HEAD)."""
+    return {"rule": rule, "git_commit": _git(Path.cwd(), "rev-parse", "HEAD")}
+
+
+def _checkout(path: Path, code: str = "x = 1\n") -> tuple[Path, str]:
+    """A git checkout with one commit of ``code`` (the code that made the results), and that commit."""
+    path.mkdir(parents=True)
+    _git(path, "init", "-q")
+    (path / "code.py").write_text(code)
+    _git(path, "add", "code.py")
+    _git(path, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "code")
+    return path, _git(path, "rev-parse", "HEAD")
+
+
 @pytest.fixture
-def results(tmp_path):
+def results(tmp_path, monkeypatch):
+    """A finished scale's files, made by the commit of a clean checkout that the tests run in (publishing refuses
+    results of code that is not committed)."""
+    checkout, _ = _checkout(tmp_path / "checkout")
+    monkeypatch.chdir(checkout)
     folder = tmp_path / "results"
     summary = _summary()
-    write_table(summary, folder / "summary.csv", {"rule": "summary"})
-    write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", {"rule": "summary"})
-    write_table(summary[summary["experiment"] == "A4"].drop(columns="role"), folder / "claims/A4.csv", {"rule": "claims_a4"})
+
+    write_table(summary, folder / "summary.csv", made("summary"))
+    write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", made("summary"))
+    write_table(summary[summary["experiment"] == "A4"].drop(columns="role"), folder / "claims/A4.csv", made("claims_a4"))
     fig, ax = plt.subplots()
     ax.set_title("(a) panel")
-    save_figure(fig, [folder / "figures/tsybakov.png"], dpi=20, prov={"rule": "figure_tsybakov"})
+    save_figure(fig, [folder / "figures/tsybakov.png"], dpi=20, prov=made("figure_tsybakov"))
     plt.close(fig)
     return folder
+
+
+def test_results_of_code_that_is_not_committed_are_not_published(results, tmp_path):
+    """Results name code anyone can check out: the checkout clean and in git, each file's commit in HEAD's history."""
+    checkout = Path.cwd()
+    destination = tmp_path / "out"
+    assert publish.commit_problems([results / f for f in FILES], checkout) == []
+    # an uncommitted change to the code
+    (checkout / "code.py").write_text("x = 2\n")
+    with pytest.raises(ArtifactError, match=r"uncommitted changes.*-dirty.*git commit -a"):
+        publish.publish_scale(results, destination, FILES, scale="demo", config={})
+    _git(checkout, "checkout", "--", "code.py")
+    # a sidecar naming a dirty tree, no commit, or a commit of another history, each named with the rules to rerun
+    other, foreign = _checkout(tmp_path / "other", code="y = 1\n")
+    for commit, why in ((f"{foreign[:7]}-dirty", "uncommitted code"), (None, "name no commit"), (foreign, "not in this")):
+        write_table(_summary(), results / "summary.csv", {"rule": "summary", "git_commit": commit})
+        (problem,) = publish.commit_problems([results / f for f in FILES], checkout)
+        assert why in problem and "summary.csv" in problem and problem.endswith("--forcerun summary"), problem
+        with pytest.raises(ArtifactError, match=why):
+            publish.publish_scale(results, destination, FILES, scale="demo", config={})
+    assert not destination.exists()  # nothing published
+    # a tree outside git
+    (problem,) = publish.commit_problems([results / f for f in FILES], tmp_path / "results")
+    assert "not a git repository" in problem
 
 
 def test_publish_copies_checks_and_records_each_file(results, tmp_path):
@@ -116,7 +173,7 @@ def test_a_summary_md_that_is_not_its_csvs_is_refused(results, tmp_path):
     (results / "summary.md").write_text(edited)  # an edit: its checksum no longer matches
     with pytest.raises(ArtifactError, match="summary.md: its content does not match the checksum"):
         publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
-    write_text_artifact(edited, results / "summary.md", {"rule": "summary"})  # consistent with its sidecar, not its CSV
+    write_text_artifact(edited, results / "summary.md", made("summary"))  # consistent with its sidecar, not its CSV
     with pytest.raises(ArtifactError, match="does not match its summary.csv.*--forcerun .*summary.md"):
         publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
     (results / "figures/tsybakov.png").write_bytes(b"\x89PNG not one")
@@ -263,8 +320,8 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     summary.loc[summary["claim_id"] == "A4.mu_hat", ["verdict", "measured"]] = ["contradicted", 2.0]
     summary.loc[summary["claim_id"] == "A4.rate_arithmetic", "verdict"] = "verified"
     summary = summary[summary["claim_id"] != "C3.auc_grows_with_m"]
-    write_table(summary, big / "summary.csv", {"rule": "summary"})
-    write_text_artifact(summary_markdown(pd.read_csv(big / "summary.csv")), big / "summary.md", {"rule": "summary"})
+    write_table(summary, big / "summary.csv", made("summary"))
+    write_text_artifact(summary_markdown(pd.read_csv(big / "summary.csv")), big / "summary.md", made("summary"))
     publish.publish_scale(
         big,
         root / "big",

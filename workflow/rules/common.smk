@@ -17,13 +17,18 @@ from snakemake.exceptions import WorkflowError
 from crlrepro.studies import registry
 from crlrepro.claims.spec import config_at, point_name, range_points, trains_ranges, unreported_ranges
 from crlrepro.workflow.config import ConfigError, config_value, read_config_file, validate_config
-from crlrepro.workflow.preflight import preflight_problems, requested_executor
+from crlrepro.workflow.preflight import preflight_problems, requested_executor, start_problems
 from crlrepro.studies.supervised_view import SSL_EXPERIMENTS, ssl_experiment_specs
 from crlrepro.studies.gmm_mlp import convergence_study
 from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_seeds, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
-from crlrepro.workflow.folder import effective_config_path, folder_problems, publish_problems, record_effective_config
+from crlrepro.workflow.folder import (
+    effective_config_path,
+    publish_problems,
+    record_effective_config,
+    scale_binding_problems,
+)
 from crlrepro.workflow.pipeline import UnsafeWrapperError, imported_library_files, interpreter_without_spaces
 from crlrepro.workflow.publish import RUNS_LOG, comparison_config, folder_is_clean, published_scales, record_run
 
@@ -65,11 +70,13 @@ elif shlex.quote(sys.executable) != sys.executable:
 # run really has. Only in Snakemake's main process: the processes that run single jobs were started by a run that
 # passed them.
 if workflow.is_main_process:
-    problems = folder_problems(config) + preflight_problems(
-        config, local=requested_executor(sys.argv, workflow.basedir) == "local"
-    )
+    problems = start_problems(config, local=requested_executor(sys.argv, workflow.basedir) == "local")
     if problems:
         raise WorkflowError("cannot start:\n  " + "\n  ".join(problems))
+    # A shipped scale's name with other parameters runs (a parameter tried on top of a scale), but cannot be published
+    # under that name: said now, not after the run.
+    for problem in scale_binding_problems(config, workflow.basedir):
+        print(f"crlrepro: warning: {problem}; `snakemake publish` will refuse these results", file=sys.stderr)
 
 
 onstart:
@@ -424,7 +431,11 @@ def publish_allowed(wildcards):
     """Nothing, once the run may publish: evaluated when Snakemake plans the publish job (a dry run too, before any
     job), it refuses results made by another scale or config, or a publication of this scale from another config
     (crlrepro.workflow.folder.publish_problems)."""
-    problems = publish_problems(config, published_root=workdir_relative(Path(workflow.basedir) / "docs" / "results"))
+    problems = publish_problems(
+        config,
+        published_root=workdir_relative(Path(workflow.basedir) / "docs" / "results"),
+        outputs=[*all_targets(), *intermediates()],
+    )
     if problems:
         raise WorkflowError("cannot publish:\n  " + "\n  ".join(problems))
     return []

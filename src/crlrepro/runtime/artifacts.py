@@ -175,7 +175,7 @@ def rebuild_command(paths, configfiles=None) -> str:
         "snakemake",
         "--cores",
         "all",
-        *(w for f in configfiles for w in ("--configfile", shlex.quote(f))),
+        *(["--configfile", *map(shlex.quote, configfiles)] if configfiles else []),  # one flag (a repeated one: its last)
         "--forcerun",
         *(shlex.quote(str(p)) for p in ([paths] if isinstance(paths, (str, Path)) else paths)),
     ]

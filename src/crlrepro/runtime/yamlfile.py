@@ -111,6 +111,10 @@ def _read_yaml(path: str | Path):
         raise ConfigError(f"{path}: nested too deeply to be a config") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        if "nesting depth" in " ".join(filter(None, [error.context, error.problem])):
+            # libyaml's own limit (PyYAML >= 6.0.4 stops at 1000 levels while scanning, before our count): one message
+            line = f", line {mark.line + 1}" if mark else ""
+            raise ConfigError(f"{path}{line}: nested too deeply to be a config (over {_MAX_DEPTH} levels)") from None
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
         what = " ".join(filter(None, [error.context, error.problem]))
         raise ConfigError(f"{where}: not valid YAML ({what})") from None

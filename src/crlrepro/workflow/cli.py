@@ -20,19 +20,18 @@ __all__ = ["GENERATED_FROM_PUBLISHED", "main"]
 
 
 def _check_config(paths: list[str], cluster: bool = False) -> int:
-    """0 where the config files, merged over config.yaml as Snakemake merges them, pass every check a run makes before
-    its first job (:func:`crlrepro.workflow.preflight.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's
-    memory and GPU are not checked); else 1, printing each problem."""
-    from snakemake.utils import update_config
-
-    from crlrepro.workflow.config import ConfigError, read_config_file
+    """0 where the config files, merged as Snakemake merges ``snakemake --configfile <paths>``
+    (:func:`crlrepro.workflow.config.merged_config`), pass every check a run makes before its first job
+    (:func:`crlrepro.workflow.preflight.start_refusal`; ``cluster``: the jobs run elsewhere, so this machine's memory
+    and GPU are not checked); else 1, printing each problem. A shipped scale's name with other parameters is valid
+    (a run warns) and said as a warning: it cannot be published under that name."""
+    from crlrepro.workflow.config import ConfigError, merged_config
+    from crlrepro.workflow.folder import scale_binding_problems
     from crlrepro.workflow.preflight import start_refusal
 
     root = Path.cwd()
     try:
-        config = read_config_file(root / "config.yaml")
-        for path in paths:
-            update_config(config, read_config_file(path))
+        config = merged_config(root, paths)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 1
@@ -40,6 +39,8 @@ def _check_config(paths: list[str], cluster: bool = False) -> int:
     if refusal:
         print(refusal, file=sys.stderr)
         return 1
+    for problem in scale_binding_problems(config, root):
+        print(f"warning: {problem}; `snakemake publish` will refuse these results", file=sys.stderr)
     print(f"valid: config.yaml{''.join(' + ' + p for p in paths)} (results in {config['results']}/)")
     return 0
 
@@ -138,6 +139,20 @@ def _update_readme(check: bool) -> int:
     return 0
 
 
+class _OneFlag(argparse.Action):
+    """``--configfile A B`` as Snakemake reads it. Given twice, Snakemake keeps the last flag's files only, so a
+    repeated flag is refused instead of checking another scale than the user meant."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest):
+            given = " ".join([*getattr(namespace, self.dest), *values])
+            parser.error(
+                f"{option_string} given twice: snakemake would keep only the last one's files; give them all to one "
+                f"flag, as snakemake reads them: {option_string} {given}"
+            )
+        setattr(namespace, self.dest, list(values))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="crlrepro", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -147,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     verify.add_argument(
         "--configfile",
-        action="append",
+        nargs="+",
+        action=_OneFlag,
         default=[],
-        help="only the scale of these config file(s), as "
-        "given to snakemake (default: every scale present, each with the config its run recorded)",
+        help="only the scale of these config file(s), as given to snakemake: one flag, several files "
+        "(default: every scale present, each with the config its run recorded)",
     )
     check = commands.add_parser(
         "check-config",

@@ -33,6 +33,7 @@ __all__ = [
     "key_name",
     "load_config",
     "MAGNITUDE_LIMIT",
+    "merged_config",
     "MIXTURE_QUADRATURES",
     "mixture_resolution_problems",
     "read_config_file",
@@ -542,6 +543,28 @@ def read_config_file(path: str | Path) -> dict:
             f"{path}, line 1: a config file is a mapping of keys (e.g. 'tau: 0.5'), this one holds a {type(data).__name__}"
         )
     return data
+
+
+def merged_config(workdir: str | Path, configfiles=(), overrides: dict | None = None) -> dict:
+    """The config a run of ``snakemake [--configfile F1 F2 ...] [--config k=v ...]`` starts from, merged exactly as
+    Snakemake merges it (``snakemake.settings.types.ConfigSettings`` and ``Workflow.configfile``): the command line's
+    files, in order, and then ``overrides`` (``--config``), deep-merged into one mapping O; the Snakefile's
+    ``config.yaml`` merged into O; O merged over that again. So a command-line file wins over config.yaml even where
+    config.yaml nests a mapping that a file sets to a plain value, or the other way round (a merge file by file over
+    config.yaml would keep another value there). Each file is read by :func:`read_config_file` (duplicate keys
+    refused, naming file and line). ``crlrepro check-config`` checks this config, the run checks Snakemake's: the
+    same (tested against Snakemake)."""
+    from snakemake.utils import update_config
+
+    command_line: dict = {}
+    for path in configfiles:
+        update_config(command_line, read_config_file(path))
+    if overrides:
+        update_config(command_line, overrides)
+    config = copy.deepcopy(command_line)
+    update_config(config, read_config_file(Path(workdir) / "config.yaml"))
+    update_config(config, command_line)
+    return config
 
 
 # Keys a config may leave out: validate_config derives them (results from scale, A2's seeds from everyone's).

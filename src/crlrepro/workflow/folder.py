@@ -30,8 +30,12 @@ __all__ = [
     "folder_problems",
     "publish_problems",
     "read_effective_config",
+    "PLACE_KEYS",
     "record_effective_config",
     "recorded_scales",
+    "scale_binding_problems",
+    "SHIPPED_SCALES",
+    "shipped_config",
 ]
 
 EFFECTIVE_CONFIG = "effective_config.yaml"
@@ -109,13 +113,75 @@ def folder_problems(config: dict, workdir: str | Path = ".") -> list[str]:
     ]
 
 
-def publish_problems(config: dict, workdir: str | Path = ".", published_root: str | Path = "docs/results") -> list[str]:
-    """Why ``snakemake publish`` may not publish this run's scale: its results folder was made by another scale or
-    another configuration than this run's, or ``docs/results/<scale>/`` holds a publication of the same scale made
-    from another configuration (each names both, and the keys that differ)."""
-    from crlrepro.workflow.publish import PROVENANCE, published_config
+# The shipped scales: each name, the config files that make it (merged over config.yaml), by `scale` key (tested
+# against configs/). A run or a publication under one of these names is that scale only with its parameters.
+SHIPPED_SCALES = {
+    "default": (),
+    "smoke": ("configs/smoke.yaml",),
+    "recipe": ("configs/recipe.yaml",),
+    "paper": ("configs/paper.yaml",),
+    "fashion": ("configs/fashion.yaml",),
+}
+# Keys that say where a run's files and data are, which device computes, and how figures look: not what a scale
+# computes, so a shipped scale may set them as a machine needs (a data root, a GPU, a figure's font size).
+PLACE_KEYS = ("device", "results", "figures", "supervised_view.data.root", "supervised_view.data.download")
 
-    problems = folder_problems(config, workdir)
+
+def shipped_config(scale: str, workdir: str | Path = ".") -> dict | None:
+    """The validated config of the shipped scale ``scale`` (None for another name): config.yaml with its config files
+    merged over it, as ``snakemake --configfile ...`` would merge them."""
+    if scale not in SHIPPED_SCALES:
+        return None
+    from crlrepro.workflow.config import merged_config, validate_config
+
+    workdir = Path(workdir)
+    config = merged_config(workdir, [workdir / f for f in SHIPPED_SCALES[scale]])
+    return validate_config(config, workdir / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
+
+
+def scale_binding_problems(config: dict, workdir: str | Path = ".") -> list[str]:
+    """Why ``config`` (validated) may not carry its scale's name: the name is a shipped scale's (:data:`SHIPPED_SCALES`)
+    and a key outside :data:`PLACE_KEYS` differs from that scale's own config. Publishing refuses it (the published
+    name would promise parameters the results were not made with); a run under it is warned."""
+    scale = config.get("scale")
+    try:
+        expected = shipped_config(scale, workdir)
+    except (ConfigError, OSError) as error:
+        return [f"scale: {scale!r} is a shipped scale, but its own config does not load here: {error}"]
+    if expected is None:
+        return []
+    keys = [
+        key
+        for key in differing_keys(expected, config)
+        if not any(key == place or key.startswith(place + ".") for place in PLACE_KEYS)
+    ]
+    if not keys:
+        return []
+    files = " ".join(SHIPPED_SCALES[scale]) or "config.yaml alone"
+    command = "snakemake --cores all" + "".join(f" --configfile {f}" for f in SHIPPED_SCALES[scale])
+    return [
+        f"scale: {scale!r} names the shipped scale made by {files}, but this config differs from it in "
+        f"{_listed(keys)}; results under that name must carry its parameters: give this config a scale of its own "
+        f"(--config scale=<name>, or `scale: <name>` in your config file: it then writes into results/<name>/), or "
+        f"run the shipped scale as it is ({command})"
+    ]
+
+
+def publish_problems(
+    config: dict, workdir: str | Path = ".", published_root: str | Path = "docs/results", outputs=()
+) -> list[str]:
+    """Why ``snakemake publish`` may not publish this run's scale: its results folder was made by another scale or
+    another configuration than this run's, ``docs/results/<scale>/`` holds a publication of the same scale made
+    from another configuration (each names both, and the keys that differ), the scale's name is a shipped scale's
+    whose parameters this config does not carry (:func:`scale_binding_problems`), or the code is not committed or an
+    output in ``outputs`` (the scale's files, relative to ``workdir``) was made by code not in HEAD's history
+    (:func:`crlrepro.workflow.publish.commit_problems`)."""
+    from crlrepro.workflow.publish import PROVENANCE, commit_problems, published_config
+
+    problems = folder_problems(config, workdir) + scale_binding_problems(config, workdir)
+    if problems:
+        return problems
+    problems = commit_problems([Path(workdir) / output for output in outputs], workdir)
     if problems:
         return problems
     results, scale, this = config["results"], config["scale"], config_hash(config)

@@ -17,6 +17,7 @@ __all__ = [
     "requested_executor",
     "resource_problems",
     "results_location_problems",
+    "start_problems",
     "start_refusal",
     "TIME_LIMIT_S",
 ]
@@ -166,13 +167,23 @@ def _profile_executor(profile: str, basedir: str | Path) -> str | None:
     return None
 
 
+def start_problems(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> list[str]:
+    """Everything a run checks of a valid ``config`` before its first job, in a dry run too: the results folder belongs
+    to this scale (:func:`crlrepro.workflow.folder.folder_problems`), then :func:`preflight_problems`. The workflow's
+    start and ``crlrepro check-config`` both call this, so that each refuses what the other refuses."""
+    from crlrepro.workflow.folder import folder_problems
+
+    return folder_problems(config, workdir) + preflight_problems(config, workdir, memory_bytes=memory_bytes, local=local)
+
+
 def start_refusal(config: dict, workdir: str | Path = ".", memory_bytes: int | None = None, local: bool = True) -> str:
-    """What a run refuses ``config`` (merged over config.yaml) with, stage by stage as a run makes the checks:
-    :func:`validate_config` without the data on disk (as the Snakefile reads it; ``config`` is validated in place),
-    then :func:`preflight_problems` (``onstart``); '' when it starts. ``crlrepro check-config`` prints it."""
+    """What a run refuses ``config`` (the merged config: :func:`crlrepro.workflow.config.merged_config`) with, stage by
+    stage as a run makes the checks: :func:`validate_config` without the data on disk (as the Snakefile reads it;
+    ``config`` is validated in place), then :func:`start_problems`; '' when it starts. ``crlrepro check-config``
+    prints it."""
     try:
         validate_config(config, Path(workdir) / "workflow" / "schemas" / "config.schema.yaml", check_data=False)
     except ConfigError as error:
         return str(error)
-    problems = preflight_problems(config, workdir, memory_bytes=memory_bytes, local=local)
+    problems = start_problems(config, workdir, memory_bytes=memory_bytes, local=local)
     return "cannot start:\n  " + "\n  ".join(problems) if problems else ""

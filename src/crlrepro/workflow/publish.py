@@ -23,6 +23,7 @@ import os
 import platform
 import re
 import shutil
+import subprocess
 from datetime import UTC
 from pathlib import Path
 
@@ -50,6 +51,7 @@ __all__ = [
     "SCALES_NOT_APPLICABLE",
     "check_scale",
     "comparison_config",
+    "commit_problems",
     "machine",
     "PROVENANCE",
     "publish_scale",
@@ -99,6 +101,70 @@ def _check_source(path: Path, relative: str) -> None:
         artifacts.verify(path)
     else:
         raise ValueError(f"{relative}: not a file kind this step publishes (csv, png, summary.md)")
+
+
+def _is_ancestor(commit: str, repository: str | Path) -> bool:
+    """Whether ``commit`` is HEAD or in its history in the repository at ``repository`` (False for a commit it does not
+    know)."""
+    proc = subprocess.run(["git", "merge-base", "--is-ancestor", commit, "HEAD"], cwd=repository, capture_output=True, text=True)
+    return proc.returncode == 0
+
+
+def commit_problems(outputs, repository: str | Path = ".") -> list[str]:
+    """Why results cannot be published from this checkout: results must name code anyone can check out, so
+
+    * the checkout must be a git repository whose tracked code (outside docs/results/) has no uncommitted change, as
+      every output this run still computes records HEAD;
+    * every output in ``outputs`` that exists must have been made by a commit in HEAD's history: its sidecar may not
+      name no commit (a run outside git), a ``-dirty`` tree (code never committed) or a commit HEAD does not contain
+      (another branch, another clone's code).
+
+    Outputs without a sidecar are left to the readers that verify them. Each problem names the files (a few of them)
+    and the command that rebuilds them with this checkout's code (``--forcerun`` of the rules that wrote them)."""
+    head = git_commit(repository)
+    if head is None:
+        return [
+            "publish: this checkout is not a git repository (or git is missing), so the results could not name the "
+            "code that made them; publish from a git clone of the project (git clone <url>), after running the scale there"
+        ]
+    if head.endswith("-dirty"):
+        return [
+            f"publish: the checkout has uncommitted changes to tracked files (`git status`), so its results would name "
+            f"code nobody can check out ({head}); commit them (git commit -a) or set them aside (git stash), then run "
+            "the scale and publish again"
+        ]
+    by_commit: dict = {}
+    for output in outputs:
+        sidecar = artifacts.sidecar_path(output)
+        if not Path(output).is_file() or not sidecar.is_file():
+            continue
+        try:
+            record = json.loads(sidecar.read_text())
+        except (OSError, ValueError):
+            continue  # unreadable: verify names it, and the job reading the file refuses it
+        if isinstance(record, dict):
+            by_commit.setdefault(record.get("git_commit"), []).append((str(output), record.get("rule")))
+    problems, rules, files = [], set(), []
+    for commit, made in sorted(by_commit.items(), key=lambda item: str(item[0])):
+        if commit is None or not isinstance(commit, str):
+            why = "name no commit (made outside a git checkout)"
+        elif commit.endswith("-dirty"):
+            why = f"were made by uncommitted code ({commit})"
+        elif not _is_ancestor(commit, repository):
+            why = f"were made by commit {commit}, which is not in this checkout's history (HEAD {head})"
+        else:
+            continue
+        shown = ", ".join(path for path, _ in made[:3]) + (f" and {len(made) - 3} more" if len(made) > 3 else "")
+        problems.append(f"{len(made)} output(s) {why}: {shown}")
+        rules |= {rule for _, rule in made if isinstance(rule, str)}
+        files += [path for path, rule in made if not isinstance(rule, str)]
+    if not problems:
+        return []
+    return [
+        "publish: results must name code anyone can check out, but "
+        + "; ".join(problems)
+        + f"; rebuild them with this checkout's code: {artifacts.rebuild_command(sorted(rules) + sorted(files))}"
+    ]
 
 
 def read_runs(path: Path) -> list[dict]:
@@ -208,6 +274,9 @@ def publish_scale(
         if not source.is_file():
             raise ArtifactError(f"{source}: missing; run `snakemake --cores all` for this scale first")
         _check_source(source, relative)
+    problems = commit_problems([results / relative for relative in files], repository)
+    if problems:
+        raise ArtifactError("; ".join(problems))
     if "summary.md" in files:
         if "summary.csv" not in files:
             raise ValueError("summary.md is published with the summary.csv it is checked against")

@@ -28,6 +28,7 @@ import base64
 import io
 import json
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ import pandas as pd
 from crlrepro.runtime.artifacts import RECORD_DIGEST, config_hash, rebuild_command, record_digest, sha256_of, sidecar_path
 
 __all__ = [
+    "BY_PRODUCTS",
     "planned_outputs",
     "Problem",
     "published_problems",
@@ -45,11 +47,15 @@ __all__ = [
     "SIDECAR_FIELDS",
     "sidecar_problems",
     "UNTRACKED",
+    "unplanned_files",
     "verify_everything",
     "verify_scale",
 ]
 
 UNTRACKED = ("logs", "benchmarks", "checkpoints")  # a run's records and resumable training state, not results
+# What the README's and CI's commands write beside a scale's results: the report (`snakemake --report
+# results/[<scale>/]report.html`), the documentation site's screenshots and the mutation check's report (.ci/run).
+BY_PRODUCTS = ("report.html", "site_screenshots", "mutation")
 SIDECAR_FIELDS = (
     "artifact",
     "sha256",
@@ -87,7 +93,7 @@ def planned_outputs(workdir: Path, configfiles: list[str]) -> pd.DataFrame:
         "1",
         "--quiet",
         "all",
-        *(w for f in configfiles for w in ("--configfile", f)),
+        *(["--configfile", *configfiles] if configfiles else []),  # one flag, several files (a repeated flag: the last)
     ]
     proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -174,24 +180,43 @@ def verify_scale(workdir: str | Path = ".", configfiles: list[str] = ()) -> tupl
         if row.status != "ok":
             problems.append(Problem(output, f"out of date ({row.status}): snakemake would rewrite it", rebuild))
         problems += [Problem(output, problem, rebuild) for problem in sidecar_problems(workdir, output, row.rule)]
-    # Files in the scale's folders that the workflow does not write: a model beside the ones the config names is
-    # as wrong as a missing one (a reader given a folder could pick it up).
+    # Files in the scale's folder that the workflow does not write: a model beside the ones the config names, a copied
+    # table in a new folder, are as wrong as a missing one (a reader given the folder could pick them up).
     results = _results_folder(plan)
     if results is not None:
-        folders = {Path(o).relative_to(results).parts[0] for o in outputs if len(Path(o).relative_to(results).parts) > 1}
         expected = outputs | {str(sidecar_path(o)) for o in outputs}
-        for folder in sorted(folders - set(UNTRACKED)):
-            for file in sorted((workdir / results / folder).rglob("*")):
-                relative = str(file.relative_to(workdir))
-                if (file.is_file() or file.is_symlink()) and relative not in expected and not file.name.startswith(".snakemake"):
-                    problems.append(
-                        Problem(
-                            relative,
-                            "not an output of this workflow and config (left by another version or put there by hand)",
-                            f"remove it: rm {relative}",
-                        )
-                    )
+        problems += [
+            Problem(
+                relative,
+                "not an output of this workflow and config (left by another version or put there by hand)",
+                f"remove it: rm {shlex.quote(relative)}",
+            )
+            for relative in unplanned_files(workdir, results, expected)
+        ]
     return len(outputs), problems
+
+
+def unplanned_files(workdir: Path, results: Path, expected: set[str]) -> list[str]:
+    """The files under the scale's folder ``results`` (relative to ``workdir``) that are not in ``expected`` (the plan's
+    outputs and their sidecars), as paths relative to ``workdir``. Not listed: the run's own records
+    (:data:`UNTRACKED`, the folder's effective config), what the README's and CI's commands put beside results
+    (:data:`BY_PRODUCTS`), Snakemake's own files, and another scale's folder inside this one (the default scale's
+    results/ holds results/<scale>/: a folder with its own effective config, checked as its own scale)."""
+    from crlrepro.workflow.folder import EFFECTIVE_CONFIG
+
+    found = []
+    top = workdir / results
+    for directory, folders, files in os.walk(top):  # links are listed, not followed
+        here = Path(directory)
+        if here == top:
+            folders[:] = [f for f in folders if f not in UNTRACKED and f not in BY_PRODUCTS]
+            files = [f for f in files if f != EFFECTIVE_CONFIG and f not in BY_PRODUCTS]
+        folders[:] = sorted(f for f in folders if not (here / f / EFFECTIVE_CONFIG).is_file())
+        for name in sorted(files + [f for f in folders if (here / f).is_symlink()]):
+            relative = str((here / name).relative_to(workdir))
+            if relative not in expected and not name.startswith(".snakemake"):
+                found.append(relative)
+    return found
 
 
 def _results_folder(plan: pd.DataFrame) -> Path | None:
@@ -217,6 +242,12 @@ def published_problems(workdir: Path, scale: str, root: str = "docs/results") ->
         tracked = subprocess.run(["git", "ls-files", "--error-unmatch", str(path)], cwd=workdir, capture_output=True)
         if tracked.returncode == 0:
             return f"git checkout -- {path}"
+        in_git = subprocess.run(["git", "rev-parse", "--git-dir"], cwd=workdir, capture_output=True).returncode == 0
+        if not in_git:  # publishing needs committed code (crlrepro.workflow.publish.commit_problems)
+            return (
+                f"restore {path} from the archive or copy this checkout came from, or publish from a git clone of the "
+                "project after running the scale there (publishing refuses results of code that is not committed)"
+            )
         from crlrepro.workflow.config import scale_folder
 
         record = Path(scale_folder(scale)) / "effective_config.yaml"
