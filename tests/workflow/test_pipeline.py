@@ -815,7 +815,7 @@ def test_a_job_ends_with_the_snakemake_that_started_it(tmp_path):
     assert jobs(), "the job should be running"
     proc.kill()  # Snakemake only, as the OOM killer or a `kill -9 <pid>` would
     proc.wait()
-    deadline = time.time() + 10  # the job ends within a second of its SIGTERM; without it, it runs on for a minute
+    deadline = time.time() + 3  # the job ends within a second of its SIGTERM; without it, it runs on for a minute
     while time.time() < deadline and jobs():
         time.sleep(0.2)
     left = jobs()
@@ -825,6 +825,71 @@ def test_a_job_ends_with_the_snakemake_that_started_it(tmp_path):
     assert not (workdir / target).exists()
     assert not list((workdir / SMOKE_RESULTS / "consistency").glob(".*.tmp"))  # nothing half-written left behind
     # (the rerun after --unlock is test_recovery_after_a_kill_is_unlock_then_rerun_and_a_failed_job_shows_its_log)
+
+
+@pytest.mark.parametrize("moment", ["importing", "training"])
+def test_a_training_job_ends_with_its_killed_snakemake_and_writes_no_checkpoint_after(tmp_path, moment):
+    """kill -9 of Snakemake alone during a training (issue 70): a job killed while it still imported its modules, before
+    it could arm its parent-death signal, ran on with parent 1 to its end, writing its checkpoint every epoch into the
+    folder that --unlock gave to a rerun. Killed then or mid-training, the job is gone within a second or so and the
+    checkpoint the test watches does not change after the kill (crlrepro.runtime.lifeline)."""
+    import psutil
+
+    workdir = copy_repo(tmp_path / "repo")
+    # A2 at D=8 on 60 epochs of four times the smoke sample: epochs of about half a second, a training of half a minute.
+    (workdir / "slow.yaml").write_text(yaml.safe_dump({"approximation": {"epochs": 60, "train_samples": 40960}}))
+    target = f"{SMOKE_RESULTS}/models/gmm_mlp/D8_seed0.pt"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", target, *SMOKE, "slow.yaml"],
+        cwd=workdir,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    checkpoints = workdir / SMOKE_RESULTS / "checkpoints" / "gmm_mlp"
+    checkpoint = checkpoints / "D8.pt"
+    log = workdir / SMOKE_RESULTS / "logs" / "gmm_mlp_train" / "D8.log"
+
+    def jobs():
+        return [
+            p
+            for p in psutil.process_iter(["cmdline"])
+            if any(str(workdir / ".snakemake" / "scripts") in part for part in p.info["cmdline"] or [])
+        ]
+
+    def watched():
+        try:
+            return checkpoint.stat().st_mtime_ns, checkpoint.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    deadline = time.time() + 180
+    while time.time() < deadline and not (jobs() if moment == "importing" else checkpoint.exists()):
+        time.sleep(0.02)
+    assert jobs() and proc.poll() is None, "the training should be running"
+    if moment == "importing":  # the job has not reached its ScriptRun yet, which writes its log's first line
+        assert not (log.exists() and "rule gmm_mlp_train" in log.read_text())
+    else:  # mid-epoch: just after an epoch's checkpoint and its sidecar were written, long before the next one
+        first = watched()
+        while time.time() < deadline and watched() == first:
+            time.sleep(0.01)
+        time.sleep(0.1)
+    before = watched()
+    proc.kill()  # Snakemake only, as the OOM killer or a `kill -9 <pid>` would
+    killed = time.time()
+    proc.wait()
+    while time.time() < killed + 3 and jobs():
+        time.sleep(0.05)
+    print(f"the job was gone {time.time() - killed:.2f} s after the kill" if not jobs() else "the job outlived the kill")
+    time.sleep(max(0.0, killed + 5 - time.time()))  # a few epochs more: a job left running writes its checkpoint
+    after = watched()
+    left = jobs()
+    for job in left:
+        job.kill()
+    assert not left, f"the training outlived Snakemake by more than 3 s: {[job.pid for job in left]}"
+    assert after == before, "the checkpoint was written after Snakemake was killed"
+    assert not (workdir / target).exists()
+    assert not list(checkpoints.glob(".*.tmp"))  # nothing half-written left behind
 
 
 def _planned_outputs(workdir, *args) -> list[str]:

@@ -23,6 +23,7 @@ from crlrepro.studies.gmm_mlp import convergence_study
 from crlrepro.studies.lcgm import lcgm_range_dims, lcgm_sensitivity_dims, lcgm_sensitivity_reused
 from crlrepro.studies.scaling import sweep_seeds, sweep_sources, sweep_trained_points
 from crlrepro.runtime.artifacts import CONFIGFILES_ENV
+from crlrepro.runtime.lifeline import MAIN_PROCESS_ENV, guard_jobs, process_identity
 from crlrepro.workflow.folder import (
     effective_config_path,
     publish_problems,
@@ -31,6 +32,13 @@ from crlrepro.workflow.folder import (
 )
 from crlrepro.workflow.pipeline import UnsafeWrapperError, imported_library_files, interpreter_without_spaces
 from crlrepro.workflow.publish import RUNS_LOG, comparison_config, folder_is_clean, published_scales, record_run
+
+# A job ends when the run that started it ends, even through a kill -9 of this process (crlrepro.runtime.lifeline): the
+# main process of a local run names itself to its jobs (not a cluster run's: its jobs run on under their own Snakemake).
+if workflow.is_main_process:
+    os.environ.pop(MAIN_PROCESS_ENV, None)  # an enclosing run's, not this one's
+    if requested_executor(sys.argv, workflow.basedir) == "local" and process_identity() is not None:
+        os.environ[MAIN_PROCESS_ENV] = process_identity()
 
 RUN_CLOCK = {}
 # Scheduling: of the jobs ready at once, Snakemake starts those of higher priority first. C3's chain (its sweeps'
@@ -88,6 +96,8 @@ onstart:
     # The folder records the scale and effective config that write into it (crlrepro.workflow.folder), before any job.
     record_effective_config(config, RESULTS)
     RUN_CLOCK["started"] = time.time()
+    # Once this process ends, however it ends, a guardian ends the jobs it started (crlrepro.runtime.lifeline).
+    RUN_CLOCK["guardian"] = guard_jobs()
 
 
 def record_this_run(ok):

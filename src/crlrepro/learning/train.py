@@ -40,6 +40,7 @@ from tqdm import tqdm
 
 from crlrepro.runtime.artifacts import ArtifactError, load_torch, rebuild_command, save_torch, sidecar_path
 from crlrepro.runtime.device import JOB_ENV
+from crlrepro.runtime.lifeline import end_if_orphaned
 
 __all__ = [
     "COMPILE_MIN_STEPS",
@@ -629,6 +630,7 @@ def train(
         if on_epoch is not None:
             on_epoch(epoch + 1, model)
         if checkpoint is not None:
+            end_if_orphaned()  # a job whose Snakemake run has ended writes no checkpoint into the rerun's folder
             save_torch(
                 {
                     "fingerprint": fingerprint,
@@ -639,6 +641,7 @@ def train(
                 },
                 checkpoint,
             )
+    end_if_orphaned()  # nor records, removes the checkpoint or returns a model for its job to write
     bar.close()
     stats.finish((settings.epochs - start) * steps_per_epoch)
     if checkpoint is not None:  # finished: nothing left to resume

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from crlrepro.runtime.lifeline import end_if_orphaned
+
 __all__ = [
     "ArtifactError",
     "atomic_path",
@@ -71,7 +73,9 @@ def config_hash(config: dict) -> str:
 
 @contextmanager
 def atomic_path(path: str | Path):
-    """Yield a temporary path beside ``path``; on success rename it onto ``path``, else delete it."""
+    """Yield a temporary path beside ``path``; on success rename it onto ``path``, else delete it. A job whose Snakemake
+    run has ended renames nothing (:func:`crlrepro.runtime.lifeline.end_if_orphaned`): a write under way when the run
+    was killed does not land in the folder the rerun owns."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -79,6 +83,7 @@ def atomic_path(path: str | Path):
     os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; artifacts get the usual permissions
     try:
         yield Path(tmp)
+        end_if_orphaned()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -25,39 +25,14 @@ import pandas as pd
 
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.device import JOB_ENV, assign_gpus, configure_threads, retain_freed_memory, select_device
+from crlrepro.runtime.lifeline import die_with_parent
 
 __all__ = ["die_with_parent", "imported_library_files", "interpreter_without_spaces", "ScriptRun", "UnsafeWrapperError"]
 
 
-def die_with_parent() -> bool:
-    """Make this job end when the process that started it (Snakemake) ends, however it ends: after a ``kill -9`` of
-    Snakemake, a job left running would overlap the rerun's job writing the same files. Linux's parent-death signal
-    sends SIGTERM, which ends the job as an exception does (``SystemExit``), so atomic writes remove their temporary
-    files and nothing half-written is left. Returns whether it could be arranged (Linux only)."""
-    import ctypes
-    import signal
-
-    if not sys.platform.startswith("linux"):
-        return False
-    parent = os.getppid()
-    libc = ctypes.CDLL(None, use_errno=True)
-    PR_SET_PDEATHSIG = 1
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
-        return False
-    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    if os.getppid() != parent:  # the parent ended between reading its pid and arming the signal
-        raise SystemExit(f"the process that started this job (pid {parent}) has ended; not starting")
-    return True
-
-
-def _exit_on_sigterm(signum, frame):
-    raise SystemExit(128 + signum)
-
-
 class ScriptRun:
     def __init__(self, snakemake, *, seed=None, device: str = "cpu"):
-        die_with_parent()  # a job never outlives the Snakemake that started it (a kill -9 leaves no orphan)
+        die_with_parent()  # a job never outlives the Snakemake run that started it (crlrepro.runtime.lifeline)
         self.snakemake = snakemake
         self.params = dict(snakemake.params.items())
         self.seed = seed
