@@ -301,6 +301,14 @@ def test_deep_nesting_is_refused_before_it_is_composed(tmp_path, depth):
     assert read_yaml(fine) is not None
 
 
+def test_an_integer_of_thousands_of_digits_is_one_line_naming_the_file_and_line(tmp_path):
+    """Python's int() refuses over 4300 digits with a ValueError traceback, raised while the YAML is composed."""
+    big = tmp_path / "big.yaml"
+    big.write_text("tau: 0.5\nseeds: [" + "9" * 5000 + "]\n")
+    with pytest.raises(ConfigError, match=r"big.yaml, line 2: an integer of 5000 digits"):
+        read_yaml(big)
+
+
 def test_a_yaml_file_read_again_is_a_copy_and_a_changed_file_is_read_anew(tmp_path):
     """read_yaml keeps what this process read (a workflow start reads the same files many times): each call gets data of
     its own, and a file rewritten in place is read again (its size or its modification time, kept to the nanosecond,
@@ -658,3 +666,184 @@ def test_each_study_states_its_keys_in_its_own_schema_and_a_key_declared_twice_i
     assert set(schema["properties"]["block"]["properties"]) == {"a", "b"}
     with pytest.raises(ConfigError, match="two.yaml: the key block.a is declared twice"):
         _merge_fragment(schema, "block", {"properties": {"a": {"type": "number"}}}, "two.yaml")
+
+
+# --- values that passed validation and then failed in a job or gave a wrong result (issue 70) -------------------------
+
+
+def smoke_config(change: dict) -> dict:
+    """config.yaml with configs/smoke.yaml and then ``change`` merged over it, as Snakemake merges --configfile files."""
+    config = default_config()
+    update_config(config, yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()))
+    update_config(config, copy.deepcopy(change))
+    return config
+
+
+def refusal_line(change: dict, key: str, tmp_path, monkeypatch, capsys) -> str:
+    """The one line that both a run's validation (validate_config, as the Snakefile calls it before any job, in a dry
+    run too) and `crlrepro check-config configs/smoke.yaml <file>` refuse ``change`` with: it names ``key``, and
+    neither path raises anything but a ConfigError (no traceback)."""
+    from crlrepro.workflow.cli import main
+
+    with pytest.raises(ConfigError) as error:
+        validate_config(smoke_config(change), SCHEMA, check_data=False)
+    lines = [line.strip() for line in str(error.value).splitlines()[1:]]
+    assert len(lines) == 1 and lines[0].startswith(f"{key}: "), lines
+    path = tmp_path / "change.yaml"
+    path.write_text(yaml.safe_dump(change))
+    monkeypatch.chdir(REPO)
+    assert main(["check-config", "configs/smoke.yaml", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    assert lines[0] in captured.err
+    return lines[0]
+
+
+def test_a_knn_k_not_below_the_training_split_is_refused_naming_the_split(tmp_path, monkeypatch, capsys):
+    """The k-NN probe votes over the un-augmented training split (after data.train_size; S3's sets train only): at
+    k >= n every test image gets the same vote, chance accuracy, which the probe's cap on k hid."""
+    line = refusal_line({"supervised_view": {"knn_k": 100000}}, "supervised_view.knn_k", tmp_path, monkeypatch, capsys)
+    assert "100000" in line and "1347" in line and "training" in line  # 1797 digits less the held-out quarter
+    assert "chance" in line
+    validate_config(smoke_config({"supervised_view": {"knn_k": 1346}}), SCHEMA, check_data=False)
+    subset = {"supervised_view": {"knn_k": 600, "data": {"train_size": 600}}}
+    line = refusal_line(subset, "supervised_view.knn_k", tmp_path, monkeypatch, capsys)
+    assert "600" in line and "supervised_view.data.train_size" in line
+    subset["supervised_view"]["knn_k"] = 599
+    validate_config(smoke_config(subset), SCHEMA, check_data=False)
+    fashion = {"supervised_view": {"knn_k": 6000, "data": {"name": "fashion_mnist", "train_size": 6000}}}  # the recipe's data
+    with pytest.raises(ConfigError, match=r"supervised_view.knn_k: 6000 is not below the 6000 training images"):
+        validate_config(smoke_config(fashion), SCHEMA, check_data=False)
+    fashion["supervised_view"]["data"]["train_size"] = None
+    validate_config(smoke_config(fashion), SCHEMA, check_data=False)  # 60,000 training images
+
+
+def test_a_support_width_that_cannot_hold_the_mixture_is_refused_with_its_bound(tmp_path, monkeypatch, capsys):
+    """A 1e-9σ support integrates a sliver of the line (tail sum 0.021 against 0.490): each width must leave out at
+    most 10^-4 of a component's mass (w >= 3.89), and the widest, the study's reference, must be resolved by the largest
+    convergence rule."""
+    from statistics import NormalDist
+
+    from crlrepro.workflow.config import SUPPORT_MASS_OUTSIDE
+
+    least = NormalDist().inv_cdf(1 - SUPPORT_MASS_OUTSIDE / 2)
+    assert 3.89 < least < 3.9
+    line = refusal_line(
+        {"approximation": {"support_widths": [1.0e-9]}}, "approximation.support_widths[0]", tmp_path, monkeypatch, capsys
+    )
+    assert "1e-09" in line and "3.89" in line and "mass" in line
+    with pytest.raises(ConfigError, match=r"approximation.support_widths\[1\]: 3.8 standard deviations"):
+        validate_config(smoke_config({"approximation": {"support_widths": [14, 3.8]}}), SCHEMA, check_data=False)
+    validate_config(smoke_config({"approximation": {"support_widths": [3.9, 14]}}), SCHEMA, check_data=False)
+    # the widest support on the smoke's largest rule (400 nodes): 1000σ puts them 5σ apart
+    line = refusal_line(
+        {"approximation": {"support_widths": [14, 1000.0]}}, "approximation.support_widths[1]", tmp_path, monkeypatch, capsys
+    )
+    assert "1000" in line and "400 nodes" in line and "reference" in line
+    validate_config(smoke_config({"approximation": {"support_widths": [14, 150.0]}}), SCHEMA, check_data=False)
+
+
+def test_bias_images_must_be_a_stratified_subset_the_test_split_holds(tmp_path, monkeypatch, capsys):
+    """The bias images are a stratified subset of the test split (all of it when the split has no more): a count that
+    is not a multiple of the 10 classes, or more of a class than the split holds, failed in the image_views job."""
+    line = refusal_line({"supervised_view": {"bias_images": 11}}, "supervised_view.bias_images", tmp_path, monkeypatch, capsys)
+    assert "11" in line and "multiple of the 10 classes" in line
+    # the digits' test split (450 images) holds 43 of class 8: 440 needs 44 of each
+    line = refusal_line({"supervised_view": {"bias_images": 440}}, "supervised_view.bias_images", tmp_path, monkeypatch, capsys)
+    assert "44" in line and "43" in line and "430" in line
+    for fits in (430, 450, 460, 10**5):  # 450 and more: the whole split
+        validate_config(smoke_config({"supervised_view": {"bias_images": fits}}), SCHEMA, check_data=False)
+
+
+def test_the_digits_split_holds_what_the_config_draws_from_it(tmp_path, monkeypatch, capsys):
+    """A stratified test subset larger than a class of the test split, or a test fraction that holds out fewer images
+    than classes, failed in a job."""
+    line = refusal_line(
+        {"supervised_view": {"data": {"test_size": 450}}}, "supervised_view.data.test_size", tmp_path, monkeypatch, capsys
+    )
+    assert "45" in line and "43" in line
+    validate_config(smoke_config({"supervised_view": {"data": {"test_size": 430}}}), SCHEMA, check_data=False)
+    line = refusal_line(
+        {"supervised_view": {"data": {"test_fraction": 1.0e-9}}},
+        "supervised_view.data.test_fraction",
+        tmp_path,
+        monkeypatch,
+        capsys,
+    )
+    assert "1 test image" in line and "10 classes" in line
+
+
+@pytest.mark.parametrize("key", ["tsybakov.bootstrap", "consistency.scaling.steps", "tau", "seeds"])
+def test_an_integer_past_2_53_is_refused_naming_its_key_before_the_cost_model(key, tmp_path, monkeypatch, capsys):
+    """A 400-digit integer overflowed float() in the cost model (an OverflowError traceback from check-config and a
+    run's start): validation refuses any integer past 2^53 first, naming the key, so neither the checks after it nor
+    the costs see it."""
+    from crlrepro.workflow.preflight import start_refusal
+
+    huge = 10**399
+    value = [huge] if key == "seeds" else huge
+    *parents, last = key.split(".")
+    change = {last: value}
+    for part in reversed(parents):
+        change = {part: change}
+    shown = f"{key}[0]" if key == "seeds" else key
+    line = refusal_line(change, shown, tmp_path, monkeypatch, capsys)
+    assert "400 digits" in line and ("2^32" if key == "seeds" else "2^53") in line  # a seed: the seeds' own limit
+    message = start_refusal(smoke_config(change), REPO, memory_bytes=24 * 2**30)
+    assert message.startswith("invalid config:") and shown in message
+    validate_config(smoke_config({"tsybakov": {"bootstrap": 2**53}}), SCHEMA, check_data=False)  # the limit itself
+
+
+def test_a_batch_that_may_hold_one_class_is_refused_where_the_supervised_prototype_trains(tmp_path, monkeypatch, capsys):
+    """The schema's least batch (2) stopped S1's supervised prototype training ("needs at least 2 classes in a batch"):
+    at b images from 10 classes a step draws one class with probability about 10^(1−b)."""
+    line = refusal_line({"supervised_view": {"batch_size": 2}}, "supervised_view.batch_size", tmp_path, monkeypatch, capsys)
+    assert "supervised_prototype" in line and "at least 7" in line
+    validate_config(smoke_config({"supervised_view": {"batch_size": 7}}), SCHEMA, check_data=False)
+    no_reference = {"supervised_view": {"batch_size": 2, "loss_variants": ["nt_xent", "dcl"]}}
+    validate_config(smoke_config(no_reference), SCHEMA, check_data=False)
+
+
+def test_the_calibration_fit_needs_three_trained_checkpoints(tmp_path, monkeypatch, capsys):
+    """C2's exponent fit failed in its job with fewer than 3 trained checkpoints (epochs × dims × seeds)."""
+    line = refusal_line(
+        {"consistency": {"calibration": {"epochs": 1}}}, "consistency.calibration.epochs", tmp_path, monkeypatch, capsys
+    )
+    assert "2 trained checkpoints" in line and "3" in line
+    validate_config(smoke_config({"consistency": {"calibration": {"epochs": 2}}}), SCHEMA, check_data=False)
+
+
+def test_a_ratio_must_name_its_runs_as_the_rules_match_them(tmp_path, monkeypatch, capsys):
+    """S1's λ/ν name their runs' files f"{r:g}": 1e-300 (or 1e6) printed with an exponent failed the dry run with a
+    MissingInputException, and two ratios printed alike would be one run."""
+    import re
+
+    from crlrepro.workflow.config import RATIO_WILDCARD
+
+    rules = (REPO / "workflow" / "rules" / "supervised_view.smk").read_text()
+    assert f'ratio=r"{RATIO_WILDCARD}"' in rules  # the pattern the check uses is the rules' own
+    line = refusal_line(
+        {"supervised_view": {"ratios": [1.0e-300, 1.0]}}, "supervised_view.ratios[0]", tmp_path, monkeypatch, capsys
+    )
+    assert "1e-300" in line and RATIO_WILDCARD in line
+    with pytest.raises(ConfigError, match=re.escape("supervised_view.ratios[2]: 1000000.0 names its runs r1e+06")):
+        validate_config(smoke_config({"supervised_view": {"ratios": [0.5, 1.0, 1.0e6]}}), SCHEMA, check_data=False)
+    with pytest.raises(ConfigError, match=re.escape("supervised_view.ratios[1]: 1.0 names its runs r1, as")):
+        validate_config(smoke_config({"supervised_view": {"ratios": [1.0000001, 1.0]}}), SCHEMA, check_data=False)
+    validate_config(smoke_config({"supervised_view": {"ratios": [1.0e-4, 1.0, 999999.0]}}), SCHEMA, check_data=False)
+
+
+def test_a_gap_threshold_below_the_exact_cdfs_measured_range_is_refused(tmp_path, monkeypatch, capsys):
+    """t = 1e-300 for C2's small-t exponent ran its job past 10 minutes and 4.6 GB: every threshold the exact gap CDF
+    is computed at must be within its measured range, t >= 1e-9 (the default scale's own least t)."""
+    line = refusal_line(
+        {"consistency": {"calibration": {"tsybakov_small_t": 1.0e-300}}},
+        "consistency.calibration.tsybakov_small_t",
+        tmp_path,
+        monkeypatch,
+        capsys,
+    )
+    assert "1e-300" in line and "1e-09" in line
+    with pytest.raises(ConfigError, match=r"tsybakov.exact.t_range\[0\]: 1e-12 is below 1e-09"):
+        validate_config(smoke_config({"tsybakov": {"exact": {"t_range": [1.0e-12, 1.0]}}}), SCHEMA, check_data=False)
+    validate_config(default_config(), SCHEMA, check_data=False)  # t_range, window_starts and tsybakov_small_t at 1e-9

@@ -107,7 +107,6 @@ ACCEPTED = {
     "consistency.calibration.families.tail=int:huge": "the fit uses at most the members there are (NOT_SIZES)",
     "consistency.scaling.batch_size=int:huge": "capped at each point's n, as the trainer caps it (NOT_SIZES)",
     "supervised_view.views=int:huge": "sizes the bank only, which augment: base does not build (sized when it does)",
-    "supervised_view.knn_k=int:huge": "the k-NN probe takes min(k, n) neighbours (NOT_SIZES)",
     "supervised_view.data.root=str:empty": "digits come with scikit-learn: root is not read",
     "supervised_view.data.root=str:unknown": "digits come with scikit-learn: root is not read",
     "scale=str:unknown": "any name of the pattern is a scale name: it only names docs/results/<scale>/ for `snakemake publish`",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -109,6 +110,15 @@ def _read_yaml(path: str | Path):
         return yaml.load(stream(), Loader=_UniqueKeyLoader)
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to be a config") from None
+    except ValueError as error:  # Python's int() refuses over 4300 digits (sys.get_int_max_str_digits), as a traceback
+        if "integer string conversion" not in str(error):
+            raise
+        long = re.search(r"\d{1000,}", text)
+        line = f", line {text.count(chr(10), 0, long.start()) + 1}" if long else ""
+        raise ConfigError(
+            f"{path}{line}: an integer of {len(long.group()) if long else 'over 4300'} digits; no config value is that "
+            "large (integers past 2^53 are refused)"
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         if "nesting depth" in " ".join(filter(None, [error.context, error.problem])):

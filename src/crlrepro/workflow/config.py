@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 
 from crlrepro.learning.datasets import balance_problems, few_label_problems, missing_data_message, subset_problems
 from crlrepro.runtime.costs import config_value
@@ -23,12 +24,16 @@ from crlrepro.studies.registry import figure_styles, schema_fragments
 from crlrepro.studies.scaling import n_sweep_m
 
 __all__ = [
+    "CALIBRATION_FIT_POINTS",
+    "CLASSES",
     "config_items",
     "config_value",
     "ConfigError",
     "data_problems",
     "DERIVED",
     "EPOCH_LIMIT",
+    "GAP_CDF_LEAST_T",
+    "INTEGER_LIMIT",
     "integer_keys",
     "key_name",
     "load_config",
@@ -36,6 +41,8 @@ __all__ = [
     "merged_config",
     "MIXTURE_QUADRATURES",
     "mixture_resolution_problems",
+    "ONE_CLASS_BATCH_RISK",
+    "RATIO_WILDCARD",
     "read_config_file",
     "read_schema",
     "read_yaml",
@@ -43,6 +50,7 @@ __all__ = [
     "scale_folder",
     "schema_files",
     "SEED_LIMIT",
+    "SUPPORT_MASS_OUTSIDE",
     "validate_config",
     "WEIGHT_SUM_TOLERANCE",
 ]
@@ -125,6 +133,8 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             problems.append(f"{block}.weights: must sum to 1 (within {WEIGHT_SUM_TOLERANCE:g}), sum is {sum(weights)!r}")
     if not problems:
         problems += mixture_resolution_problems(config)
+    if not problems:
+        problems += _support_width_problems(config)
     approx = config.get("approximation", {})
     # JSON Schema counts 2.0 as an integer; indices and seeds must be true integers.
     for key, values in (
@@ -170,6 +180,7 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     ]:
         if window is not None and not window[0] < window[1]:
             problems.append(f"tsybakov.{name}: needs t_min < t_max, got {window}")
+    problems += _gap_threshold_problems(config)
     exact = windows.get("exact", {})
     if exact.get("t_range") is not None and not exact["t_range"][0] < exact["t_range"][1]:
         problems.append(f"tsybakov.exact.t_range: needs t_min < t_max, got {exact['t_range']}")
@@ -212,8 +223,8 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         for i, d in enumerate(polynomial["dims"]):
             if isinstance(d, int) and d > 2 * polynomial["modes"]:
                 problems.append(
-                    f"approximation.polynomial.dims[{i}]: {d} exceeds the 2 × modes = {2 * polynomial['modes']} modes of the "
-                    "series (its spectrum ends there)"
+                    f"approximation.polynomial.dims[{i}]: {d} exceeds the 2 × approximation.polynomial.modes = "
+                    f"{2 * polynomial['modes']} modes of the series (its spectrum ends there)"
                 )
     if {"gammas", "confirm_gammas"} <= set(polynomial):
         both = [g for g in polynomial["confirm_gammas"] if g in polynomial["gammas"]]
@@ -274,6 +285,14 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
             f"consistency.deviation.ms = {deviation['ms']} for the m-slopes"
         )
     calibration = config.get("consistency", {}).get("calibration", {})
+    trained = [calibration.get("epochs"), len(calibration.get("dims") or []), len(config.get("seeds") or [])]
+    if all(_is_int(n) for n in trained) and trained[0] * trained[1] * trained[2] < CALIBRATION_FIT_POINTS:
+        problems.append(
+            f"consistency.calibration.epochs: {trained[0]} epochs of {trained[1]} dims × {trained[2]} seeds give "
+            f"{trained[0] * trained[1] * trained[2]} trained checkpoints (epochs 1..E of each model), fewer than the "
+            f"{CALIBRATION_FIT_POINTS} C2's exponent fit needs (crlrepro.experiments.calibration.fit_calibration_exponent); "
+            "raise it, or consistency.calibration.dims or seeds"
+        )
     study = [
         (f"approximation.convergence_samples[{i}]", n, "training.batch_size", batch)
         for i, n in enumerate(approx.get("convergence_samples", []))
@@ -295,7 +314,9 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
     ratios = view.get("ratios", [])
     if ratios and 1.0 not in [float(r) for r in ratios if isinstance(r, (int, float))]:
         problems.append(f"supervised_view.ratios: must contain 1 (InfoNCE, the reference of S1), got {ratios}")
+    problems += _ratio_name_problems(ratios)
     problems += subset_problems(view.get("data", {}))
+    problems += _split_problems(view)
     if "claim_metric" in view:
         allowed = ["linear_top1", "knn_top1"] + [f"few{k}_top1" for k in view.get("few_labels", [])]
         if view["claim_metric"] not in allowed:
@@ -309,6 +330,210 @@ def _check_cross_fields(config: dict, check_data: bool = True) -> list[str]:
         if values and first not in values:
             problems.append(f"supervised_view.{key}: must contain {first!r} (the reference), got {values}")
     return problems + (data_problems(config) if check_data else [])
+
+
+# The least threshold t of the gap's exact CDF F(t) (crlrepro.theory.gap_cdf, which A4's tsybakov_exact and C2's
+# tsybakov_small_t compute, at every t of tsybakov.exact and at the start of every Monte-Carlo window too): its accuracy is
+# measured over t ∈ [1e-9, 1] (≤ 1.1e-10 relative on paper 2's mixture, ≤ 1.2e-9 on paper 1's), its parts grow like
+# log(1/t) below, and at t = 1e-300 the tsybakov_small_t job ran past 10 minutes and 4.6 GB where 1e-9 takes 40 s. The
+# default scale computes at 1e-9 itself; a Monte-Carlo window starting lower would need ~10^10 gaps to fit anyway.
+GAP_CDF_LEAST_T = 1e-9
+
+
+def _gap_threshold_problems(config: dict) -> list[str]:
+    """Thresholds of the exact gap CDF below :data:`GAP_CDF_LEAST_T`, each naming its key."""
+    tsybakov = config.get("tsybakov", {})
+    exact = tsybakov.get("exact", {})
+    starts = [("tsybakov.window[0]", (tsybakov.get("window") or [None])[0])]
+    starts += [(f"tsybakov.other_windows[{i}][0]", (w or [None])[0]) for i, w in enumerate(tsybakov.get("other_windows") or [])]
+    starts += [(f"tsybakov.exact.{key}[0]", (exact.get(key) or [None])[0]) for key in ("t_range", "window_starts")]
+    starts.append(
+        ("consistency.calibration.tsybakov_small_t", config.get("consistency", {}).get("calibration", {}).get("tsybakov_small_t"))
+    )
+    return [
+        f"{key}: {t:g} is below {GAP_CDF_LEAST_T:g}, the least t at which the gap's exact CDF (crlrepro.theory.gap_cdf) "
+        f"is computed to a measured accuracy (≤ 1.2e-9 relative over [1e-9, 1]; its quadrature grows like log(1/t) "
+        f"below); use at least {GAP_CDF_LEAST_T:g}"
+        for key, t in starts
+        if isinstance(t, (int, float)) and not isinstance(t, bool) and t < GAP_CDF_LEAST_T
+    ]
+
+
+# C2's exponent fit (crlrepro.experiments.calibration.fit_calibration_exponent) needs 3 trained checkpoints (epoch ≥ 1,
+# informative ones only: this is a necessary count, the informative ones are known after training).
+CALIBRATION_FIT_POINTS = 3
+CLASSES = 10  # every data set of paper 3 (digits, Fashion-MNIST, CIFAR-10) has 10 classes
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _split_sizes(data: dict) -> tuple[int, int] | None:
+    """(training images, test images) of paper 3's split after the ``train_size``/``test_size`` subsets, known without
+    loading the data: the digits' stratified split (scikit-learn's train_test_split) holds out ⌈f·n⌉ of the n = 1797
+    images and trains on the rest; Fashion-MNIST's and CIFAR-10's splits are fixed (their images in all splits,
+    :data:`crlrepro.studies.supervised_view.DATA_SHAPES`, less their training split). None where it is not known
+    (a data set the schema refuses)."""
+    from crlrepro.learning.datasets import CIFAR10_TRAIN_PER_CLASS, FASHION_MNIST_TRAIN_PER_CLASS
+    from crlrepro.studies.supervised_view import DATA_SHAPES
+
+    name = data.get("name")
+    if name == "digits":
+        fraction = data.get("test_fraction")
+        if not isinstance(fraction, (int, float)) or isinstance(fraction, bool) or not 0 < fraction < 1:
+            return None
+        images = DATA_SHAPES["digits"][0]
+        test = math.ceil(float(fraction) * images)
+        train = images - test
+    elif name in ("fashion_mnist", "cifar10"):
+        train = CLASSES * (FASHION_MNIST_TRAIN_PER_CLASS if name == "fashion_mnist" else CIFAR10_TRAIN_PER_CLASS)
+        test = DATA_SHAPES[name][0] - train
+    else:
+        return None
+    if _is_int(data.get("train_size")) and data["train_size"]:
+        train = min(train, data["train_size"])
+    if _is_int(data.get("test_size")) and data["test_size"]:
+        test = min(test, data["test_size"])
+    return train, test
+
+
+def _smallest_test_class(data: dict, need: int) -> tuple[int, int]:
+    """(class, images) of the smallest class of the whole test split (before any ``test_size`` subset). Fashion-MNIST's
+    and CIFAR-10's hold 1,000 of each class. For the digits a lower bound found without making the split (class k keeps
+    at most ⌊n_train·n_k/n⌋ + 1 of its n_k images for training, crlrepro.learning.datasets.training_class_counts), and
+    the split itself only where the bound is below ``need``."""
+    from crlrepro.learning.datasets import digits_arrays, training_class_counts
+
+    if data["name"] != "digits":
+        return 0, _split_sizes({**data, "test_size": None})[1] // CLASSES
+    full = np.bincount(digits_arrays()[1], minlength=CLASSES)
+    images = int(full.sum())
+    train = images - math.ceil(float(data["test_fraction"]) * images)
+    counts = full - (full * train // images + 1)
+    if need > counts.min():
+        counts = full - training_class_counts({**data, "train_size": None})
+    k = int(np.argmin(counts))
+    return k, int(counts[k])
+
+
+# The ratio wildcard of workflow/rules/supervised_view.smk: each λ/ν names its run files as f"{ratio:g}" (ssl_experiment_specs)
+RATIO_WILDCARD = r"\d+(\.\d+)?"
+
+
+def _ratio_name_problems(ratios) -> list[str]:
+    """S1's λ/ν values name their runs' files as ``f"{r:g}"`` (6 significant digits): a value printed with an exponent
+    (below 1e-4, or 1e6 and above) does not match the rules' ratio pattern, and the DAG fails with a MissingInputException
+    in a dry run too; two values printed alike would name one run."""
+    problems, seen = [], {}
+    for i, ratio in enumerate(ratios if isinstance(ratios, list) else []):
+        if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not math.isfinite(ratio):
+            continue
+        text = f"{float(ratio):g}"
+        if not re.fullmatch(RATIO_WILDCARD, text):
+            problems.append(
+                f"supervised_view.ratios[{i}]: {ratio!r} names its runs r{text} (λ/ν printed with 6 significant digits), "
+                f"which the rules' ratio pattern {RATIO_WILDCARD} does not match; use a ratio from 1e-4 to below 1e6"
+            )
+        elif text in seen:
+            problems.append(
+                f"supervised_view.ratios[{i}]: {ratio!r} names its runs r{text}, as supervised_view.ratios[{seen[text]}] = "
+                f"{ratios[seen[text]]!r} does (λ/ν printed with 6 significant digits): the two would be one run"
+            )
+        else:
+            seen[text] = i
+    return problems
+
+
+ONE_CLASS_BATCH_RISK = 1e-3  # the chance, over all its trainings, that S1's supervised prototype reference fails
+
+
+def _one_class_batch_problems(view: dict, train: int) -> list[str]:
+    """S1's supervised prototype objective (``loss_variants``: supervised_prototype) compares each image with the
+    prototypes of the other classes in its batch, and stops its training at a batch of one class. The training draws
+    full batches of min(batch_size, n) of the n training images (workflow/scripts/supervised_view/ssl_train.py), each of
+    one class with probability at most Σ_k (n_k/n)^b ≈ 10^(1−b) for 10 classes of about equal size (the full split,
+    which S1 trains on); over epochs × ⌊n/b⌋ steps for each seed the chance that one comes up must stay below
+    :data:`ONE_CLASS_BATCH_RISK` (at batch 2 it is 1/10 at every step)."""
+    if "supervised_prototype" not in (view.get("loss_variants") or []):
+        return []
+    batch, epochs, seeds = view.get("batch_size"), view.get("epochs"), view.get("seeds")
+    if not (_is_int(batch) and _is_int(epochs) and isinstance(seeds, list) and train >= 1 and batch >= 1):
+        return []
+    batch = min(batch, train)
+
+    def risk(b: int) -> float:
+        return epochs * (train // b) * len(seeds) * float(CLASSES) ** (1 - b)
+
+    if risk(batch) < ONE_CLASS_BATCH_RISK:
+        return []
+    least = next(b for b in range(batch, train + 1) if risk(b) < ONE_CLASS_BATCH_RISK or b == train)
+    return [
+        f"supervised_view.batch_size: {view['batch_size']} images from {CLASSES} classes are all of one class with "
+        f"probability about {CLASSES}^(1−b) at each of the {epochs * (train // batch) * len(seeds)} steps of "
+        f"supervised_view.loss_variants' supervised_prototype trainings, a {min(risk(batch), 1.0):.2g} chance (above "
+        f"{ONE_CLASS_BATCH_RISK:g}) that one fails (its objective needs two classes in a batch); use a batch of at least "
+        f"{least}, or leave supervised_prototype out"
+    ]
+
+
+def _split_problems(view: dict) -> list[str]:
+    """What paper 3's split cannot hold, found from the config before any job (a job would fail, or compute something
+    else than asked):
+
+    - a digits split with fewer than one image of each class in either part (scikit-learn's stratified split refuses);
+    - ``data.test_size`` larger than a class of the test split holds (its subset is stratified, like train_size's);
+    - ``knn_k`` not below the training split the k-NN probe votes over: the probe runs on the un-augmented training
+      split (after ``data.train_size``; S3's uniform and long-tailed sets are for training only), the one set every
+      k-NN evaluation of the config uses, and at k ≥ n every training image votes for every test image: each gets the
+      same label, chance accuracy (the probe caps k at n, silently);
+    - ``bias_images`` not a multiple of the classes, or, below the test split's size (at or above it the whole split
+      is used), more of a class than the test split holds: the bias images are a stratified subset of it."""
+    data = view.get("data", {})
+    sizes = _split_sizes(data) if isinstance(data, dict) else None
+    if sizes is None:
+        return []
+    train, test = sizes
+    name = data["name"]
+    problems = []
+    if name == "digits" and min(train, test) < CLASSES:
+        return [
+            f"supervised_view.data.test_fraction: {data['test_fraction']!r} splits the {train + test} digits into {train} "
+            f"training and {test} test images; a stratified split needs at least one of each of the {CLASSES} classes in "
+            "each part"
+        ]
+    size = data.get("test_size")
+    if _is_int(size) and size and not size % CLASSES:
+        k, has = _smallest_test_class(data, size // CLASSES)
+        if size // CLASSES > has:
+            problems.append(
+                f"supervised_view.data.test_size: {size} needs {size // CLASSES} images of each class, the test split "
+                f"of {name} has {has} of class {k}; use at most {has * CLASSES} (or null: the whole split)"
+            )
+    where = f"supervised_view.data.train_size = {train}" if data.get("train_size") else f"the training split of {name}"
+    knn = view.get("knn_k")
+    if _is_int(knn) and knn >= train:
+        problems.append(
+            f"supervised_view.knn_k: {knn} is not below the {train} training images the k-NN probe votes over ({where}, "
+            f"the smallest training set of this config's k-NN evaluations): at k >= {train} every training image votes "
+            f"for every test image, which all get the same label (chance accuracy); use k < {train}"
+        )
+    problems += _one_class_batch_problems(view, train)
+    bias = view.get("bias_images")
+    if _is_int(bias) and bias % CLASSES:
+        problems.append(
+            f"supervised_view.bias_images: {bias} is not a multiple of the {CLASSES} classes of {name} (the bias images "
+            f"are a stratified subset of the test split); use {bias // CLASSES * CLASSES or CLASSES} or "
+            f"{(bias // CLASSES + 1) * CLASSES}"
+        )
+    elif _is_int(bias) and bias < test and not data.get("test_size"):
+        k, has = _smallest_test_class(data, bias // CLASSES)
+        if bias // CLASSES > has:
+            problems.append(
+                f"supervised_view.bias_images: {bias} needs {bias // CLASSES} test images of each class, the test split "
+                f"of {name} has {has} of class {k}; use at most {has * CLASSES}, or {test} or more for the whole split"
+            )
+    return problems
 
 
 # The quadrature rules that integrate each mixture (crlrepro.theory.quadrature.trapezoid_mixture: equispaced nodes on
@@ -372,6 +597,69 @@ def mixture_resolution_problems(config: dict) -> list[str]:
     return problems
 
 
+# The convergence study's supports (approximation.support_widths; crlrepro.theory.spectral.convergence_table): each
+# width w computes the largest rule of approximation.convergence_nodes on [min_k μ_k − wσ_k, max_k μ_k + wσ_k], and the
+# widest (10σ, SUPPORT_HALF_WIDTH, always among them) is the reference of every digit the study reports and of A1's
+# intervals. A narrower support is a coarse rung of the study, as a coarse node count is, only while it still holds the
+# mixture: it leaves out at most 2Φ(−w) of each component's mass (the weights are renormalised on the support, so the
+# rung integrates the mixture conditioned on it, moved by about that mass). SUPPORT_MASS_OUTSIDE is the most a rung may
+# drop: 10^-4, the precision of the 4 significant digits Table 1 gives A1's values in (claims/paper_values.yaml) and
+# which A1's claims compare at, so w ≥ Φ^{-1}(1 − 10^-4/2) ≈ 3.89 (measured on the paper's mixture, a 3.9σ rung keeps
+# 1.7 to 3.6 correct digits, a 1e-9σ one none: it integrates a sliver of the line). The widest support must also be
+# resolved by the reference's nodes, by the same RESOLUTION as every mixture rule (a 1000σ support on 400 nodes puts the
+# nodes 5σ apart, and every digit of the study is then measured against a wrong reference).
+SUPPORT_MASS_OUTSIDE = 1e-4
+
+
+def _support_width_problems(config: dict) -> list[str]:
+    """Support half-widths of A1's convergence study (``approximation.support_widths``) that cannot hold the mixture
+    (:data:`SUPPORT_MASS_OUTSIDE`) or whose widest one the largest convergence rule cannot resolve (:data:`RESOLUTION`)."""
+    from statistics import NormalDist
+
+    from crlrepro.theory.quadrature import SUPPORT_HALF_WIDTH
+
+    approx, gmm = config.get("approximation", {}), config.get("gmm", {})
+    widths = approx.get("support_widths", [])
+    if not isinstance(widths, list):
+        return []
+    numbers = [(i, w) for i, w in enumerate(widths) if isinstance(w, (int, float)) and not isinstance(w, bool)]
+    least = NormalDist().inv_cdf(1 - SUPPORT_MASS_OUTSIDE / 2)
+    problems = [
+        f"approximation.support_widths[{i}]: {w:g} standard deviations are below the least width {least:.3g}: a support "
+        f"of ±{w:g}σ leaves out 2Φ(−{w:g}) = {2 * NormalDist().cdf(-w):.2g} of each component's mass, more than "
+        f"{SUPPORT_MASS_OUTSIDE:g} (the precision of Table 1's 4 significant digits, which A1 compares), so its rows "
+        f"integrate another distribution; use widths of at least {math.ceil(least * 100) / 100:g}"
+        for i, w in numbers
+        if w < least
+    ]
+    nodes = [n for n in approx.get("convergence_nodes", []) if _is_int(n)]
+    if problems or not numbers or not nodes:
+        return problems
+    index, widest = max(numbers, key=lambda item: item[1])
+    if widest <= SUPPORT_HALF_WIDTH:
+        return problems  # the 10σ support is the reference, resolved where quadrature_nodes resolves it
+    finest = max(nodes)
+    for view in ("x", "y"):
+        means, stds = gmm.get(f"mean_{view}"), gmm.get(f"std_{view}")
+        if not (isinstance(means, list) and isinstance(stds, list) and stds and len(means) == len(stds)):
+            continue
+        span = max(m + widest * s for m, s in zip(means, stds, strict=True)) - min(
+            m - widest * s for m, s in zip(means, stds, strict=True)
+        )
+        narrowest = min(stds)
+        if span / (finest - 1) > RESOLUTION * narrowest:
+            need = math.ceil(span / (RESOLUTION * narrowest) + 1)
+            problems.append(
+                f"approximation.support_widths[{index}]: the widest support, ±{widest:g}σ, is the convergence study's "
+                f"reference, and its {finest} nodes (the largest of approximation.convergence_nodes) lie "
+                f"{span / (finest - 1):.3g} apart, more than {RESOLUTION:g} × the narrowest std_{view} ({narrowest:g}): "
+                f"the reference cannot resolve that component, and every digit of the study would be measured against "
+                f"it; use a narrower width or at least {need} nodes"
+            )
+            break
+    return problems
+
+
 # --- sizes: every integer key that sizes an array or a loop is bounded before any job ------------------------------
 #
 # A cost is one job's peak memory (bytes) or time (seconds on this CPU) as a function of the config, with the keys it
@@ -432,6 +720,12 @@ def integer_keys(schema: dict) -> list[str]:
     walk(schema, "")
     return sorted(set(found))
 
+
+# Every integer of a config is used as a float somewhere (the size model's products, NumPy's shapes, torch's seeds): past
+# 2^53 it is no longer exact, and far past it (a 400-digit count) float() overflows, so the cost model would raise an
+# OverflowError instead of a line naming the key. _check_numbers refuses it first, naming the key; no key's largest
+# sensible value is within many orders of it (the size model then bounds each by the machine).
+INTEGER_LIMIT = 2**53
 
 SEED_LIMIT = 2**32  # every seed is used by NumPy and torch and in seed arithmetic: keep it a 32-bit value
 
@@ -505,12 +799,25 @@ def _coerce_integers(config: dict, integers: list[str]) -> None:
 
 
 def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
-    """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), seeds too large
+    """NaN and ±inf anywhere (YAML's .nan/.inf pass a schema's bounds, since NaN compares false), integers past
+    :data:`INTEGER_LIMIT` anywhere (before the size model or any other check turns them into floats), seeds too large
     for the generators, and any number past :data:`MAGNITUDE_LIMIT` that is not an integer count (``integers``,
     the schema's integer keys, which the size model bounds): means, widths, temperatures, rates and tolerances
     of order one, where 1e12 is a typo (and squares past float64's range near 1e154)."""
     problems = []
     for path, value in config_items(config):
+        name = next((part for part in reversed(path) if isinstance(part, str)), "")
+        is_seed = name in ("seed", "seeds") or name.endswith("_seed")
+        integer = isinstance(value, int) and not isinstance(value, bool)
+        if integer and abs(value) > INTEGER_LIMIT:
+            shown = f"an integer of {int(math.log10(abs(value))) + 1} digits"
+            problems.append(
+                f"{key_name(path)}: a seed must be below 2^32 = {SEED_LIMIT}, got {shown}"
+                if is_seed and value > 0
+                else f"{key_name(path)}: {shown} is past 2^53 = {INTEGER_LIMIT}, the largest a float64 holds exactly "
+                "(sizes and counts are computed with floats: larger is a typo, not an experiment)"
+            )
+            continue
         if isinstance(value, float) and not math.isfinite(value):
             problems.append(f"{key_name(path)}: must be a finite number, got {value}")
         elif (
@@ -523,9 +830,7 @@ def _check_numbers(config: dict, integers: list[str] = ()) -> list[str]:
                 f"{key_name(path)}: {value:g} is past ±{MAGNITUDE_LIMIT:g}; this key is a scale, a rate or a "
                 "tolerance of order one, and a larger value is a typo, not an experiment"
             )
-        name = next((part for part in reversed(path) if isinstance(part, str)), "")
-        is_seed = name in ("seed", "seeds") or name.endswith("_seed")
-        if is_seed and isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
+        if is_seed and integer and value >= SEED_LIMIT:
             problems.append(f"{key_name(path)}: a seed must be below 2^32 = {SEED_LIMIT}, got {value}")
     return problems
 

@@ -206,7 +206,7 @@ NOT_SIZES = {
     "supervised_view.seeds": "seed values (their number is a factor of paper 3's training cost)",
     "supervised_view.data.split_seed": "a seed",
     "supervised_view.view_seed": "a seed",
-    "supervised_view.knn_k": "capped at the training split's size (the k-NN probe takes min(k, n) neighbours)",
+    "supervised_view.knn_k": "neighbours among the training split's images: refused at or above its size (validation)",
     "supervised_view.balance.per_class": "bounded by the data: each class must hold it (checked when the run starts)",
     "supervised_view.few_labels": "labelled images per class of a probe; their sum is in the few-label cost",
 }
