@@ -4,6 +4,8 @@
                                                              against its sidecar, and every published file
     crlrepro check-config [--cluster] configs/mine.yaml ...  a config's syntax and values (naming file and line), and
                                                              what a run checks when it starts (folder, data, sizes, GPU)
+    crlrepro compare A B                                     two results folders or publications claim by claim: did
+                                                             a rerun reproduce the published verdicts? (exit 1: no)
     crlrepro update-readme [--check]                         README.md's result blocks and docs/scales.md's comparison
                                                              of the scales, from docs/results/<scale>/
 
@@ -72,6 +74,24 @@ def _verify(configfiles: list[str]) -> int:
     print("checked " + "; ".join(checked))
     print("all verified" if not problems else f"{failed} file(s) failed")
     return 1 if problems else 0
+
+
+def _compare(a: str, b: str, csv: str | None) -> int:
+    """Print the comparison of two sides (:mod:`crlrepro.workflow.compare`); 1 where a decided verdict moved that is not
+    fragile on both sides, 2 where a side cannot be read."""
+    from crlrepro.runtime.artifacts import ArtifactError
+    from crlrepro.workflow.compare import compare_sides, comparison_text, moved_decisions, read_side
+
+    try:
+        side_a, side_b = read_side(a), read_side(b)
+    except ArtifactError as error:
+        print(error, file=sys.stderr)
+        return 2
+    table = compare_sides(side_a, side_b)
+    print(comparison_text(side_a, side_b, table), end="")
+    if csv:
+        table.to_csv(csv, index=False)
+    return 1 if len(moved_decisions(table)) else 0
 
 
 GENERATED_FROM_PUBLISHED = (
@@ -174,6 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     check.add_argument("--cluster", action="store_true", help="the jobs run on a cluster: skip this machine's memory and GPU")
     check.add_argument("paths", nargs="+")
+    compare = commands.add_parser(
+        "compare",
+        help="compare two results folders or publications claim by claim (results/smoke docs/results/smoke); exit 1 when "
+        "a decided verdict moved",
+    )
+    compare.add_argument("a", help="a results folder (results/, results/<scale>/) or a publication (docs/results/<scale>/)")
+    compare.add_argument("b", help="the other side, e.g. the publication of the same scale")
+    compare.add_argument("--csv", help="also write the row-by-row comparison to this CSV file")
     readme = commands.add_parser("update-readme", help="regenerate README.md's result blocks from docs/results/")
     readme.add_argument("--check", action="store_true", help="only report the blocks that differ (exit 1)")
     args = parser.parse_args(argv)
@@ -181,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("run it from the checkout (the folder holding the Snakefile)")
     if args.command == "update-readme":
         return _update_readme(args.check)
+    if args.command == "compare":
+        return _compare(args.a, args.b, args.csv)
     return _verify(args.configfile) if args.command == "verify" else _check_config(args.paths, args.cluster)
 
 
