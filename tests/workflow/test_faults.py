@@ -475,10 +475,17 @@ def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_p
         workdir, "publish", "--cores", "1", *SMOKE, "--config", "scale=default", "results=results/smoke", check=False
     )
     assert proc.returncode != 0
-    # smoke's parameters published as the default scale (the folder derived from the scale)
-    proc = snakemake(workdir, "-n", "publish", "--cores", "1", *SMOKE, "--config", "scale=default", check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and "docs/results/default/ holds scale 'default' published from config hash" in out, out
+    # smoke's parameters published as the default scale (the folder derived from the scale), with the default's
+    # publication there and without it (an unpacked archive: it once ran the whole pipeline into results/ and
+    # published it as default): the name is bound to the default's parameters, before any job
+    for archive in (False, True):
+        if archive:
+            shutil.rmtree(workdir / "docs" / "results" / "default")
+        proc = snakemake(workdir, "publish", "--cores", "1", *SMOKE, "--config", "scale=default", check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and "scale: 'default' names the shipped scale" in out and "approximation.epochs" in out, out
+        assert not (workdir / "results" / "effective_config.yaml").exists()  # no job, nothing recorded in results/
+    shutil.copytree(smoke_run / "docs" / "results" / "default", workdir / "docs" / "results" / "default")
     assert {p: p.read_bytes() for p in (workdir / "docs" / "results").rglob("*") if p.is_file()} == published
     # can fail: the smoke scale publishes under its own name
     assert snakemake(workdir, "-n", "publish", "--cores", "1", *SMOKE).returncode == 0
@@ -487,8 +494,8 @@ def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_p
         "`snakemake publish` with smoke results and `scale: default` "
         "(`--config scale=default`, with and without `results=results/smoke`)",
         "refused before any job (a dry run "
-        "too), naming the folder's scale and this run's, or both config hashes and the keys that differ; "
-        "docs/results/ unchanged",
+        "too), naming the folder's scale and this run's, or the keys in which the config differs from the shipped "
+        "scale's (also with no publication of it yet); docs/results/ unchanged",
     )
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from crlrepro.runtime.artifacts import RECORD_DIGEST, ArtifactError, read_table, record_digest, sha256_of, sidecar_record
+from crlrepro.runtime.costs import config_value
 
 __all__ = [
     "compare_sides",
@@ -180,12 +181,11 @@ def moved_decisions(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _config_value(config: dict | None, dotted: str):
-    node = config
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
+    """The value of a dotted key, None where the side records no config or the config lacks the key."""
+    try:
+        return config_value(config or {}, dotted)
+    except KeyError:
+        return None
 
 
 def _machine_text(machine: dict | None) -> str:

@@ -182,8 +182,6 @@ def publish_problems(
     if problems:
         return problems
     problems = commit_problems([Path(workdir) / output for output in outputs], workdir)
-    if problems:
-        return problems
     results, scale, this = config["results"], config["scale"], config_hash(config)
     record = read_effective_config(Path(workdir) / results)  # readable: folder_problems read it
     if record is not None and config_hash(record) != this:
