@@ -117,6 +117,19 @@ _COMMIT_ENV = {
 }
 
 
+def git_checkout(path, code: str = "x = 1\n") -> tuple[Path, str]:
+    """A git checkout at ``path`` with one commit of a file ``code.py`` holding ``code`` (the code that made some
+    results, for tests of publishing, which refuses results of code that is not committed), and that commit."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "code.py").write_text(code)
+    env = {**os.environ, **_COMMIT_ENV}
+    for command in (["init", "-q"], ["add", "code.py"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "code"]):
+        subprocess.run(["git", *command], cwd=path, env=env, check=True, capture_output=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, env=env, check=True, capture_output=True, text=True)
+    return path, head.stdout.strip()
+
+
 def committed_repo(dst):
     """:func:`copy_repo` as a git repository whose one commit holds exactly those files (this checkout's files as they
     are, committed or not): its runs record a clean commit, as a user's clone does, so that publishing (which

@@ -7,6 +7,7 @@ import sys
 
 import pandas as pd
 import pytest
+from conftest import git_checkout
 
 from crlrepro.studies.summary import SUMMARY_COLUMNS
 from crlrepro.workflow import board as b
@@ -108,11 +109,13 @@ def test_update_readme_keeps_the_published_board_current(tmp_path):
     from crlrepro.studies.summary import summary_markdown
 
     root = tmp_path / "docs" / "results"
+    checkout, commit = git_checkout(tmp_path / "checkout")  # publishing names committed code
+    made = {"rule": "summary", "git_commit": commit}
     for scale, summary in (("default", DEFAULT), ("recipe", RECIPE)):
         folder = tmp_path / "runs" / scale
-        write_table(summary, folder / "summary.csv", {"rule": "summary"}, missing=CLAIM_NOT_APPLICABLE)
-        write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", {"rule": "summary"})
-        publish.publish_scale(folder, root / scale, ["summary.csv", "summary.md"], scale=scale, config={})
+        write_table(summary, folder / "summary.csv", made, missing=CLAIM_NOT_APPLICABLE)
+        write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", made)
+        publish.publish_scale(folder, root / scale, ["summary.csv", "summary.md"], scale=scale, config={}, repository=checkout)
     assert not publish.board_is_current(root)
     paths = publish.write_board(root)
     assert [p.name for p in paths] == list(publish.BOARD_FILES) and publish.board_is_current(root)

@@ -86,6 +86,7 @@ NOT_IN_ANY_SCRIPT = {
     "workflow/config.py": "validated by the Snakefile before any job; a job gets its keys as params",
     "workflow/preflight.py": "the start checks, made by the Snakefile and `crlrepro check-config` before any job",
     "workflow/verify.py": "`crlrepro verify`",
+    "workflow/compare.py": "`crlrepro compare`",
     "workflow/folder.py": "the Snakefile (a results folder's scale record, the publish checks) and `crlrepro verify`",
     "workflow/mathtext.py": "the documentation site's build (docs/hooks.py marks the formulas of every page for KaTeX)",
 }

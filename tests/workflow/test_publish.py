@@ -2,13 +2,13 @@
 README's result blocks, and that the README's blocks match the published summaries of this checkout."""
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from conftest import git_checkout
 
 from crlrepro.runtime.artifacts import ArtifactError, save_figure, write_table, write_text_artifact
 from crlrepro.studies.registry import experiment
@@ -49,14 +49,7 @@ def _summary() -> pd.DataFrame:
 
 
 def _git(repo: Path, *args) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def made(rule: str) -> dict:
@@ -64,21 +57,11 @@ def made(rule: str) -> dict:
     return {"rule": rule, "git_commit": _git(Path.cwd(), "rev-parse", "HEAD")}
 
 
-def _checkout(path: Path, code: str = "x = 1\n") -> tuple[Path, str]:
-    """A git checkout with one commit of ``code`` (the code that made the results), and that commit."""
-    path.mkdir(parents=True)
-    _git(path, "init", "-q")
-    (path / "code.py").write_text(code)
-    _git(path, "add", "code.py")
-    _git(path, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "code")
-    return path, _git(path, "rev-parse", "HEAD")
-
-
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     """A finished scale's files, made by the commit of a clean checkout that the tests run in (publishing refuses
     results of code that is not committed)."""
-    checkout, _ = _checkout(tmp_path / "checkout")
+    checkout, _ = git_checkout(tmp_path / "checkout")
     monkeypatch.chdir(checkout)
     folder = tmp_path / "results"
     summary = _summary()
@@ -104,7 +87,7 @@ def test_results_of_code_that_is_not_committed_are_not_published(results, tmp_pa
         publish.publish_scale(results, destination, FILES, scale="demo", config={})
     _git(checkout, "checkout", "--", "code.py")
     # a sidecar naming a dirty tree, no commit, or a commit of another history, each named with the rules to rerun
-    other, foreign = _checkout(tmp_path / "other", code="y = 1\n")
+    other, foreign = git_checkout(tmp_path / "other", code="y = 1\n")
     for commit, why in ((f"{foreign[:7]}-dirty", "uncommitted code"), (None, "name no commit"), (foreign, "not in this")):
         write_table(_summary(), results / "summary.csv", {"rule": "summary", "git_commit": commit})
         (problem,) = publish.commit_problems([results / f for f in FILES], checkout)

@@ -93,7 +93,7 @@ def test_check_config_accepts_and_refuses_what_the_run_does(tmp_path):
     """The campaign's two disagreements: a per-regime mapping over smoke's one m (Snakemake merges it over
     config.yaml's mapping: valid; a merge over smoke's scalar left one regime out), and `scale: default` over a
     results folder that holds the smoke scale (the run refused it; check-config said valid)."""
-    from tests.conftest import copy_repo
+    from conftest import copy_repo
 
     workdir = copy_repo(tmp_path / "repo")
     per_regime = workdir / "per_regime.yaml"

@@ -32,6 +32,7 @@ __all__ = [
     "DECIDED",
     "is_fragile",
     "moved_decisions",
+    "PRECISION_KEYS",
     "read_side",
     "Side",
     "within_uncertainty",
