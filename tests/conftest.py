@@ -123,11 +123,16 @@ def git_checkout(path, code: str = "x = 1\n") -> tuple[Path, str]:
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     (path / "code.py").write_text(code)
+    return path, _commit_everything(path, "code")
+
+
+def _commit_everything(path: Path, message: str) -> str:
+    """``git init`` at ``path`` and one commit of every file there (fixed author and time), its hash returned."""
     env = {**os.environ, **_COMMIT_ENV}
-    for command in (["init", "-q"], ["add", "code.py"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "code"]):
+    for command in (["init", "-q"], ["add", "-A"], ["-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", message]):
         subprocess.run(["git", *command], cwd=path, env=env, check=True, capture_output=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, env=env, check=True, capture_output=True, text=True)
-    return path, head.stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, check=True, capture_output=True, text=True)
+    return head.stdout.strip()
 
 
 def committed_repo(dst):
@@ -135,13 +140,7 @@ def committed_repo(dst):
     are, committed or not): its runs record a clean commit, as a user's clone does, so that publishing (which
     refuses results made by uncommitted code) works there. The same files give the same commit."""
     dst = copy_repo(dst)
-    env = {**os.environ, **_COMMIT_ENV}
-    for command in (
-        ["git", "init", "-q"],
-        ["git", "add", "-A"],
-        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "the tested checkout"],
-    ):
-        subprocess.run(command, cwd=dst, env=env, check=True, capture_output=True)
+    _commit_everything(dst, "the tested checkout")
     return dst
 
 

@@ -4,7 +4,6 @@ parameters when published; published results made by committed code only."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -153,16 +152,12 @@ def test_check_config_warns_of_a_shipped_name_with_other_parameters(tmp_path):
 def test_a_publication_of_the_same_scale_from_another_config_and_uncommitted_code_are_both_named(tmp_path):
     """publish_problems lists every reason at once: here a scale of the user's own, published before from another
     config, and a checkout with an uncommitted change."""
+    from conftest import git_checkout
+
     from crlrepro.runtime.artifacts import RECORD_DIGEST, record_digest
     from crlrepro.workflow.folder import publish_problems
 
-    env = {
-        **os.environ,
-        **dict.fromkeys(("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"), "t"),
-    }
-    (tmp_path / "code.py").write_text("x = 1\n")
-    for command in (["init", "-q"], ["add", "code.py"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "c"]):
-        subprocess.run(["git", *command], cwd=tmp_path, env=env, check=True, capture_output=True)
+    git_checkout(tmp_path)  # code.py committed
     config = {"scale": "mine", "results": "results/mine", "tau": 0.5}
     before = {"scale": "mine", "config": {**config, "tau": 0.25}, "files": {}}
     before[RECORD_DIGEST] = record_digest(before)
