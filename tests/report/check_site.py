@@ -26,6 +26,7 @@ from render_report import CHROMIUM_FLAGS, chromium_path  # noqa: E402
 
 WIDTHS = (1280, 390)
 PAPER_PAGES = ("paper1/", "paper2/", "paper3/")
+SCREENSHOT_TIMEOUT_MS = 240_000
 
 # Run in the page: what overflows, what TeX shows as text, which images are broken, where the board's verdicts sit.
 _INSPECT = r"""
@@ -138,7 +139,14 @@ def check_site(site: Path, out: Path, widths=WIDTHS, timeout_ms: int = 30_000) -
                     seen[width][path] = findings
                     kind = page_kind(path)
                     if kind not in shot_taken:
-                        page.screenshot(path=out / f"{kind}-{width}.png", full_page=kind != "reference")
+                        # A full-page shot resizes the view, and MathJax then sets every formula again: 14-18 s for a
+                        # paper page on an idle 2-core machine, over 30 s under CI's two workers. The shot is for a
+                        # person to look at, not a check of speed, so it has a wait of its own.
+                        page.screenshot(
+                            path=out / f"{kind}-{width}.png",
+                            full_page=kind != "reference",
+                            timeout=max(timeout_ms, SCREENSHOT_TIMEOUT_MS),
+                        )
                         shot_taken.add(kind)
                 page.close()
             browser.close()
