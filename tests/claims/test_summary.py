@@ -77,9 +77,9 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
     assert "Mathematics checked (not counted): 1 verified (of 1 checks of mathematics)" in text
     assert "Identities (`verified`" not in text  # no claim is an identity: the identities are shown apart
     assert (
-        "| 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in text
-        and "| 1 | 0 | 1 | 0 | 0 | 0 | 0 |" in text
-        and "| 3 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
+        "| 2 | 1 | 0 | 0 | 0 | 1 | 0 | 0 |" in text
+        and "| 1 | 0 | 1 | 0 | 0 | 0 | 0 | 0 |" in text
+        and "| 3 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |" in text
     )
     headings = [line for line in text.splitlines() if line.startswith("## Paper")]
     assert [h.split(":")[0] for h in headings] == ["## Paper 1", "## Paper 2", "## Paper 3"]
@@ -87,7 +87,7 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
         text.index("| C2 |") < text.index("## Paper 2") < text.index("| A1 |") < text.index("## Paper 3") < text.index("| S2 |")
     )
     assert text.index("| 1 | 0 | 1 |") < text.index("| 2 | 1 | 0 |") < text.index("| 3 | 0 | 0 |")
-    assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted | r |" in text
+    assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted |  | r |" in text
 
 
 def test_markdown_escapes_pipes_and_shows_missing_numbers():
@@ -139,7 +139,7 @@ def test_diagnostics_are_shown_apart_and_not_counted():
     assert list(summary.columns) == SUMMARY_COLUMNS and summary["role"].tolist() == ["diagnostic", "claim", "diagnostic"]
     text = summary_markdown(summary)
     assert "All papers: 1 reproduced (of 1 claims)." in text
-    assert "| 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
+    assert "| 2 | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" in text and "| 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" not in text
     assert "Diagnostics (not counted): 1 reproduced, 1 verified (of 2 diagnostics)" in text
     section = text[text.index("## Diagnostics") :]
     why = experiment("A2").claim("excess_risk_decreases").posed("D1-D2")[1]
@@ -264,6 +264,7 @@ def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not
     assert decided.loc[2].to_dict() == {
         "claims": 8,
         "decided": 2,
+        "fragile": 0,
         "setting differs": 1,
         "ranges not trained": 1,
         "unreported setting decides": 1,
@@ -275,4 +276,4 @@ def test_the_decided_table_counts_decided_claims_and_says_why_the_others_are_not
     assert decided.loc[1].to_dict()["claims"] == 1 and decided.loc[1, "decided"] == 1  # C1's diagnostic not counted
     assert decided.loc[3, "other not comparable"] == 1
     assert decided.loc[3, "ranges not trained"] == 1 and decided.loc[3, "unreported setting decides"] == 1
-    assert "| 2 | 8 | 2 | 1 | 1 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)
+    assert "| 2 | 8 | 2 | 0 | 1 | 1 | 1 | 1 | 0 | 1 | 1 |" in summary_markdown(table)

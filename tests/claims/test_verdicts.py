@@ -837,3 +837,77 @@ def test_a_few_seed_bootstrap_is_flagged_where_resamples_of_one_or_two_seeds_out
     assert few_seed_bootstrap(8, 0.9999) != ""  # a tail of 5e-5 is below the 8 seeds' 4.2e-4
     with pytest.raises(ValueError, match="at least 1 seed"):
         few_seed_bootstrap(0, 0.95)
+
+
+# The stability rule -------------------------------------------------------------------------------------------------
+
+
+def _at_t(t: float, n: int = 10, seed: int = 0) -> Paired:
+    """Seed-paired differences whose t statistic is exactly ``t`` (n pairs, seeds 0..n−1)."""
+    z = np.random.default_rng(seed).standard_normal(n)
+    z = (z - z.mean()) / z.std(ddof=1)  # mean 0, sd 1
+    return Paired("c", z + t / np.sqrt(n), tuple(range(n)))
+
+
+def test_the_stability_rule_flags_a_row_at_its_threshold_and_passes_one_far_from_it():
+    from crlrepro.claims.verdicts import STABLE_MARGIN, is_fragile, stability_text
+
+    critical = stats.t.ppf(0.975, 9)  # a family of one: the one-sided test at 0.025
+    near, far = decide_directions([_at_t(critical + 0.05)])[0], decide_directions([_at_t(critical + 6)])[0]
+    assert near.verdict == far.verdict == REPRODUCED
+    assert near.margin == pytest.approx(0.05, abs=1e-9) and far.margin == pytest.approx(6, abs=1e-9)
+    assert is_fragile(stability_text(near, "direction")) and "margin 0.05 standard errors (< 1)" in stability_text(
+        near, "direction"
+    )
+    assert stability_text(far, "direction").startswith("stable: margin 6 standard errors")
+    assert "every verdict with one seed left out agrees" in stability_text(far, "direction")
+    # a p-value just under its threshold: a rounding of another machine may move it, so it is not counted as decided
+    assert near.margin < STABLE_MARGIN <= far.margin
+    # an inconclusive row just short of its threshold is fragile too (another machine may decide it)
+    short = decide_directions([_at_t(critical - 0.05)])[0]
+    assert short.verdict == INCONCLUSIVE and is_fragile(stability_text(short, "direction"))
+
+
+def test_leaving_one_seed_out_finds_the_seed_a_verdict_rests_on():
+    from crlrepro.claims.verdicts import is_fragile, leave_one_seed_out, stability_text
+
+    # nine small positive differences and one large: significant, but not without the large seed's pull? The reverse:
+    # four equal differences and one outlier against them decide only with the outlier's seed left in or out
+    d = np.array([1.0, 1.1, 0.9, 1.05, 0.95, -3.5])
+    decision = decide_directions([Paired("c", d, (10, 11, 12, 13, 14, 15))])[0]
+    words = dict(leave_one_seed_out([Paired("c", d, (10, 11, 12, 13, 14, 15))])[0])
+    assert decision.verdict == INCONCLUSIVE and words["seed 15"] == REPRODUCED
+    assert decision.left_out.startswith("without seed 15: reproduced")
+    assert is_fragile(stability_text(decision, "direction"))
+    # a row with no interval cannot be moved by a machine: stable
+    single = decide_directions([Paired("c", np.array([1.0]), (0,))])[0]
+    assert single.verdict == INCONCLUSIVE and stability_text(single, "direction").startswith("stable")
+
+
+def test_every_interval_kind_reports_its_margin_in_its_errors():
+    # a value against a quadrature interval: the paper's value 0.05 of the error (the half-width 0.01) inside its end
+    inside = decide_value(1.0, 0.99, 1.01, 1.0095, rounding=0.0)
+    assert inside.verdict == REPRODUCED and inside.margin == pytest.approx(0.05, rel=1e-6)
+    assert inside.unit == "numerical errors"
+    assert decide_value(1.0, 0.99, 1.01, 1.0, rounding=0.0).margin == pytest.approx(1.0, rel=1e-9)
+    # a one-sided rate: its interval's low end 0.1 standard errors above the bound
+    se = 0.2 / (2 * stats.norm.ppf(0.975))
+    rate = decide_rate(1.1, 1.0 + 0.1 * se, 1.2 + 0.1 * se, 1.0, side="at_least")
+    assert rate.verdict == REPRODUCED and rate.margin == pytest.approx(0.1, rel=1e-3)
+    # equivalence: the interval's end 2 standard errors inside the margin
+    se = 0.2 / (2 * stats.norm.ppf(0.975))
+    eq = decide_equivalence(0.0, -0.1, 0.1, 0.1 + 2 * se)
+    assert eq.verdict == REPRODUCED and eq.margin == pytest.approx(2, rel=1e-9)
+    # a bound: the gap to the bound in numerical errors (the slack)
+    bound = decide_bound([0.5, 0.7], [0.6, 0.705], 1.0, slack=0.01)
+    assert bound.verdict == REPRODUCED and bound.margin == pytest.approx(1.5, rel=1e-9)
+
+
+def test_a_group_moves_with_the_comparison_it_needs():
+    critical = stats.t.ppf(1 - 0.025 / 2, 9)  # a Holm family of two, the strictest step
+    strong, weak = _at_t(critical + 8, seed=1), _at_t(stats.t.ppf(0.975, 9) + 0.02, seed=2)
+    every = every_step_claims("C3", [("C3.x", "every step", [strong, weak])])[0]
+    anyone = any_of_claims("C3", [("C3.x", "any step", [strong, weak])])[0]
+    assert every.verdict == anyone.verdict == REPRODUCED
+    # every step must hold: the weak one decides its stability; any one suffices: the strong one does
+    assert every.stability.startswith("fragile") and anyone.stability.startswith("stable")

@@ -22,7 +22,7 @@ also returns its power: how small an error or effect the measurement could have 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,14 @@ __all__ = [
     "value_claim",
     "VERDICTS",
     "VERDICTS_OF_KIND",
+    "FRAGILE",
+    "STABLE",
+    "STABLE_MARGIN",
+    "interval_margin",
+    "is_fragile",
+    "leave_one_seed_out",
+    "normal_standard_error",
+    "stability_text",
 ]
 
 REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABLE = "reproduced", "contradicted", "inconclusive", "not comparable"
@@ -88,13 +96,30 @@ VERDICTS_OF_KIND = {kind: (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_COMPARABL
 VERDICTS_OF_KIND["identity"] = (VERIFIED, FAILED)
 
 
+# The stability rule (docs/claims.md, "Stable and fragile verdicts"), declared before any result and the same for every
+# row: a verdict is stable when its test statistic lies at least STABLE_MARGIN of its own errors from every threshold
+# that would change the verdict (standard errors for a seeded row, the reported numerical error for a deterministic
+# one) and, for a row decided on seeds, no verdict with one seed left out differs. Else it is fragile: a last-bit
+# difference of another machine, or one seed more or less, may move it.
+STABLE_MARGIN = 1.0
+STABLE, FRAGILE = "stable", "fragile"
+
+
 @dataclass(frozen=True)
 class Decision:
-    """What a decision function returns: the verdict word, its one-line reason, and the power."""
+    """What a decision function returns: the verdict word, its one-line reason, and the power; with what the
+    stability rule reads (:func:`stability_text`): ``margin``, the distance of the test statistic from the nearest
+    threshold that changes the verdict, in ``unit`` ("standard errors" or "numerical errors"; NaN where none was
+    measured, ∞ where no measurement could change it, as for a row with no interval); ``left_out``, the leave-one-seed-
+    out check of a seeded row: None where it was not run, "" where every verdict with one seed left out agrees, else
+    the first that does not ("without seed 3: inconclusive")."""
 
     verdict: str
     reason: str
     power: str
+    margin: float = np.nan
+    unit: str = ""
+    left_out: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,9 +138,64 @@ class Claim:
     power: str
     verdict: str
     reason: str
+    stability: str = ""
 
 
 CLAIM_COLUMNS = list(Claim.__dataclass_fields__)
+
+
+def stability_text(decision: Decision, kind: str) -> str:
+    """The ``stability`` cell of a row under the rule of :data:`STABLE_MARGIN`: "" for an identity or a row not
+    comparable (no measurement decides those against the paper); ``"fragile: …"`` when the margin is below
+    STABLE_MARGIN or a leave-one-seed-out verdict differs (each failing part named); ``"stable: …"`` otherwise, naming
+    what was checked; ``"unmeasured: …"`` when the row's decision reports no margin."""
+    if kind == "identity" or decision.verdict in (NOT_COMPARABLE, VERIFIED, FAILED):
+        return ""
+    margin, fragile, held = float(decision.margin), [], []
+    if np.isnan(margin):
+        said = "no margin measured"
+    elif np.isinf(margin):
+        said = "no measurement could move it"
+    else:
+        said = f"margin {margin:.3g} {decision.unit or 'errors'}"
+    if not np.isnan(margin) and margin < STABLE_MARGIN:
+        fragile.append(f"{said} (< {STABLE_MARGIN:g})")
+    else:
+        held.append(said)
+    if decision.left_out:
+        fragile.append(decision.left_out)
+    elif decision.left_out == "":
+        held.append("every verdict with one seed left out agrees")
+    if fragile:
+        return f"{FRAGILE}: " + "; ".join(fragile)
+    if np.isnan(margin):
+        return "unmeasured: " + "; ".join(held)
+    return f"{STABLE}: " + "; ".join(held)
+
+
+def is_fragile(stability) -> bool:
+    """Whether a ``stability`` cell (of a summary read back, where an older one may have none) says fragile."""
+    return isinstance(stability, str) and stability.startswith(FRAGILE)
+
+
+def interval_margin(low: float, high: float, thresholds, standard_error: float) -> float:
+    """The margin of an interval decision: the verdict changes when an end of [low, high] crosses a threshold, so
+
+        margin = min over thresholds T and ends e ∈ {low, high} of |e − T| / standard_error
+
+    (∞ with no threshold, NaN without a finite interval or a positive error)."""
+    thresholds = [float(t) for t in thresholds if t is not None and np.isfinite(t)]
+    if not (np.isfinite([low, high]).all() and np.isfinite(standard_error) and standard_error > 0):
+        return np.nan
+    if not thresholds:
+        return np.inf
+    ends = np.array([low, high], dtype=float)
+    return float(min(np.abs(ends - t).min() for t in thresholds) / standard_error)
+
+
+def normal_standard_error(low: float, high: float, level: float = LEVEL) -> float:
+    """The standard error of an interval at two-sided ``level`` read as normal: (high − low) / (2 z_{(1+level)/2})."""
+    return float((high - low) / (2 * stats.norm.ppf((1 + level) / 2)))
 
 
 def claim(
@@ -147,12 +227,13 @@ def claim(
         decision.power,
         decision.verdict,
         decision.reason,
+        stability_text(decision, kind),
     )
 
 
 # Columns of a claims table where an empty cell means "not applicable": no paper number, no measurement (a row that
-# is not comparable), no interval (a deterministic or single-seed value).
-CLAIM_NOT_APPLICABLE = ("paper_value", "measured", "ci_low", "ci_high")
+# is not comparable), no interval (a deterministic or single-seed value), no stability (an identity, a row not comparable).
+CLAIM_NOT_APPLICABLE = ("paper_value", "measured", "ci_low", "ci_high", "stability")
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:
@@ -343,7 +424,14 @@ def reported_rounding(value: float) -> float:
 
 
 def decide_value(
-    measured: float, low: float, high: float, paper: float | None, *, rounding: float = 0.0, mismatched: tuple[str, ...] = ()
+    measured: float,
+    low: float,
+    high: float,
+    paper: float | None,
+    *,
+    rounding: float = 0.0,
+    mismatched: tuple[str, ...] = (),
+    standard_error: float | None = None,
 ) -> Decision:
     """``value``: the paper's number p against our interval [low, high] (our own numerical error, or
     the seed interval), widened by the paper's rounding r.
@@ -351,7 +439,10 @@ def decide_value(
     not comparable when a key the claim depends on differs from the paper's setting (``mismatched``
     names them) or the paper gives no number; contradicted when p ∉ [low − r, high + r]; inconclusive
     when there is no interval or it is at least as wide as |p| (it could not tell p from 0 or 2p);
-    otherwise reproduced."""
+    otherwise reproduced.
+
+    Margin (:func:`interval_margin`): from the widened ends low − r and high + r to p, and from the half-width to |p|,
+    in ``standard_error`` for a seed interval, else in the interval's own half-width (the numerical error it reports)."""
     finite = np.isfinite([measured, low, high]).all()
     half = (high - low) / 2 if finite else np.nan
     power = f"interval half-width {_g(half)}" if finite else "no interval"
@@ -360,20 +451,31 @@ def decide_value(
     if paper is None or not np.isfinite(paper):
         return Decision(NOT_COMPARABLE, "the paper reports no number for it", power)
     if not finite:
-        return Decision(INCONCLUSIVE, "no interval (fewer than two seeds, or a value is missing)", power)
+        return Decision(INCONCLUSIVE, "no interval (fewer than two seeds, or a value is missing)", power, np.inf)
     power += f" ({half / abs(paper):.2%} of the paper's value)" if paper else ""
+    error, unit = (half, "numerical errors") if standard_error is None else (standard_error, "standard errors")
+    margin = min(
+        interval_margin(low - rounding, high + rounding, [paper], error),
+        abs(half - abs(paper)) / error if error > 0 else np.nan,
+    )
     if not low - rounding <= paper <= high + rounding:
         return Decision(
             CONTRADICTED,
             f"the paper's {_g(paper)} lies outside our interval [{_g(low)}, {_g(high)}] widened by its rounding {_g(rounding)}",
             power,
+            margin,
+            unit,
         )
     if half >= abs(paper):
-        return Decision(INCONCLUSIVE, f"our interval [{_g(low)}, {_g(high)}] is as wide as the paper's value itself", power)
+        return Decision(
+            INCONCLUSIVE, f"our interval [{_g(low)}, {_g(high)}] is as wide as the paper's value itself", power, margin, unit
+        )
     return Decision(
         REPRODUCED,
         f"the paper's {_g(paper)} lies inside our interval [{_g(low)}, {_g(high)}] (± its rounding {_g(rounding)})",
         power,
+        margin,
+        unit,
     )
 
 
@@ -384,12 +486,28 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
     informative when its bound is below ``trivial_max``, the level from which the inequality says
     nothing useful (e.g. what a trivial predictor attains); reproduced when it holds everywhere and at
     least one point is informative, else inconclusive. Power: the share of informative points and the
-    tightest quantity/bound among them."""
+    tightest quantity/bound among them.
+
+    Margin, in numerical errors e = ``slack`` (or, with no slack, the float64 rounding of the values): a reproduced
+    verdict moves when any point's gap b + slack − q or every informative point's trivial_max − b closes, so its margin
+    is min(min gap, max informativeness)/e; a contradicted one when every violation closes, max over violations;
+    an inconclusive one when a point violates or one becomes informative."""
     quantity, bound = np.asarray(quantity, dtype=float), np.asarray(bound, dtype=float)
     if quantity.size == 0:
-        return Decision(INCONCLUSIVE, "no measured points", "no points")
+        return Decision(INCONCLUSIVE, "no measured points", "no points", np.inf)
     violated = quantity > bound + slack
     informative = bound < trivial_max
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.nanmax(np.abs(np.concatenate([quantity, bound])))
+        error = slack if slack > 0 else 8 * np.finfo(float).eps * max(float(scale), np.finfo(float).tiny)
+        gaps, informing = (bound + slack - quantity) / error, (trivial_max - bound) / error
+    if violated.any():
+        margin = float(np.nanmax(-gaps[violated]))
+    elif informative.any():
+        margin = float(min(np.nanmin(gaps), np.nanmax(informing[informative])))
+    else:
+        margin = float(min(np.nanmin(gaps), np.nanmin(-informing)))
+    unit = "numerical errors"
     ratio = np.divide(quantity, bound, out=np.full_like(quantity, np.inf), where=bound > 0)
     tightest = float(ratio[informative].max()) if informative.any() else np.nan
     power = f"informative at {int(informative.sum())} of {quantity.size} points; tightest quantity/bound {_g(tightest)}"
@@ -399,6 +517,8 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
             f"violated at {int(violated.sum())} of {quantity.size} points "
             f"(worst quantity/bound {_g(float(ratio[violated].max()))})",
             power,
+            margin,
+            unit,
         )
     if not informative.any():
         return Decision(
@@ -406,8 +526,12 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
             f"holds at all {quantity.size} points, but the bound is at or above "
             f"{_g(trivial_max)} at every one: it says nothing there",
             power,
+            margin,
+            unit,
         )
-    return Decision(REPRODUCED, f"holds at all {quantity.size} points, {int(informative.sum())} of them informative", power)
+    return Decision(
+        REPRODUCED, f"holds at all {quantity.size} points, {int(informative.sum())} of them informative", power, margin, unit
+    )
 
 
 SIDES = ("two", "at_most", "at_least")
@@ -444,7 +568,10 @@ def decide_rate(
     no amount of data lifts the interval off it), declared before the run: the bound is tested as non-inferiority,
     ``at_least`` reproduced when the interval lies at or above predicted − δ and contradicted when it lies wholly below
     predicted − δ (``at_most`` mirrored); the reason and power name δ. Without one, an interval that straddles the
-    bound at an observed slope within rounding of it says that no sample size decides it."""
+    bound at an observed slope within rounding of it says that no sample size decides it.
+
+    Margin (:func:`interval_margin`): from the interval's ends to the prediction and the competing rates (two-sided) or
+    to the bound moved by its margin (one-sided), in standard errors of the interval read as normal at ``level``."""
     if not margin >= 0:
         raise ValueError(f"margin must be ≥ 0, got {margin!r}")
     if margin and side == "two":
@@ -456,21 +583,28 @@ def decide_rate(
     if side == "two" and not alternatives:
         raise ValueError("a two-sided rate needs the competing rates it must tell apart (alternatives)")
     if not np.isfinite([slope, low, high]).all():
-        return Decision(INCONCLUSIVE, "no interval for the fitted exponent", "no interval")
+        return Decision(INCONCLUSIVE, "no interval for the fitted exponent", "no interval", np.inf)
+    error = normal_standard_error(low, high, level)
+    shifted = (margin if side == "at_most" else -margin) if margin else 0.0
+    thresholds = [predicted, *alternatives] if side == "two" else [p_low + shifted, p_high + shifted]
+
+    def decided(verdict: str, reason: str, power: str) -> Decision:  # every verdict below, with its margin
+        return Decision(verdict, reason, power, interval_margin(low, high, thresholds, error), "standard errors")
+
     power = f"interval half-width {_g((high - low) / 2)}" + (f" from {noise}" if noise else "")
     interval = f"[{_g(low)}, {_g(high)}]"
     if side == "two":
         inside = [a for a in alternatives if low <= a <= high]
         if not low <= predicted <= high:  # and what the interval holds instead, where it is a competing rate
             held = f", which holds the competing rate(s) {', '.join(_g(a) for a in inside)}" if inside else ""
-            return Decision(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}{held}", power)
+            return decided(CONTRADICTED, f"the predicted {_g(predicted)} lies outside the interval {interval}{held}", power)
         if inside:
-            return Decision(
+            return decided(
                 INCONCLUSIVE,
                 f"the interval {interval} holds the competing rate(s) {', '.join(_g(a) for a in inside)} as well",
                 f"{power}; {_two_sided_plan(slope, low, high, predicted, inside, level, noise)}",
             )
-        return Decision(
+        return decided(
             REPRODUCED,
             f"the interval {interval} holds {_g(predicted)} and excludes {', '.join(_g(a) for a in alternatives)}",
             power,
@@ -491,16 +625,16 @@ def decide_rate(
     within = ": reproduced only within the margin (the interval reaches past the bound itself)"
     if side == "at_most":
         if low > p_high:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies above {said(p_high)}", power)
+            return decided(CONTRADICTED, f"the whole interval {interval} lies above {said(p_high)}", power)
         if high <= p_low:
             only = within if high > p_low - shift else ""
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or below {said(p_low)}{only}", power)
+            return decided(REPRODUCED, f"the whole interval {interval} lies at or below {said(p_low)}{only}", power)
     else:
         if high < p_low:
-            return Decision(CONTRADICTED, f"the whole interval {interval} lies below {said(p_low)}", power)
+            return decided(CONTRADICTED, f"the whole interval {interval} lies below {said(p_low)}", power)
         if low >= p_high:
             only = within if low < p_high - shift else ""
-            return Decision(REPRODUCED, f"the whole interval {interval} lies at or above {said(p_high)}{only}", power)
+            return decided(REPRODUCED, f"the whole interval {interval} lies at or above {said(p_high)}{only}", power)
     distance = abs(slope - predicted)
     if not margin and distance <= 1e-3 * max(abs(predicted), 1e-12):
         plan = "the observed slope sits on the bound: no sample size decides a one-sided test there without a margin"
@@ -510,7 +644,7 @@ def decide_rate(
     if p_low != p_high:  # a bound known to a range is met at its far end: name both ends
         ends = f"the bound's range [{_g(p_low - shift)}, {_g(p_high - shift)}]"
         target = f"{ends} {sign} its margin {_g(margin)}" if margin else ends
-    return Decision(INCONCLUSIVE, f"the interval {interval} straddles {target}", f"{power}; {plan}")
+    return decided(INCONCLUSIVE, f"the interval {interval} straddles {target}", f"{power}; {plan}")
 
 
 def _two_sided_plan(
@@ -562,6 +696,17 @@ class Paired:
 
     label: str
     differences: np.ndarray
+    seeds: tuple = ()  # the seed of each difference, where known (:func:`paired_by_seed`)
+
+    def without(self, seed) -> Paired:
+        """These differences less the one of ``seed`` (its position, where the seeds are not known); unchanged where
+        there is none."""
+        d = np.asarray(self.differences, dtype=float)
+        if self.seeds:
+            keep = [i for i, s in enumerate(self.seeds) if s != seed]
+            return Paired(self.label, d[keep], tuple(self.seeds[i] for i in keep))
+        keep = [i for i in range(d.size) if i != seed]
+        return Paired(self.label, d[keep])
 
     def interval(self, level: float = LEVEL) -> tuple[float, float, float]:
         return seed_interval(self.differences, level)
@@ -581,6 +726,68 @@ class Paired:
         return float(special.stdtr(d.size - 1, -t)), float(special.stdtr(d.size - 1, t))  # P[T > t], P[T < t]
 
 
+def _verdict_words(family: list[Paired], level: float = LEVEL) -> list[str]:
+    """The verdict of each comparison of a family as :func:`decide_directions` decides it, and nothing else."""
+    alpha = (1 - level) / 2
+    p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
+    valid = np.isfinite(p[:, 0])
+    adjusted = np.full_like(p, np.nan)
+    if valid.any():
+        adjusted[valid, 0], adjusted[valid, 1] = holm(p[valid, 0]), holm(p[valid, 1])
+    return [REPRODUCED if b < alpha else CONTRADICTED if w < alpha else INCONCLUSIVE for b, w in adjusted]
+
+
+def _left_out(family: list[Paired]) -> list[tuple[str, list[Paired]]]:
+    """The family with one seed left out, for each seed it holds: (the seed's name, the comparisons without it). Seeds
+    are named where every comparison knows its own, else by position."""
+    if all(c.seeds for c in family):
+        seeds = sorted({s for c in family for s in c.seeds})
+        return [(f"seed {s}", [c.without(s) for c in family]) for s in seeds]
+    size = max((np.asarray(c.differences).size for c in family), default=0)
+    return [(f"seed pair #{i + 1}", [c.without(i) for c in family]) for i in range(size)]
+
+
+def leave_one_seed_out(family: list[Paired], level: float = LEVEL) -> list[list[tuple[str, str]]]:
+    """For each seed of a family, the verdict of each comparison with that seed left out of every comparison (the
+    family decided again, Holm included): ``[[(seed, verdict), …] per comparison]``."""
+    out: list[list[tuple[str, str]]] = [[] for _ in family]
+    for name, reduced in _left_out(family):
+        for i, word in enumerate(_verdict_words(reduced, level)):
+            out[i].append((name, word))
+    return out
+
+
+def _first_moved(verdict: str, left_out: list[tuple[str, str]]) -> str:
+    """ "" where every leave-one-out verdict is ``verdict``, else the first that is not ("without seed 3: …") and how
+    many do not."""
+    moved = [(name, word) for name, word in left_out if word != verdict]
+    if not moved:
+        return ""
+    name, word = moved[0]
+    more = f" (and {len(moved) - 1} other seed(s))" if len(moved) > 1 else ""
+    return f"without {name}: {word}{more}"
+
+
+def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
+    """Per comparison, its t statistic's distance, in standard errors, from the nearer critical value of the Holm steps
+    that decide it (:func:`_holm_step_levels`), t_{1−α_claim, n−1} on the claim's side and −t_{1−α_reverse, n−1} on the
+    reverse's; ∞ with fewer than two pairs (no test: no machine decides it) or no spread (the exact sign test)."""
+    alpha = (1 - level) / 2
+    p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
+    _, claim_level = _holm_step_levels(p[:, 0], alpha)
+    _, reverse_level = _holm_step_levels(p[:, 1], alpha)
+    margins = np.full(len(family), np.inf)
+    for i, c in enumerate(family):
+        d = np.asarray(c.differences, dtype=float)
+        if d.size < 2 or not d.std(ddof=1) > 0:
+            continue
+        t = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+        claim_critical = special.stdtrit(d.size - 1, 1 - claim_level[i])
+        reverse_critical = special.stdtrit(d.size - 1, 1 - reverse_level[i])
+        margins[i] = min(abs(t - claim_critical), abs(t + reverse_critical))
+    return margins
+
+
 def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decision]:
     """``direction``: each comparison of a family claims better − worse > 0, tested one-sided at
     α = (1 − level)/2 on seed-paired differences, Holm-corrected over the family (and, separately,
@@ -589,8 +796,12 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
     reproduced when the claim's adjusted p < α; contradicted when the reverse's adjusted p < α;
     inconclusive otherwise (or with fewer than two pairs). Power: the smallest significant
     difference at the observed noise, t_{1−α/k, n−1} · sd/√n (Holm's strictest step; a true effect of
-    that size is declared about half the time)."""
+    that size is declared about half the time).
+
+    Stability: each margin is :func:`_t_margins`'s, in standard errors; each comparison's leave-one-seed-out verdicts
+    are the family decided again without each of its seeds (:func:`leave_one_seed_out`)."""
     alpha = (1 - level) / 2
+    margins, left_out = _t_margins(family, level), leave_one_seed_out(family, level)
     p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
     valid = np.isfinite(p[:, 0])
     adjusted = np.full_like(p, np.nan)
@@ -598,10 +809,10 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
         adjusted[valid, 0], adjusted[valid, 1] = holm(p[valid, 0]), holm(p[valid, 1])
     size = int(valid.sum())
     decisions = []
-    for comparison, (better, worse) in zip(family, adjusted, strict=True):
+    for comparison, (better, worse), margin, dropped in zip(family, adjusted, margins, left_out, strict=True):
         d = np.asarray(comparison.differences, dtype=float)
         if d.size < 2:
-            decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval"))
+            decisions.append(Decision(INCONCLUSIVE, f"{d.size} seed pair(s): no interval", "no interval", np.inf))
             continue
         sd = float(d.std(ddof=1))
         strictest = alpha / size
@@ -613,17 +824,17 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
             else f"no spread: exact sign test ({d.size} seeds, Holm family of {size})"
         )
         if better < alpha:
-            decisions.append(Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power))
+            decision = Decision(REPRODUCED, f"Holm-adjusted p = {_g(better)} < {alpha:g}", power)
         elif worse < alpha:
-            decisions.append(Decision(CONTRADICTED, f"the reverse holds: Holm-adjusted p = {_g(worse)} < {alpha:g}", power))
+            decision = Decision(CONTRADICTED, f"the reverse holds: Holm-adjusted p = {_g(worse)} < {alpha:g}", power)
         else:
-            decisions.append(
-                Decision(
-                    INCONCLUSIVE,
-                    f"neither direction decided: Holm-adjusted p = {_g(better)} (claim), {_g(worse)} (reverse), α = {alpha:g}",
-                    f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}",
-                )
+            decision = Decision(
+                INCONCLUSIVE,
+                f"neither direction decided: Holm-adjusted p = {_g(better)} (claim), {_g(worse)} (reverse), α = {alpha:g}",
+                f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}",
             )
+        moved = _first_moved(decision.verdict, dropped)
+        decisions.append(replace(decision, margin=float(margin), unit="standard errors", left_out=moved))
     return decisions
 
 
@@ -657,7 +868,9 @@ def decide_association(x, y, *, sign: int, level: float = LEVEL, power: float = 
     x, y = x[keep], y[keep]
     n = int(x.size)
     if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return Decision(INCONCLUSIVE, f"{n} points{' without variation' if n >= 4 else ''}: no rank correlation", f"{n} points")
+        return Decision(
+            INCONCLUSIVE, f"{n} points{' without variation' if n >= 4 else ''}: no rank correlation", f"{n} points", np.inf
+        )
     rho = float(stats.spearmanr(x, y).statistic)
     z = stats.norm.ppf((1 + level) / 2)
     half = z * np.sqrt(1.06 / (n - 3))
@@ -669,40 +882,51 @@ def decide_association(x, y, *, sign: int, level: float = LEVEL, power: float = 
     text = f"{n} points; interval ±{_g(half)} in atanh ρ; {plan}"
     claimed, reverse = (high < 0, low > 0) if sign < 0 else (low > 0, high < 0)
     side = "negative" if sign < 0 else "positive"
+    # margin: the ends' distance from 0 in atanh ρ, in its standard errors √(1.06/(n − 3))
+    margin = interval_margin(centre - half, centre + half, [0.0], float(np.sqrt(1.06 / (n - 3))))
     if claimed:
-        return Decision(REPRODUCED, f"{said}: {side}", text)
+        return Decision(REPRODUCED, f"{said}: {side}", text, margin, "standard errors")
     if reverse:
-        return Decision(CONTRADICTED, f"{said}: the interval lies on the other side of 0", text)
-    return Decision(INCONCLUSIVE, f"{said}: the interval contains 0", text)
+        return Decision(CONTRADICTED, f"{said}: the interval lies on the other side of 0", text, margin, "standard errors")
+    return Decision(INCONCLUSIVE, f"{said}: the interval contains 0", text, margin, "standard errors")
 
 
-def decide_equivalence(difference: float, low: float, high: float, margin: float, noise: str | None = None) -> Decision:
+def decide_equivalence(
+    difference: float, low: float, high: float, margin: float, noise: str | None = None, level: float = LEVEL
+) -> Decision:
     """Two quantities the paper says are equal (a difference d with interval [low, high]), tested for equivalence
     within a margin δ > 0 declared before the run (two one-sided tests at the interval's level; ``noise`` names what
     the interval's width comes from, as for :func:`decide_rate`):
 
         reproduced     −δ ≤ low and high ≤ δ (the whole interval within the margin),
         contradicted   low > δ or high < −δ (the whole interval outside it),
-        inconclusive   otherwise, with how much more data would decide it at the observed difference."""
+        inconclusive   otherwise, with how much more data would decide it at the observed difference.
+
+    Stability margin: the ends' distance from ±δ (:func:`interval_margin`), in standard errors of the interval read
+    as normal at ``level``."""
     if not margin > 0:
         raise ValueError(f"an equivalence test needs a margin > 0, got {margin!r}")
     if not np.isfinite([difference, low, high]).all():
-        return Decision(INCONCLUSIVE, "no interval for the difference", "no interval")
+        return Decision(INCONCLUSIVE, "no interval for the difference", "no interval", np.inf)
+    stability = {"margin": interval_margin(low, high, [-margin, margin], normal_standard_error(low, high, level))}
+    stability["unit"] = "standard errors"
     interval = f"[{_g(low)}, {_g(high)}]"
     power = (
         f"interval half-width {_g((high - low) / 2)}{f' from {noise}' if noise else ''}; margin ±{_g(margin)} declared in advance"
     )
     if -margin <= low and high <= margin:
-        return Decision(REPRODUCED, f"the whole interval {interval} lies within ±{_g(margin)}", power)
+        return Decision(REPRODUCED, f"the whole interval {interval} lies within ±{_g(margin)}", power, **stability)
     if low > margin or high < -margin:
-        return Decision(CONTRADICTED, f"the whole interval {interval} lies outside ±{_g(margin)}", power)
+        return Decision(CONTRADICTED, f"the whole interval {interval} lies outside ±{_g(margin)}", power, **stability)
     distance = margin - abs(difference)  # > 0: the estimate lies within the margin, data would confirm it
     plan = _rate_plan((high - low) / 2, abs(distance), noise=noise)
     if distance <= 0:
         plan = f"the observed difference {_g(difference)} lies on or outside the margin; {plan}"
     # the interval may exclude 0 and still cross the margin: a difference shown, not shown to exceed the margin
     shown = "" if low <= 0 <= high else " (it excludes 0: a difference, not shown to be larger than the margin)"
-    return Decision(INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}{shown}", f"{power}; {plan}")
+    return Decision(
+        INCONCLUSIVE, f"the interval {interval} crosses the margin ±{_g(margin)}{shown}", f"{power}; {plan}", **stability
+    )
 
 
 def decide_identity(error: float, tolerance: float) -> Decision:
@@ -731,20 +955,20 @@ def value_claim(
     tolerance: str,
     ranges: dict | None = None,
     at_points: dict | None = None,
+    standard_error: float | None = None,
 ) -> Claim:
-    """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding);
+    """A ``value`` claim of registry claim ``spec`` (:func:`decide_value` with the paper's rounding and, for a seed
+    interval, its ``standard_error``);
     the keys the paper leaves unreported are named in the reason. With ``ranges`` ({key: {"configured": value,
     "range": [values]}}, the config's ``unreported_ranges``), the rule for unreported settings
     (:func:`over_unreported_ranges`), over ``at_points`` ({(key, value): (Decision, measured)}: this row decided the
     same way at each trained point of those ranges)."""
     paper = np.nan if paper is None else float(paper)
     rounding = reported_rounding(paper) if np.isfinite(paper) else 0.0
-    decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched)
+    decision = decide_value(measured, low, high, paper, rounding=rounding, mismatched=mismatched, standard_error=standard_error)
     if spec.unreported and decision.verdict != NOT_COMPARABLE:
-        decision = Decision(
-            decision.verdict,
-            f"{decision.reason}; not reported by the paper, used as configured: {', '.join(spec.unreported)}",
-            decision.power,
+        decision = replace(
+            decision, reason=f"{decision.reason}; not reported by the paper, used as configured: {', '.join(spec.unreported)}"
         )
     if ranges is not None:
         decision = over_unreported_ranges(decision, spec.unreported, ranges, at_points, measured)
@@ -822,9 +1046,17 @@ def _over_points(decision: Decision, measured: float, judged: list, configured: 
     values = np.array([measured] + [m for *_, m in judged], dtype=float)
     span = f"the measured value spans [{np.nanmin(values):.4g}, {np.nanmax(values):.4g}]"
     points = f"{len(words)} points of the declared ranges (each open key varied alone, the others as configured)"
-    if len(set(words)) == 1:
+    if len(set(words)) == 1:  # it moves when any point's verdict moves: the least margin, the first seed that moves one
+        every = [decision] + [d for _, _, d, _ in judged]
+        moved = [d.left_out for d in every if d.left_out]
+        left_out = moved[0] if moved else ("" if all(d.left_out == "" for d in every) else None)
         return Decision(
-            words[0], f"{words[0]} at all {points}; {span}; at the configured point: {decision.reason}", decision.power
+            words[0],
+            f"{words[0]} at all {points}; {span}; at the configured point: {decision.reason}",
+            decision.power,
+            float(np.min([d.margin for d in every])),
+            decision.unit,
+            left_out,
         )
     by_key: dict[str, list] = {}
     for key, value, _, m in judged:
@@ -884,7 +1116,7 @@ def paired_by_seed(values_a: pd.Series, values_b: pd.Series, label: str) -> Pair
     a, b = values_a.to_numpy(dtype=float)[at_a], values_b.to_numpy(dtype=float)[at_b]
     both = ~(np.isnan(a) | np.isnan(b))
     with np.errstate(invalid="ignore"):  # inf − inf is NaN, silently, as pandas' subtraction gives it
-        return Paired(label, a[both] - b[both])
+        return Paired(label, a[both] - b[both], tuple(values_a.index.to_numpy()[at_a][both].tolist()))
 
 
 def every_step_claims(experiment: str, groups: list[tuple[str, str, list[Paired]]]) -> list[Claim]:
@@ -935,12 +1167,18 @@ def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: 
     combines them."""
     everything = [paired for _, _, comparisons in groups for paired in comparisons]
     decisions, levels = decide_directions(everything), holm_interval_levels(everything)
+    dropped = [(name, _verdict_words(reduced)) for name, reduced in _left_out(everything)]
     size = len(decisions)
     rows, start = [], 0
     for claim_id, statement, comparisons in groups:
         mine, my_levels = decisions[start : start + len(comparisons)], levels[start : start + len(comparisons)]
-        start += len(comparisons)
         verdict = verdict_of([d.verdict for d in mine])
+        moved = _first_moved(verdict, [(name, verdict_of(words[start : start + len(comparisons)])) for name, words in dropped])
+        start += len(comparisons)
+        # the margin of the group: its weakest needed comparison, or its strongest where one alone decides it
+        alone = [d.margin for d in mine if d.verdict == verdict and verdict in (REPRODUCED, CONTRADICTED)]
+        one_decides = verdict_of([verdict] + [INCONCLUSIVE] * (len(mine) - 1)) == verdict if len(mine) > 1 else True
+        margin = np.max(alone) if one_decides and alone else np.min([d.margin for d in mine])
         decisive = decisive_of(comparisons, verdict)
         order = [decisive, *(i for i in range(len(comparisons)) if i != decisive)]
         reason = "; ".join(f"{comparisons[i].label}: {mine[i].verdict} ({mine[i].reason})" for i in order)
@@ -952,7 +1190,7 @@ def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: 
                 claim_id,
                 f"{statement} (shown: {comparisons[decisive].label})",
                 "direction",
-                Decision(verdict, reason, mine[decisive].power),
+                Decision(verdict, reason, mine[decisive].power, float(margin), "standard errors", moved),
                 measured=mean,
                 low=low,
                 high=high,

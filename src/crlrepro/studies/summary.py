@@ -12,7 +12,15 @@ import numpy as np
 import pandas as pd
 
 from crlrepro.claims.spec import ROLE_WHY
-from crlrepro.claims.verdicts import CLAIM_COLUMNS, RANGES_NOT_TRAINED, UNREPORTED_DECIDES, VERDICTS, check_claims_table
+from crlrepro.claims.verdicts import (
+    CLAIM_COLUMNS,
+    RANGES_NOT_TRAINED,
+    STABLE_MARGIN,
+    UNREPORTED_DECIDES,
+    VERDICTS,
+    check_claims_table,
+    is_fragile,
+)
 from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
 
 __all__ = [
@@ -35,6 +43,7 @@ __all__ = [
     "summary_markdown",
     "UNDECIDED",
     "undecided_reason",
+    "fragile_rows",
     "verdict_counts",
 ]
 
@@ -93,11 +102,26 @@ def posed_apart(table: pd.DataFrame, role: str) -> pd.DataFrame:
     return table[table["role"] == role] if "role" in table else table.iloc[:0]
 
 
+def fragile_rows(table: pd.DataFrame) -> pd.Series:
+    """Per row, whether its verdict is decided (reproduced or contradicted) and fragile under the stability rule
+    (its ``stability`` cell; a summary written before the column has none: no row fragile)."""
+    if "stability" not in table:
+        return pd.Series(False, index=table.index)
+    return table["verdict"].isin(("reproduced", "contradicted")) & table["stability"].map(is_fragile)
+
+
 def verdict_counts(table: pd.DataFrame, noun: str = "claims") -> str:
-    """``"3 reproduced, 1 contradicted, … (of 9 claims)"``: every verdict word that occurs, in VERDICTS order, over
-    the rows given (pass :func:`claims_only` of a summary for the headline)."""
-    counts = table["verdict"].value_counts()
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if v in counts) + f" (of {len(table)} {noun})"
+    """``"3 reproduced, 1 contradicted, 2 fragile (1 reproduced, 1 contradicted), … (of 9 claims)"``: every verdict
+    word that occurs, in VERDICTS order, over the rows given (pass :func:`claims_only` of a summary for the headline);
+    a decided verdict that is fragile under the stability rule (:func:`fragile_rows`) is counted apart, not as
+    decided."""
+    fragile = fragile_rows(table)
+    counts, apart = table.loc[~fragile, "verdict"].value_counts(), table.loc[fragile, "verdict"].value_counts()
+    parts = [f"{counts[v]} {v}" for v in VERDICTS[:2] if v in counts]
+    if fragile.any():
+        parts.append(f"{int(fragile.sum())} fragile (" + ", ".join(f"{apart[v]} {v}" for v in VERDICTS if v in apart) + ")")
+    parts += [f"{counts[v]} {v}" for v in VERDICTS[2:] if v in counts]
+    return ", ".join(parts) + f" (of {len(table)} {noun})"
 
 
 def _papers(table: pd.DataFrame):
@@ -126,11 +150,14 @@ def _cells(row) -> list[str]:
         row.tolerance,
         row.power,
         row.verdict,
+        getattr(row, "stability", "") if isinstance(getattr(row, "stability", ""), str) else "",
         row.reason,
     ]
 
 
-COLUMNS = ["experiment", "claim", "kind", "paper", "measured", "interval", "tolerance", "power", "verdict", "reason"]
+COLUMNS = [
+    "experiment", "claim", "kind", "paper", "measured", "interval", "tolerance", "power", "verdict", "stability", "reason"
+]  # fmt: skip
 
 
 def _markdown_cell(text: str) -> str:
@@ -170,6 +197,8 @@ def _why(row) -> str:
 DECIDED = ("reproduced", "contradicted", "verified", "failed")
 # Why a claim is undecided, read from its verdict, reason and power (the decision functions' own words)
 UNDECIDED = {
+    "fragile": f"reproduced or contradicted, but fragile: its margin is under {STABLE_MARGIN:g} of its errors or a verdict "
+    "with one seed left out differs, so another machine's rounding or one seed could move it",
     "setting differs": "not comparable: a key it depends on differs from the paper's setting",
     "ranges not trained": "not comparable: the rule for unreported settings needs points of their declared ranges that "
     "this scale does not train",
@@ -182,9 +211,9 @@ UNDECIDED = {
 
 
 def undecided_reason(row) -> str | None:
-    """None for a decided claim; else its :data:`UNDECIDED` category."""
+    """None for a decided claim; else its :data:`UNDECIDED` category (a fragile verdict is not decided)."""
     if row.verdict in DECIDED:
-        return None
+        return "fragile" if row.verdict in DECIDED[:2] and is_fragile(getattr(row, "stability", "")) else None
     if row.verdict == "not comparable":
         return _not_comparable_because(str(row.reason))
     return "more data would decide" if "would give 80% power" in str(row.power) else "other inconclusive"
@@ -225,6 +254,9 @@ def decided_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["paper", "claims", "decided", *UNDECIDED])
 
 
+_HEADLINE_COLUMNS = (*VERDICTS[:2], "fragile", *VERDICTS[2:])
+
+
 def summary_markdown(table: pd.DataFrame) -> str:
     """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
     with one row per claim, then the diagnostics in a section of their own."""
@@ -234,12 +266,16 @@ def summary_markdown(table: pd.DataFrame) -> str:
         "",
         f"All papers: {verdict_counts(claims)}.",
         "",
-        "| paper | " + " | ".join(VERDICTS) + " |",
-        "|---|" + "---|" * len(VERDICTS),
+        "| paper | " + " | ".join(_HEADLINE_COLUMNS) + " |",
+        "|---|" + "---|" * len(_HEADLINE_COLUMNS),
     ]
-    counts = {paper.number: rows["verdict"].value_counts() for paper, rows in _papers(claims)}
-    for paper, _ in _papers(claims):
-        lines.append(f"| {paper.number} | " + " | ".join(str(counts[paper.number].get(v, 0)) for v in VERDICTS) + " |")
+    for paper, rows in _papers(claims):
+        fragile = fragile_rows(rows)
+        counts = rows.loc[~fragile, "verdict"].value_counts()
+        cells = [str(int(fragile.sum())) if v == "fragile" else str(counts.get(v, 0)) for v in _HEADLINE_COLUMNS]
+        lines.append(f"| {paper.number} | " + " | ".join(cells) + " |")
+    if fragile_rows(claims).any():
+        lines += ["", f"*fragile*: {UNDECIDED['fragile']} (docs/claims.md, the stability rule); not counted as decided."]
     if (claims["kind"] == "identity").any():  # identities are posed apart (mathematics) unless a claim is one
         lines += [
             "",

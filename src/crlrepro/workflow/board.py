@@ -77,8 +77,8 @@ def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = (
     """The board's table: one row per row of ``roles`` (claims by default) of any of ``summaries`` (keyed by scale,
     in column order), papers in the order 1, 2, 3 and the summary's order inside a paper; columns ``paper``,
     ``experiment``, ``claim_id``, ``claim``, ``role``, ``kind``, ``paper_value`` and, per scale, ``verdict (s)``,
-    ``measured (s)``, ``interval (s)``, ``tolerance (s)``, ``power (s)``, ``reason (s)`` (empty where that scale has no
-    such row)."""
+    ``measured (s)``, ``interval (s)``, ``tolerance (s)``, ``power (s)``, ``reason (s)``, ``stability (s)`` (empty where
+    that scale has no such row)."""
     if not summaries:
         raise ValueError("verdict_board needs at least one scale's summary")
     scales = list(summaries)
@@ -109,6 +109,9 @@ def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = (
             row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"])
             for column in ("tolerance", "power", "reason"):
                 row[f"{column} ({s})"] = "" if r is None or pd.isna(r[column]) else str(r[column])
+            # the stability rule's cell (a summary written before the column has none)
+            stability = None if r is None or "stability" not in r.index else r["stability"]
+            row[f"stability ({s})"] = "" if stability is None or pd.isna(stability) else str(stability)
         rows.append(row)
     board = pd.DataFrame(rows)
     board["_order"] = range(len(board))
@@ -120,12 +123,20 @@ def board_scales(board: pd.DataFrame) -> list[str]:
     return [c[len("verdict (") : -1] for c in board.columns if c.startswith("verdict (")]
 
 
-def _mark_html(verdict: str) -> str:
+def _fragile(verdict: str, stability: str) -> bool:
+    return verdict in ("reproduced", "contradicted") and str(stability).startswith("fragile")
+
+
+def _mark_html(verdict: str, stability: str = "") -> str:
+    """The verdict's symbol and word; a decided verdict the stability rule calls fragile reads "✓ fragile"."""
     if not verdict:
         return '<span class="verdict verdict-none">not run</span>'
     symbol, _ = VERDICT_MARKS[verdict]
     slug = verdict.replace(" ", "-")
     mark = f'<span class="verdict-symbol" aria-hidden="true">{symbol}</span>'
+    if _fragile(verdict, stability):
+        title = html.escape(stability, quote=True)
+        return f'<span class="verdict verdict-{slug} verdict-fragile" title="{title}">{mark} fragile ({verdict})</span>'
     return f'<span class="verdict verdict-{slug}">{mark} {verdict}</span>'
 
 
@@ -145,7 +156,9 @@ def board_html(board: pd.DataFrame, paper: int | None = None) -> str:
         reasons = "".join(
             f"<li><strong>{html.escape(s)}</strong>: {math_html(r[f'reason ({s})'])}"
             + "".join(
-                f" <em>{name}</em>: {math_html(r[f'{name} ({s})'])}." for name in ("tolerance", "power") if r[f"{name} ({s})"]
+                f" <em>{name}</em>: {math_html(r[f'{name} ({s})'])}."
+                for name in ("tolerance", "power", "stability")
+                if r.get(f"{name} ({s})", "")
             )
             + "</li>"
             for s in scales
@@ -157,7 +170,8 @@ def board_html(board: pd.DataFrame, paper: int | None = None) -> str:
             f"<ul>{reasons}</ul></details></td>"
         )
         cells = "".join(
-            f'<td class="board-scale" data-label="{html.escape(s)}">{_mark_html(r[f"verdict ({s})"])}'
+            f'<td class="board-scale" data-label="{html.escape(s)}">'
+            f"{_mark_html(r[f'verdict ({s})'], r.get(f'stability ({s})', ''))}"
             f'<span class="board-value">{html.escape(r[f"measured ({s})"])} {html.escape(r[f"interval ({s})"])}</span></td>'
             for s in scales
         )
@@ -183,11 +197,14 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
         for s in scales:
             verdicts = part[f"verdict ({s})"]
             run = verdicts[verdicts != ""]
-            decided = int(run.isin(DECIDED).sum())
+            stability = part.get(f"stability ({s})", pd.Series("", index=part.index))[verdicts != ""]
+            fragile = pd.Series([_fragile(v, t) for v, t in zip(run, stability, strict=True)], index=run.index, dtype=bool)
+            decided = int((run.isin(DECIDED) & ~fragile).sum())
             counts = " ".join(
-                f"{VERDICT_MARKS[v][0]} {int((run == v).sum())}"
+                f"{VERDICT_MARKS[v][0]} {int(((run == v) & ~fragile).sum())}"
                 for v in ("reproduced", "contradicted", "inconclusive", "not comparable")
             )
+            counts += f" (fragile: {int(fragile.sum())})" if fragile.any() else ""
             cells.append(f"{counts} ({decided} of {len(run)} decided)" if len(run) else "not run")
         lines.append(f"| [{paper}: {PAPERS[paper].title}]({link(paper)}) | " + " | ".join(cells) + " |")
     legend = ", ".join(f"{symbol} {verdict}" for verdict, (symbol, _) in list(VERDICT_MARKS.items())[:4])
@@ -196,7 +213,7 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
 
 def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
     """The board as a matplotlib figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its
-    verdict and marked with its symbol."""
+    verdict and marked with its symbol; a fragile verdict's cell hatched."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
@@ -213,7 +230,8 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
             for j, s in enumerate(scales):
                 verdict = r[f"verdict ({s})"]
                 symbol, colour = VERDICT_MARKS.get(verdict, ("", "#FFFFFF"))
-                ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white"))
+                hatch = "////" if _fragile(verdict, r.get(f"stability ({s})", "")) else None  # fragile: hatched
+                ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white", hatch=hatch))
                 ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=8, color="white", fontweight="bold")
             ticks.append(y)
             labels.append(r["claim_id"])
@@ -228,6 +246,7 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
     for spine in ax.spines.values():
         spine.set_visible(False)
     handles = [Patch(facecolor=c, label=f"{s} {v}") for v, (s, c) in list(VERDICT_MARKS.items())[:4]]
+    handles.append(Patch(facecolor="#FFFFFF", edgecolor="#555555", hatch="////", label="hatched: fragile"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     ax.set_title(title, fontsize=10, pad=24)
     fig.tight_layout()

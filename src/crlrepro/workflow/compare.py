@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from crlrepro.claims.verdicts import is_fragile as fragile_cell
 from crlrepro.runtime.artifacts import RECORD_DIGEST, ArtifactError, read_table, record_digest, sha256_of, sidecar_record
 from crlrepro.runtime.costs import config_value
 
@@ -137,9 +138,9 @@ def within_uncertainty(a: dict, b: dict) -> str:
 
 
 def is_fragile(row: dict) -> bool:
-    """A row marked fragile by its stability rule (a ``stability`` column starting with ``fragile``)."""
-    stability = row.get("stability")
-    return isinstance(stability, str) and stability.strip().lower().startswith("fragile")
+    """A row marked fragile by the stability rule (:func:`crlrepro.claims.verdicts.is_fragile` of its ``stability``
+    cell; a summary written before the column has none)."""
+    return fragile_cell(row.get("stability"))
 
 
 def compare_sides(a: Side, b: Side) -> pd.DataFrame:

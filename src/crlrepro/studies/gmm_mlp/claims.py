@@ -29,6 +29,7 @@ from crlrepro.claims.verdicts import (
     paired_by_seed,
     reported_rounding,
     seed_interval,
+    stability_text,
     value_claim,
 )
 from crlrepro.studies.gmm_mlp import STUDY
@@ -97,6 +98,7 @@ def a2_claims(
                 row = replace(
                     row,
                     verdict=NOT_COMPARABLE,
+                    stability="",
                     reason=f"the paper's {paper[d]:.4g} lies below {floor:.4g}, the "
                     f"smallest such distance any rank-{d} score attains: it cannot be this quantity{also}",
                 )
@@ -145,7 +147,7 @@ def _over_ranges(row: Claim, spec, ranges: dict, judged: dict) -> Claim:
     decision = over_unreported_ranges(
         Decision(row.verdict, row.reason, row.power), spec.unreported, ranges, at_points, row.measured
     )
-    return replace(row, verdict=decision.verdict, reason=decision.reason)
+    return replace(row, verdict=decision.verdict, reason=decision.reason, stability=stability_text(decision, row.kind))
 
 
 def _has_definitions(table: pd.DataFrame, minima: pd.DataFrame | None) -> bool:
@@ -176,6 +178,7 @@ def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, 
         return replace(
             row,
             verdict=NOT_COMPARABLE,
+            stability="",
             reason="no candidate definition of the L2 distance (five, and their squares) has a rank-D minimum at or "
             "below the paper's value at every D: its column is none of them",
         )
@@ -197,6 +200,7 @@ def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, 
         f"{max(means):.4g}] across the {len(judged)} definitions consistent with its column"
     )
     name, mean, low, high, decision = judged[0]
+    least = float(np.min([j[4].margin for j in judged]))
     return replace(
         row,
         claim=f"{row.claim} (judged over the definitions consistent with the paper's column; shown: {name})",
@@ -206,6 +210,8 @@ def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, 
         verdict=verdict,
         reason=f"{lead}: {listing}",
         power=decision.power,
+        # it moves when any definition's verdict moves: the least margin over them
+        stability=stability_text(replace(decision, verdict=verdict, margin=least), row.kind),
     )
 
 
@@ -227,6 +233,7 @@ def _still_falling(row: Claim, convergence: Claim) -> Claim:
     return replace(
         row,
         verdict=NOT_COMPARABLE,
+        stability="",
         reason=f"{UNREPORTED_DECIDES}: the training budget (pairs per epoch, unreported by the paper) still moves it: "
         f"the last doubling "
         f"lowered it by {convergence.measured:.3g} [{convergence.ci_low:.3g}, {convergence.ci_high:.3g}] "

@@ -16,6 +16,7 @@ from crlrepro.claims.verdicts import (
     Decision,
     claim,
     decide_rate,
+    interval_margin,
     value_claim,
 )
 from crlrepro.studies.gmm_spectrum import STUDY
@@ -131,7 +132,16 @@ def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float, con
                 f"excess on log(D+1) ≤ {rate['predicted']:g} over {window_text} (excess / tail sum: "
                 f"{rate['ratio_first']:.3g} → {rate['ratio_last']:.3g} across the window)",
                 "rate",
-                Decision(verdict, reason, power),
+                Decision(
+                    verdict,
+                    reason,
+                    power,
+                    # deterministic: the local slopes' ends from the rate and from it plus δ, in the slopes' quadrature error
+                    interval_margin(
+                        rate["low"], rate["high"], [rate["predicted"], rate["predicted"] + margin], rate["quadrature_error"]
+                    ),
+                    "numerical errors",
+                ),
                 measured=rate["slope"],
                 low=rate["low"],
                 high=rate["high"],

@@ -305,7 +305,8 @@ def _caveated(decision: Decision, seeds, level) -> Decision:
             f"{seeds} seeds cannot resolve the bootstrap's tails at {float(level):.4g}, so its interval decides nothing "
             f"({decision.verdict} on its own: {decision.reason})"
         )
-        return Decision(INCONCLUSIVE, reason, decision.power + caveat)
+        # too few seeds to resolve the tails: no machine's rounding decides it (margin ∞)
+        return Decision(INCONCLUSIVE, reason, decision.power + caveat, np.inf)
     return replace(decision, power=decision.power + caveat)
 
 

@@ -218,7 +218,7 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
                 f"S1.{key}",
                 f"{spec.statement}, on {_data(setting)}",
                 "bound",
-                Decision(verdict, reason, decision.power),
+                replace(decision, verdict=verdict, reason=reason),
                 measured=violations / points,
                 tolerance=f"per point; mean slack per run {slack.min():.3g} to {slack.max():.3g}; "
                 f"measured: the share of points violated",
@@ -355,7 +355,13 @@ def bias_accuracy_claim(table: pd.DataFrame, metric: str, setting: dict) -> Clai
     rhos = {c: float(runs[[c, metric]].corr(method="spearman").iloc[0, 1]) for c in readings}
     listing = "; ".join(f"{S4_BIAS_READINGS[c]}: {d.reason}" for c, d in decisions.items())
     if len(verdicts) == 1:
-        decision = Decision(verdicts.pop(), f"under every reading of the bias: {listing}", next(iter(decisions.values())).power)
+        decision = Decision(
+            verdicts.pop(),
+            f"under every reading of the bias: {listing}",
+            next(iter(decisions.values())).power,
+            float(np.min([d.margin for d in decisions.values()])),  # it moves when any reading's verdict moves
+            "standard errors",
+        )
     else:
         decision = Decision(
             NOT_COMPARABLE,
