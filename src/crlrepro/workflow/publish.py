@@ -369,10 +369,10 @@ def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED
 
 def readme_block(summary: pd.DataFrame, scale: str) -> str:
     """The README's block for one published scale: its headline (claims only), then per paper (1, 2, 3) its claims,
-    how many are decided, each verdict's count (symbol and word, crlrepro.workflow.board.VERDICT_MARKS; verified and
+    how many are decided, each verdict's count without the fragile ones (symbol and word, crlrepro.workflow.board.VERDICT_MARKS; verified and
     failed only where some claim has them) and why the undecided ones are not (summary.decided_table), in columns
     narrow enough for the documentation site."""
-    from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, verdict_counts
+    from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, fragile_rows, verdict_counts
 
     claims = claims_only(summary)
     shown = [v for v in VERDICTS if v not in ("verified", "failed") or (claims["verdict"] == v).any()]
@@ -384,7 +384,8 @@ def readme_block(summary: pd.DataFrame, scale: str) -> str:
     ]
     decided = decided_table(summary).set_index("paper")
     for paper in sorted(decided.index):
-        counts = claims.loc[claims["experiment"].map(lambda e: experiment(e).paper) == paper, "verdict"].value_counts()
+        mine = claims[claims["experiment"].map(lambda e: experiment(e).paper) == paper]
+        counts = mine.loc[~fragile_rows(mine), "verdict"].value_counts()  # a fragile verdict is counted in its column
         row = decided.loc[paper]
         why = "; ".join(f"{int(row[name])} {name}" for name in UNDECIDED if int(row[name])) or "—"
         lines.append(
@@ -394,7 +395,7 @@ def readme_block(summary: pd.DataFrame, scale: str) -> str:
         )
     lines += [
         "",
-        "Decided: reproduced, contradicted, verified or failed. The others: "
+        "Decided: reproduced, contradicted, verified or failed, and not fragile (docs/claims.md). The others: "
         + "; ".join(f"*{name}*: {meaning}" for name, meaning in UNDECIDED.items())
         + ".",
     ]
