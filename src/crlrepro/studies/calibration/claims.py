@@ -4,6 +4,8 @@ whose kinds and comparability keys come from the study's entry (:mod:`crlrepro.s
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -55,7 +57,7 @@ def _bound_claim(table: pd.DataFrame, search: pd.DataFrame | None, search_error:
         f"{spec.statement} ({len(table)} checkpoints of {table['model'].nunique()} models{searched}; "
         f"{np.mean(informative):.0%} informative)",
         "bound",
-        Decision(decision.verdict, decision.reason, power),
+        replace(decision, power=power),
         measured=float(ratio[best]),
         tolerance=f"regret ≤ bound + {search_error:.2g} (the search's quadrature error) everywhere; informative where "
         f"bound < 2E* − 1 = {largest:.4g} (measured: the largest regret/bound over the informative points)",
@@ -157,10 +159,9 @@ def c2_claims(
         decision = decide_rate(row.exponent, row.low, row.high, rate, side="at_least", predicted_low=low, predicted_high=high)
         # a family is deterministic (quadrature, no seeds): its noise is the quadrature error of each member's regret
         # and the spread of its local slopes, so the power says so instead of planning seeds
-        decision = Decision(
-            decision.verdict,
-            decision.reason,
-            f"deterministic (quadrature, no seeds): local slopes over its {row.points_used} usable members span "
+        decision = replace(
+            decision,
+            power=f"deterministic (quadrature, no seeds): local slopes over its {row.points_used} usable members span "
             f"[{row.low:.4g}, {row.high:.4g}]; each member's regret within the family's quadrature tolerance"
             + (
                 "; decided only by members nearer the Bayes score (a finer family or rule), not by more seeds"
@@ -169,12 +170,11 @@ def c2_claims(
             ),
         )
         if row.model.startswith("perturbed:") and decision.verdict == REPRODUCED:
-            decision = Decision(
-                decision.verdict,
-                f"{decision.reason}; a smooth perturbation is no worst case (regret ∝ "
+            decision = replace(
+                decision,
+                reason=f"{decision.reason}; a smooth perturbation is no worst case (regret ∝ "
                 "ε^{1+μ}, excess ∝ ε²: exponent near (1+μ)/2), so only a badly wrong "
                 "inequality fails here",
-                decision.power,
             )
         rows.append(
             claim(

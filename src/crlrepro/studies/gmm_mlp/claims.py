@@ -25,6 +25,7 @@ from crlrepro.claims.verdicts import (
     decide_value,
     direction_claims,
     family_level,
+    interval_margin,
     over_unreported_ranges,
     paired_by_seed,
     reported_rounding,
@@ -131,6 +132,43 @@ def a2_claims(
             _over_ranges(row, value_rows[row.claim_id], ranges, judged) if row.claim_id in value_rows else row for row in rows
         ]
     return rows + (approximation_bound_claims(bound) if bound is not None else [])
+
+
+def _converged_case(before: pd.Series, after: pd.Series, level: float) -> tuple[str, str, float]:
+    """The convergence row's decision from the excess risks at the two budgets (by seed): its case ("no interval",
+    "wide", "settled", "moving", "overlaps"), verdict and margin (the ends of Δ's interval from ±m, m the value row's
+    half-width, in Δ's standard errors; for "wide", m's distance from |value|). Δ = before − after, interval at LEVEL:
+
+        settled (reproduced)     −m < low and high < m
+        moving (contradicted)    low > m or high < −m
+        wide (inconclusive)      m ≥ |value|: any change would pass
+        overlaps (inconclusive)  otherwise"""
+    delta = (before - after).dropna()
+    _, low, high = seed_interval(delta.to_numpy(), LEVEL)
+    value, value_low, value_high = seed_interval(after.to_numpy(), level)
+    margin = (value_high - value_low) / 2
+    if not np.isfinite(low) or not np.isfinite(margin):
+        return "no interval", INCONCLUSIVE, np.inf
+    error = float(delta.std(ddof=1) / np.sqrt(delta.size))
+    if margin >= abs(value):
+        return "wide", INCONCLUSIVE, abs(margin - abs(value)) / error if error > 0 else np.inf
+    distance = interval_margin(low, high, [-margin, margin], error) if error > 0 else np.inf
+    if -margin < low and high < margin:
+        return "settled", REPRODUCED, distance
+    if low > margin or high < -margin:
+        return "moving", CONTRADICTED, distance
+    return "overlaps", INCONCLUSIVE, distance
+
+
+def _left_out_of(verdict: str, before: pd.Series, after: pd.Series, level: float) -> str:
+    """The convergence row's leave-one-seed-out check: "" where its verdict with any one seed left out of both budgets
+    is ``verdict``, else the first seed that moves it."""
+    moved = []
+    for seed in sorted(set(before.index) | set(after.index)):
+        word = _converged_case(before.drop(seed, errors="ignore"), after.drop(seed, errors="ignore"), level)[1]
+        if word != verdict:
+            moved.append(f"without seed {seed}: {word}")
+    return "" if not moved else moved[0] + (f" (and {len(moved) - 1} other seed(s))" if len(moved) > 1 else "")
 
 
 def _over_ranges(row: Claim, spec, ranges: dict, judged: dict) -> Claim:
@@ -264,7 +302,7 @@ def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim
     at = {n: group.set_index("seed")["excess_risk"] for n, group in study[study["D"] == d].groupby("samples")}
     if len(sizes) < 2:
         decision, change, low, high = (
-            Decision(INCONCLUSIVE, "one sample size: nothing to compare", "no study"),
+            Decision(INCONCLUSIVE, "one sample size: nothing to compare", "no study", np.inf),
             np.nan,
             np.nan,
             np.nan,
@@ -281,32 +319,20 @@ def sample_convergence_claim(study: pd.DataFrame, level: float = LEVEL) -> Claim
             f"margin ±{margin:.3g} (half-width of E(N={large})'s interval, {margin / abs(value):.2g} of the value); "
             f"Δ's half-width {(high - low) / 2:.3g}"
         )
-        if not np.isfinite(low) or not np.isfinite(margin):
-            decision = Decision(INCONCLUSIVE, f"fewer than two seeds: no interval ({interval})", "no interval")
-        elif margin >= abs(value):
-            decision = Decision(
-                INCONCLUSIVE,
-                f"the value row's interval is as wide as the value itself (±{margin:.3g} "
-                f"around {value:.3g}): any change would pass ({interval})",
-                power,
-            )
-        elif -margin < low and high < margin:
-            decision = Decision(
-                REPRODUCED,
-                f"the last doubling moved it by less than the value row's half-width: {interval}, inside ±{margin:.3g}",
-                power,
-            )
-        elif low > margin or high < -margin:
-            decision = Decision(
-                CONTRADICTED,
-                f"still moving with the training budget: {interval}, beyond ±{margin:.3g}; "
-                f"the value rows at D={d} measure this budget, not the recipe's limit",
-                power,
-            )
-        else:
-            decision = Decision(
-                INCONCLUSIVE, f"{interval} overlaps the margin ±{margin:.3g}: neither settled nor moving at this power", power
-            )
+        case, verdict, distance = _converged_case(at[small], at[large], level)
+        reason = {
+            "no interval": f"fewer than two seeds: no interval ({interval})",
+            "wide": f"the value row's interval is as wide as the value itself (±{margin:.3g} around {value:.3g}): any "
+            f"change would pass ({interval})",
+            "settled": f"the last doubling moved it by less than the value row's half-width: {interval}, inside ±{margin:.3g}",
+            "moving": f"still moving with the training budget: {interval}, beyond ±{margin:.3g}; the value rows at "
+            f"D={d} measure this budget, not the recipe's limit",
+            "overlaps": f"{interval} overlaps the margin ±{margin:.3g}: neither settled nor moving at this power",
+        }[case]
+        left_out = _left_out_of(verdict, at[small], at[large], level) if case != "no interval" else ""
+        decision = Decision(
+            verdict, reason, "no interval" if case == "no interval" else power, distance, "standard errors", left_out
+        )
     return claim(
         "A2",
         f"A2.{spec.key}.D{d}",
