@@ -911,3 +911,11 @@ def test_a_group_moves_with_the_comparison_it_needs():
     assert every.verdict == anyone.verdict == REPRODUCED
     # every step must hold: the weak one decides its stability; any one suffices: the strong one does
     assert every.stability.startswith("fragile") and anyone.stability.startswith("stable")
+
+
+def test_a_bound_over_trained_runs_measures_its_margin_in_the_runs_spread():
+    quantity, bound = np.array([0.50, 0.60, 0.55]), np.array([0.70, 0.62, 0.80])
+    by_runs = decide_bound(quantity, bound, 1.0, spread=0.04)
+    assert by_runs.verdict == REPRODUCED and by_runs.unit == "run standard deviations"
+    assert by_runs.margin == pytest.approx(0.02 / 0.04)  # the tightest run, half a spread from its bound: fragile
+    assert np.isnan(decide_bound(quantity, bound, 1.0, spread=0.0).margin)

@@ -479,7 +479,7 @@ def decide_value(
     )
 
 
-def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> Decision:
+def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0, spread: float | None = None) -> Decision:
     """``bound``: a theorem's inequality quantity ≤ bound at every measured point.
 
     contradicted when any point violates it by more than ``slack`` (our numerical error); a point is
@@ -491,7 +491,9 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
     Margin, in numerical errors e = ``slack`` (or, with no slack, the float64 rounding of the values): a reproduced
     verdict moves when any point's gap b + slack − q or every informative point's trivial_max − b closes, so its margin
     is min(min gap, max informativeness)/e; a contradicted one when every violation closes, max over violations;
-    an inconclusive one when a point violates or one becomes informative."""
+    an inconclusive one when a point violates or one becomes informative. Where the points are trained runs, another
+    machine moves each as another seed would: ``spread``, the standard deviation of the gap over the runs, is then
+    the unit ("run standard deviations")."""
     quantity, bound = np.asarray(quantity, dtype=float), np.asarray(bound, dtype=float)
     if quantity.size == 0:
         return Decision(INCONCLUSIVE, "no measured points", "no points", np.inf)
@@ -500,14 +502,18 @@ def decide_bound(quantity, bound, trivial_max: float, *, slack: float = 0.0) -> 
     with np.errstate(invalid="ignore", over="ignore"):
         scale = np.nanmax(np.abs(np.concatenate([quantity, bound])))
         error = slack if slack > 0 else 8 * np.finfo(float).eps * max(float(scale), np.finfo(float).tiny)
+        if spread is not None:
+            error = float(spread) if spread > 0 else np.nan  # no spread over runs: no margin measured
         gaps, informing = (bound + slack - quantity) / error, (trivial_max - bound) / error
-    if violated.any():
+    if not np.isfinite(error):
+        margin = np.nan
+    elif violated.any():
         margin = float(np.nanmax(-gaps[violated]))
     elif informative.any():
         margin = float(min(np.nanmin(gaps), np.nanmax(informing[informative])))
     else:
         margin = float(min(np.nanmin(gaps), np.nanmin(-informing)))
-    unit = "numerical errors"
+    unit = "numerical errors" if spread is None else "run standard deviations"
     ratio = np.divide(quantity, bound, out=np.full_like(quantity, np.inf), where=bound > 0)
     tightest = float(ratio[informative].max()) if informative.any() else np.nan
     power = f"informative at {int(informative.sum())} of {quantity.size} points; tightest quantity/bound {_g(tightest)}"

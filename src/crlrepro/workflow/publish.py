@@ -369,9 +369,10 @@ def read_published_table(scale: str, relative: str, root: str | Path = PUBLISHED
 
 def readme_block(summary: pd.DataFrame, scale: str) -> str:
     """The README's block for one published scale: its headline (claims only), then per paper (1, 2, 3) its claims,
-    how many are decided, each verdict's count without the fragile ones (symbol and word, crlrepro.workflow.board.VERDICT_MARKS; verified and
-    failed only where some claim has them) and why the undecided ones are not (summary.decided_table), in columns
-    narrow enough for the documentation site."""
+    how many are decided, each verdict's count without the fragile ones (symbol and word,
+    crlrepro.workflow.board.VERDICT_MARKS; verified and failed only where some claim has them) and why the undecided
+    ones are not (summary.decided_table, fragile ones among them), in columns narrow enough for the documentation
+    site."""
     from crlrepro.studies.summary import UNDECIDED, VERDICTS, claims_only, decided_table, fragile_rows, verdict_counts
 
     claims = claims_only(summary)

@@ -193,7 +193,10 @@ def _bounds(table: pd.DataFrame, setting: dict) -> list[Claim]:
         spec = STUDY.experiment("S1").claim(key)
         if f"{name}_worst_lhs" not in runs or runs.empty:
             continue
-        decision = decide_bound(1.0 + runs[f"{name}_worst_lhs"], 1.0 + runs[f"{name}_worst_rhs"], 2.0)
+        # each run's worst point moves on another machine as on another seed: the gaps' spread over runs is the unit
+        gaps = runs[f"{name}_worst_rhs"] - runs[f"{name}_worst_lhs"]
+        spread = float(gaps.std(ddof=1)) if len(gaps) > 1 else np.nan
+        decision = decide_bound(1.0 + runs[f"{name}_worst_lhs"], 1.0 + runs[f"{name}_worst_rhs"], 2.0, spread=spread)
         violations, points = int(runs[f"{name}_violations"].sum()), int(runs[f"{name}_points"].sum())
         arms = runs.groupby(["loss", "ratio"]).size()
         where = ", ".join(
@@ -288,7 +291,9 @@ def chosen_ratio_claim(balanced: pd.DataFrame, ratios: list, metric: str, settin
             claim_id,
             f"{spec.statement}, on {_data(setting)}: {_metric_name(metric)}",
             spec.kind,
-            Decision(INCONCLUSIVE, f"{len(seeds)} seeds: choosing and testing apart needs at least 4", f"{len(seeds)} seeds"),
+            Decision(
+                INCONCLUSIVE, f"{len(seeds)} seeds: choosing and testing apart needs at least 4", f"{len(seeds)} seeds", np.inf
+            ),
             measured=np.nan,
             tolerance="one-sided on the test half (none here)",
         )
