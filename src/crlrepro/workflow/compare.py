@@ -143,6 +143,12 @@ def is_fragile(row: dict) -> bool:
     return fragile_cell(row.get("stability"))
 
 
+def _stability_word(row: dict) -> str:
+    """The first word of a row's stability cell (stable, fragile, unmeasured), "" where it has none."""
+    cell = row.get("stability")
+    return cell.partition(":")[0] if isinstance(cell, str) else ""
+
+
 def compare_sides(a: Side, b: Side) -> pd.DataFrame:
     """One line per claim id of either summary: role, both verdicts, values, whether the values agree within the rows'
     uncertainty, whether a decided verdict moved and whether the row is fragile on both sides; moved decisions first,
@@ -164,6 +170,8 @@ def compare_sides(a: Side, b: Side) -> pd.DataFrame:
                 "measured_a": ra.get("measured"),
                 "measured_b": rb.get("measured"),
                 "within_uncertainty": within_uncertainty(ra, rb) if ra and rb else "n/a",
+                "stability_a": _stability_word(ra),
+                "stability_b": _stability_word(rb),
                 "decision_moved": decided and va != vb,
                 "fragile_both": is_fragile(ra) and is_fragile(rb),
             }
@@ -220,7 +228,10 @@ def comparison_text(a: Side, b: Side, table: pd.DataFrame) -> str:
         f"{agreement.get('yes', 0)}, outside it: {agreement.get('no', 0)}, without a value on a side: {agreement.get('n/a', 0)}",
         "",
     ]
-    columns = ["claim_id", "role", "verdict_a", "verdict_b", "measured_a", "measured_b", "within_uncertainty"]
+    columns = [
+        "claim_id", "role", "verdict_a", "verdict_b", "measured_a", "measured_b", "within_uncertainty", "stability_a",
+        "stability_b",
+    ]  # fmt: skip
     if not table.empty:
         shown = table[table["decision_moved"] | (table["verdict_a"] != table["verdict_b"]) | (table["role"] == "claim")]
         lines += ["| " + " | ".join(columns) + " | moved |", "|" + "---|" * (len(columns) + 1)]
