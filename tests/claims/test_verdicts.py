@@ -919,3 +919,33 @@ def test_a_bound_over_trained_runs_measures_its_margin_in_the_runs_spread():
     assert by_runs.verdict == REPRODUCED and by_runs.unit == "run standard deviations"
     assert by_runs.margin == pytest.approx(0.02 / 0.04)  # the tightest run, half a spread from its bound: fragile
     assert np.isnan(decide_bound(quantity, bound, 1.0, spread=0.0).margin)
+
+
+def test_holm_couples_the_margins_of_a_family():
+    # B alone is undecided at Holm's first step; A just short of its own threshold: lifting A by a hair lets Holm
+    # test B at the looser second step and decide it, so B's margin is A's distance, however far B is from its own
+    df = 2
+    a_t = stats.t.ppf(1 - 0.025 / 2, df) - 0.01
+    a, b = _at_t(a_t, n=3, seed=3), _at_t(stats.t.ppf(1 - 0.025, df) + 0.5, n=3, seed=4)
+    da, db = decide_directions([a, b])
+    assert da.verdict == db.verdict == INCONCLUSIVE
+    assert db.margin == pytest.approx(0.01, abs=1e-6) and da.margin == pytest.approx(0.01, abs=1e-6)
+    # identical comparisons get the same margin, whichever is sorted first
+    twin = decide_directions([_at_t(3.4, seed=5), _at_t(3.4, seed=6)])
+    assert twin[0].margin == pytest.approx(twin[1].margin, abs=1e-9)
+    # no spread: undecided is moved by any spread (margin 0); decided is not
+    assert decide_directions([Paired("c", np.array([0.01, 0.01, 0.01]))])[0].margin == 0.0
+    flat = decide_directions([Paired("c", np.full(8, 0.01))])[0]
+    assert flat.verdict == REPRODUCED and flat.margin == np.inf
+
+
+def test_each_verdict_is_moved_only_by_the_crossings_that_move_it():
+    # a contradicted value: the paper's value far outside the interval; the width test does not move it
+    assert decide_value(3.9, 2.9, 4.9, 1.0).margin == pytest.approx(1.9, rel=1e-9)
+    # a contradicted two-sided rate: only the prediction re-entering moves it, not the competing rate inside
+    se = 0.201 / (2 * stats.norm.ppf(0.975))
+    assert decide_rate(1.1, 0.999, 1.2, 0.5, alternatives=(1.0,)).margin == pytest.approx(0.499 / se, rel=1e-9)
+    # an undecided equivalence wider than the margin on one side only: reproduced needs that end to come in
+    eq = decide_equivalence(0.2, -0.101, 0.5, 0.1)
+    se = 0.601 / (2 * stats.norm.ppf(0.975))
+    assert eq.verdict == INCONCLUSIVE and eq.margin == pytest.approx(min(0.4, 0.201) / se, rel=1e-9)

@@ -22,6 +22,7 @@ also returns its power: how small an error or effect the measurement could have 
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -43,6 +44,7 @@ __all__ = [
     "CLAIM_NOT_APPLICABLE",
     "claims_frame",
     "decide_association",
+    "decision_of",
     "decide_bound",
     "decide_directions",
     "decide_equivalence",
@@ -63,6 +65,7 @@ __all__ = [
     "POWER",
     "reported_rounding",
     "seed_interval",
+    "seed_standard_error",
     "SEED_PLAN_LIMIT",
     "seeds_for_power",
     "SIDES",
@@ -73,6 +76,9 @@ __all__ = [
     "FRAGILE",
     "STABLE",
     "STABLE_MARGIN",
+    "STABILITY_COLUMNS",
+    "MARGIN_SEARCH",
+    "crossing_margin",
     "interval_margin",
     "is_fragile",
     "leave_one_seed_out",
@@ -138,6 +144,7 @@ class Claim:
     power: str
     verdict: str
     reason: str
+    margin: float = np.nan
     stability: str = ""
 
 
@@ -165,7 +172,7 @@ def stability_text(decision: Decision, kind: str) -> str:
     if decision.left_out:
         fragile.append(decision.left_out)
     elif decision.left_out == "":
-        held.append("every verdict with one seed left out agrees")
+        held.append(_LEFT_OUT_AGREES)
     if fragile:
         return f"{FRAGILE}: " + "; ".join(fragile)
     if np.isnan(margin):
@@ -175,7 +182,7 @@ def stability_text(decision: Decision, kind: str) -> str:
 
 def is_fragile(stability) -> bool:
     """Whether a ``stability`` cell (of a summary read back, where an older one may have none) says fragile."""
-    return isinstance(stability, str) and stability.startswith(FRAGILE)
+    return isinstance(stability, str) and stability.strip().lower().startswith(FRAGILE)
 
 
 def interval_margin(low: float, high: float, thresholds, standard_error: float) -> float:
@@ -191,6 +198,23 @@ def interval_margin(low: float, high: float, thresholds, standard_error: float) 
         return np.inf
     ends = np.array([low, high], dtype=float)
     return float(min(np.abs(ends - t).min() for t in thresholds) / standard_error)
+
+
+def crossing_margin(pairs, error: float) -> float:
+    """The margin of a verdict that moves when an interval end e crosses a threshold T, for any of ``pairs`` (e, T):
+
+        margin = min over pairs of |e − T| / error
+
+    (∞ with no pair; NaN without a positive finite error or with a non-finite end or threshold)."""
+    pairs = list(pairs)
+    if not (np.isfinite(error) and error > 0):
+        return np.nan
+    if not pairs:
+        return np.inf
+    values = np.array(pairs, dtype=float)
+    if not np.isfinite(values).all():
+        return np.nan
+    return float(np.abs(values[:, 0] - values[:, 1]).min() / error)
 
 
 def normal_standard_error(low: float, high: float, level: float = LEVEL) -> float:
@@ -227,13 +251,39 @@ def claim(
         decision.power,
         decision.verdict,
         decision.reason,
+        float(decision.margin) if stability_text(decision, kind) else np.nan,
         stability_text(decision, kind),
     )
 
 
 # Columns of a claims table where an empty cell means "not applicable": no paper number, no measurement (a row that
 # is not comparable), no interval (a deterministic or single-seed value), no stability (an identity, a row not comparable).
-CLAIM_NOT_APPLICABLE = ("paper_value", "measured", "ci_low", "ci_high", "stability")
+CLAIM_NOT_APPLICABLE = ("paper_value", "measured", "ci_low", "ci_high", "margin", "stability")
+# The columns a claims table written before the stability rule lacks (read back, they are added as not applicable).
+STABILITY_COLUMNS = ("margin", "stability")
+
+
+_UNIT = re.compile(r"margin \S+ ([a-z][a-z ]*?)(?: \(|;|$)")
+_LEFT_OUT_AGREES = "every verdict with one seed left out agrees"
+
+
+def decision_of(row) -> Decision:
+    """The decision a claim row records (a :class:`Claim` or a row of a claims table): its verdict, reason, power,
+    margin, and the unit and leave-one-seed-out check its ``stability`` text names (:func:`stability_text`)."""
+    margin = getattr(row, "margin", np.nan)
+    text = getattr(row, "stability", "")
+    text = text if isinstance(text, str) else ""
+    unit = _UNIT.search(text)
+    moved = [part for part in text.partition(": ")[2].split("; ") if part.startswith("without ")]
+    left_out = moved[0] if moved else ("" if _LEFT_OUT_AGREES in text else None)
+    return Decision(
+        row.verdict,
+        row.reason,
+        row.power,
+        float(margin) if margin is not None else np.nan,
+        unit.group(1) if unit else "",
+        left_out,
+    )
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:
@@ -243,7 +293,10 @@ def claims_frame(claims: list[Claim]) -> pd.DataFrame:
 
 def check_claims_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` if it is a claims table (the columns, known kinds, each verdict one its kind may
-    give), else ValueError naming what is wrong: a table read back from disk is checked before use."""
+    give), else ValueError naming what is wrong: a table read back from disk is checked before use. A table written
+    before the stability rule (no ``margin`` and ``stability`` columns) is returned with them, not applicable."""
+    if list(table.columns) == CLAIM_COLUMNS[: -len(STABILITY_COLUMNS)]:  # written before the stability rule
+        table = table.assign(margin=np.nan, stability="")
     if list(table.columns) != CLAIM_COLUMNS:
         raise ValueError(f"a claims table has the columns {CLAIM_COLUMNS}, got {list(table.columns)}")
     for row in table.itertuples(index=False):
@@ -281,6 +334,13 @@ def seed_interval(values, level: float = LEVEL) -> tuple[float, float, float]:
         raise ValueError(f"an interval's level must lie strictly between 0 and 1, got {level!r}")
     half = float(special.stdtrit(values.size - 1, (1 + level) / 2) * values.std(ddof=1) / np.sqrt(values.size))
     return mean, mean - half, mean + half
+
+
+def seed_standard_error(values) -> float:
+    """The standard error of a mean over seeds, sd/√n (NaN with fewer than two seeds): the unit of a seed interval's
+    stability margin (:func:`decide_value`'s ``standard_error``)."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size >= 2 else np.nan
 
 
 def few_seed_bootstrap(seeds: int, level: float) -> str:
@@ -441,8 +501,9 @@ def decide_value(
     when there is no interval or it is at least as wide as |p| (it could not tell p from 0 or 2p);
     otherwise reproduced.
 
-    Margin (:func:`interval_margin`): from the widened ends low − r and high + r to p, and from the half-width to |p|,
-    in ``standard_error`` for a seed interval, else in the interval's own half-width (the numerical error it reports)."""
+    Margin (:func:`crossing_margin`): from the widened ends low − r and high + r to p, and (a verdict other than
+    contradicted, p ≠ 0) from the half-width to |p|, in ``standard_error`` for a seed interval (sd/√n), else in the
+    interval's own half-width (the numerical error it reports)."""
     finite = np.isfinite([measured, low, high]).all()
     half = (high - low) / 2 if finite else np.nan
     power = f"interval half-width {_g(half)}" if finite else "no interval"
@@ -454,10 +515,10 @@ def decide_value(
         return Decision(INCONCLUSIVE, "no interval (fewer than two seeds, or a value is missing)", power, np.inf)
     power += f" ({half / abs(paper):.2%} of the paper's value)" if paper else ""
     error, unit = (half, "numerical errors") if standard_error is None else (standard_error, "standard errors")
-    margin = min(
-        interval_margin(low - rounding, high + rounding, [paper], error),
-        abs(half - abs(paper)) / error if error > 0 else np.nan,
-    )
+    # contradicted moves when p re-enters the widened interval; the others also when the width passes |p| (p ≠ 0)
+    ends = crossing_margin([(low - rounding, paper), (high + rounding, paper)], error)
+    width = crossing_margin([(half, abs(paper))], error) if paper else np.inf
+    margin = ends if not low - rounding <= paper <= high + rounding else min(ends, width)
     if not low - rounding <= paper <= high + rounding:
         return Decision(
             CONTRADICTED,
@@ -556,6 +617,7 @@ def decide_rate(
     margin: float = 0.0,
     noise: str | None = None,
     level: float = LEVEL,
+    standard_error: float | None = None,
 ) -> Decision:
     """``rate``: a fitted exponent (slope with interval [low, high]) against the theory's. ``noise`` names what the
     interval's width comes from (e.g. "a bootstrap over 10 seeds"); the power says it, and a plan multiplies it.
@@ -576,8 +638,12 @@ def decide_rate(
     predicted − δ (``at_most`` mirrored); the reason and power name δ. Without one, an interval that straddles the
     bound at an observed slope within rounding of it says that no sample size decides it.
 
-    Margin (:func:`interval_margin`): from the interval's ends to the prediction and the competing rates (two-sided) or
-    to the bound moved by its margin (one-sided), in standard errors of the interval read as normal at ``level``."""
+    Margin (:func:`crossing_margin`), for each verdict the crossings that move it: two-sided, the prediction entering
+    (contradicted), the prediction leaving or a competing rate entering (reproduced), the prediction leaving or every
+    competing rate inside leaving (inconclusive); one-sided ``at_least``, the upper end reaching the bound's low end
+    (contradicted), the lower end leaving its high end (reproduced), either (inconclusive), ``at_most`` mirrored; in
+    standard errors of the interval read as normal at ``level``, or in ``standard_error`` (a deterministic row's
+    numerical error) where given."""
     if not margin >= 0:
         raise ValueError(f"margin must be ≥ 0, got {margin!r}")
     if margin and side == "two":
@@ -590,12 +656,33 @@ def decide_rate(
         raise ValueError("a two-sided rate needs the competing rates it must tell apart (alternatives)")
     if not np.isfinite([slope, low, high]).all():
         return Decision(INCONCLUSIVE, "no interval for the fitted exponent", "no interval", np.inf)
-    error = normal_standard_error(low, high, level)
+    error = normal_standard_error(low, high, level) if standard_error is None else float(standard_error)
+    unit = "standard errors" if standard_error is None else "numerical errors"
     shifted = (margin if side == "at_most" else -margin) if margin else 0.0
-    thresholds = [predicted, *alternatives] if side == "two" else [p_low + shifted, p_high + shifted]
+    # (interval end, threshold) pairs whose crossing moves each verdict (one-sided: the bound moved by the margin)
+    at_low, at_high = (low, p_high + shifted), (high, p_low + shifted)  # at_most: contradicted, reproduced
+    contradicts, reproduces = (at_low, at_high) if side == "at_most" else ((high, p_low + shifted), (low, p_high + shifted))
 
     def decided(verdict: str, reason: str, power: str) -> Decision:  # every verdict below, with its margin
-        return Decision(verdict, reason, power, interval_margin(low, high, thresholds, error), "standard errors")
+        if side == "two":
+            to_predicted = crossing_margin([(low, predicted), (high, predicted)], error)
+            if verdict == CONTRADICTED:
+                moves = to_predicted
+            elif verdict == REPRODUCED:
+                moves = min(to_predicted, crossing_margin([(e, a) for a in alternatives for e in (low, high)], error))
+            else:  # every competing rate inside must leave, or the prediction leave
+                inside = [a for a in alternatives if low <= a <= high]
+                moves = min(to_predicted, max(crossing_margin([(low, a), (high, a)], error) for a in inside))
+        else:
+            moves = crossing_margin(
+                [contradicts]
+                if verdict == CONTRADICTED
+                else [reproduces]
+                if verdict == REPRODUCED
+                else [contradicts, reproduces],
+                error,
+            )
+        return Decision(verdict, reason, power, moves, unit)
 
     power = f"interval half-width {_g((high - low) / 2)}" + (f" from {noise}" if noise else "")
     interval = f"[{_g(low)}, {_g(high)}]"
@@ -774,23 +861,66 @@ def _first_moved(verdict: str, left_out: list[tuple[str, str]]) -> str:
     return f"without {name}: {word}{more}"
 
 
+MARGIN_SEARCH = 10.0  # standard errors: the farthest shift of one comparison the direction rows' margin search tries
+
+
+def _holm_rows(p: np.ndarray) -> np.ndarray:
+    """:func:`holm` applied to each row of ``p`` over its finite entries (the others NaN)."""
+    finite = np.isfinite(p)
+    order = np.argsort(np.where(finite, p, np.inf), axis=1, kind="stable")
+    ranked = np.take_along_axis(np.where(finite, p, np.inf), order, axis=1)
+    count = finite.sum(axis=1, keepdims=True)
+    counted = np.arange(p.shape[1]) < count
+    scaled = np.where(counted, np.minimum(1.0, (count - np.arange(p.shape[1])) * np.where(counted, ranked, 0.0)), np.nan)
+    adjusted = np.empty_like(scaled)
+    np.put_along_axis(adjusted, order, np.fmax.accumulate(scaled, axis=1), axis=1)
+    return np.where(finite, adjusted, np.nan)
+
+
+def _words_moved_to(p: np.ndarray, j: int, df: int, t_values: np.ndarray, alpha: float) -> np.ndarray:
+    """The verdict of each comparison (columns) of a family with one-sided p-values ``p`` (k × 2: claim, reverse) when
+    comparison ``j``'s t statistic is each of ``t_values`` (rows), Holm-adjusted as :func:`decide_directions`."""
+    claim_side = np.tile(p[:, 0], (t_values.size, 1))
+    reverse_side = np.tile(p[:, 1], (t_values.size, 1))
+    claim_side[:, j], reverse_side[:, j] = special.stdtr(df, -t_values), special.stdtr(df, t_values)
+    better, worse = _holm_rows(claim_side), _holm_rows(reverse_side)
+    return np.where(better < alpha, REPRODUCED, np.where(worse < alpha, CONTRADICTED, INCONCLUSIVE))
+
+
 def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
-    """Per comparison, its t statistic's distance, in standard errors, from the nearer critical value of the Holm steps
-    that decide it (:func:`_holm_step_levels`), t_{1−α_claim, n−1} on the claim's side and −t_{1−α_reverse, n−1} on the
-    reverse's; ∞ with fewer than two pairs (no test: no machine decides it) or no spread (the exact sign test)."""
+    """Per comparison of a Holm family, its margin in standard errors: the smallest shift of the t statistic of any one
+    comparison of the family (its own or another's: Holm couples them), up or down, that changes its verdict as
+    :func:`decide_directions` decides it (adjusted one-sided p < α on either side), found on a grid of 0.005 up to
+    :data:`MARGIN_SEARCH` and bisected there (a comparison no such shift moves: ∞). A comparison with no spread (the
+    exact sign test) is moved by any spread at all where undecided (margin 0) and by none where decided; non-finite
+    differences: NaN."""
     alpha = (1 - level) / 2
-    p = np.array([c.p_values() for c in family], dtype=float).reshape(len(family), 2)
-    _, claim_level = _holm_step_levels(p[:, 0], alpha)
-    _, reverse_level = _holm_step_levels(p[:, 1], alpha)
-    margins = np.full(len(family), np.inf)
-    for i, c in enumerate(family):
-        d = np.asarray(c.differences, dtype=float)
-        if d.size < 2 or not d.std(ddof=1) > 0:
-            continue
-        t = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
-        claim_critical = special.stdtrit(d.size - 1, 1 - claim_level[i])
-        reverse_critical = special.stdtrit(d.size - 1, 1 - reverse_level[i])
-        margins[i] = min(abs(t - claim_critical), abs(t + reverse_critical))
+    size = len(family)
+    arrays = [np.asarray(c.differences, dtype=float) for c in family]
+    p = np.array([c.p_values() for c in family], dtype=float).reshape(size, 2)
+    words = np.array(_verdict_words(family, level), dtype=object)
+    margins = np.full(size, np.inf)
+    shiftable = []  # comparisons with a t statistic: (index, t, degrees of freedom)
+    for i, d in enumerate(arrays):
+        if d.size >= 2 and not np.isfinite(d).all():
+            margins[i] = np.nan
+        elif d.size >= 2 and d.std(ddof=1) == 0:
+            margins[i] = 0.0 if words[i] == INCONCLUSIVE else np.inf
+        elif d.size >= 2:
+            shiftable.append((i, d.mean() / (d.std(ddof=1) / np.sqrt(d.size)), d.size - 1))
+    grid = np.linspace(0.0, MARGIN_SEARCH, 2001)[1:]
+    for j, t, df in shiftable:
+        for sign in (1.0, -1.0):
+            changed = _words_moved_to(p, j, df, t + sign * grid, alpha) != words.astype(str)[None, :]
+            for i in np.flatnonzero(changed.any(axis=0)):
+                step = int(np.argmax(changed[:, i]))
+                low, high = (grid[step - 1] if step else 0.0), grid[step]
+                for _ in range(40):  # bisect the grid step to the shift where i's verdict first changes
+                    middle = (low + high) / 2
+                    moved = _words_moved_to(p, j, df, np.array([t + sign * middle]), alpha)[0, i] != words[i]
+                    low, high = (low, middle) if moved else (middle, high)
+                if not np.isnan(margins[i]):
+                    margins[i] = min(margins[i], high)
     return margins
 
 
@@ -908,14 +1038,22 @@ def decide_equivalence(
         contradicted   low > δ or high < −δ (the whole interval outside it),
         inconclusive   otherwise, with how much more data would decide it at the observed difference.
 
-    Stability margin: the ends' distance from ±δ (:func:`interval_margin`), in standard errors of the interval read
-    as normal at ``level``."""
+    Stability margin (:func:`crossing_margin`): for each verdict the crossings of ±δ that move it, in standard errors
+    of the interval read as normal at ``level``."""
     if not margin > 0:
         raise ValueError(f"an equivalence test needs a margin > 0, got {margin!r}")
     if not np.isfinite([difference, low, high]).all():
         return Decision(INCONCLUSIVE, "no interval for the difference", "no interval", np.inf)
-    stability = {"margin": interval_margin(low, high, [-margin, margin], normal_standard_error(low, high, level))}
-    stability["unit"] = "standard errors"
+    error = normal_standard_error(low, high, level)
+    if -margin <= low and high <= margin:  # reproduced: moves when either end leaves ±δ
+        moves = crossing_margin([(low, -margin), (high, margin)], error)
+    elif low > margin or high < -margin:  # contradicted: moves when the end beyond ±δ comes back
+        moves = crossing_margin([(low, margin)] if low > margin else [(high, -margin)], error)
+    else:  # inconclusive: to reproduced every end outside must come in; to contradicted one end must cross the far side
+        outside = [pair for pair, out in (((low, -margin), low < -margin), ((high, margin), high > margin)) if out]
+        to_reproduced = max((crossing_margin([pair], error) for pair in outside), default=0.0)
+        moves = min(to_reproduced, crossing_margin([(low, margin), (high, -margin)], error))
+    stability = {"margin": moves, "unit": "standard errors"}
     interval = f"[{_g(low)}, {_g(high)}]"
     power = (
         f"interval half-width {_g((high - low) / 2)}{f' from {noise}' if noise else ''}; margin ±{_g(margin)} declared in advance"
@@ -1056,11 +1194,12 @@ def _over_points(decision: Decision, measured: float, judged: list, configured: 
         every = [decision] + [d for _, _, d, _ in judged]
         moved = [d.left_out for d in every if d.left_out]
         left_out = moved[0] if moved else ("" if all(d.left_out == "" for d in every) else None)
+        margins = np.array([d.margin for d in every], dtype=float)  # a point whose margin was not recorded: skipped
         return Decision(
             words[0],
             f"{words[0]} at all {points}; {span}; at the configured point: {decision.reason}",
             decision.power,
-            float(np.min([d.margin for d in every])),
+            float(np.nanmin(margins)) if not np.isnan(margins).all() else np.nan,
             decision.unit,
             left_out,
         )

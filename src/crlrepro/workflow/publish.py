@@ -386,7 +386,7 @@ def readme_block(summary: pd.DataFrame, scale: str) -> str:
     decided = decided_table(summary).set_index("paper")
     for paper in sorted(decided.index):
         mine = claims[claims["experiment"].map(lambda e: experiment(e).paper) == paper]
-        counts = mine.loc[~fragile_rows(mine), "verdict"].value_counts()  # a fragile verdict is counted in its column
+        counts = mine.loc[~fragile_rows(mine), "verdict"].value_counts()  # a fragile verdict is not in its column
         row = decided.loc[paper]
         why = "; ".join(f"{int(row[name])} {name}" for name in UNDECIDED if int(row[name])) or "—"
         lines.append(

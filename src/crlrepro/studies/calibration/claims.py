@@ -161,6 +161,10 @@ def c2_claims(
         # and the spread of its local slopes, so the power says so instead of planning seeds
         decision = replace(
             decision,
+            # deterministic: its interval is a span of local slopes, not a normal one; the slopes' quadrature error is
+            # not in the family table, so no margin is measured (the stability cell says unmeasured)
+            margin=np.nan,
+            unit="",
             power=f"deterministic (quadrature, no seeds): local slopes over its {row.points_used} usable members span "
             f"[{row.low:.4g}, {row.high:.4g}]; each member's regret within the family's quadrature tolerance"
             + (

@@ -21,15 +21,17 @@ from crlrepro.claims.verdicts import (
     Claim,
     Decision,
     claim,
+    crossing_margin,
     decide_bound,
     decide_value,
+    decision_of,
     direction_claims,
     family_level,
-    interval_margin,
     over_unreported_ranges,
     paired_by_seed,
     reported_rounding,
     seed_interval,
+    seed_standard_error,
     stability_text,
     value_claim,
 )
@@ -89,6 +91,7 @@ def a2_claims(
                 paper.get(d),
                 mismatched=mismatched,
                 tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+                standard_error=seed_standard_error(values),
             )
             floor = _l2_floor(minima, "x_shift_removed", d) if key == "l2_distance" else None
             if key == "l2_distance" and row.verdict != NOT_COMPARABLE and _has_definitions(table, minima):
@@ -137,7 +140,7 @@ def a2_claims(
 def _converged_case(before: pd.Series, after: pd.Series, level: float) -> tuple[str, str, float]:
     """The convergence row's decision from the excess risks at the two budgets (by seed): its case ("no interval",
     "wide", "settled", "moving", "overlaps"), verdict and margin (the ends of Δ's interval from ±m, m the value row's
-    half-width, in Δ's standard errors; for "wide", m's distance from |value|). Δ = before − after, interval at LEVEL:
+    half-width, in Δ's standard errors; m's distance from |value|, in the value's). Δ = before − after, at LEVEL:
 
         settled (reproduced)     −m < low and high < m
         moving (contradicted)    low > m or high < −m
@@ -149,10 +152,12 @@ def _converged_case(before: pd.Series, after: pd.Series, level: float) -> tuple[
     margin = (value_high - value_low) / 2
     if not np.isfinite(low) or not np.isfinite(margin):
         return "no interval", INCONCLUSIVE, np.inf
-    error = float(delta.std(ddof=1) / np.sqrt(delta.size))
+    error, value_error = seed_standard_error(delta), seed_standard_error(after.dropna())
+    # the width test m ≥ |value| moves every verdict: m and the value come from the value row, in its standard error
+    width = crossing_margin([(margin, abs(value))], value_error)
     if margin >= abs(value):
-        return "wide", INCONCLUSIVE, abs(margin - abs(value)) / error if error > 0 else np.inf
-    distance = interval_margin(low, high, [-margin, margin], error) if error > 0 else np.inf
+        return "wide", INCONCLUSIVE, width
+    distance = min(crossing_margin([(low, -margin), (high, margin)], error), width)
     if -margin < low and high < margin:
         return "settled", REPRODUCED, distance
     if low > margin or high < -margin:
@@ -176,15 +181,13 @@ def _over_ranges(row: Claim, spec, ranges: dict, judged: dict) -> Claim:
     id: Claim}})."""
     at_points = {
         point: (
-            Decision(rows[row.claim_id].verdict, rows[row.claim_id].reason, rows[row.claim_id].power),
+            decision_of(rows[row.claim_id]),
             rows[row.claim_id].measured,
         )
         for point, rows in judged.items()
         if row.claim_id in rows
     }
-    decision = over_unreported_ranges(
-        Decision(row.verdict, row.reason, row.power), spec.unreported, ranges, at_points, row.measured
-    )
+    decision = over_unreported_ranges(decision_of(row), spec.unreported, ranges, at_points, row.measured)
     return replace(row, verdict=decision.verdict, reason=decision.reason, stability=stability_text(decision, row.kind))
 
 
@@ -223,8 +226,11 @@ def _l2_over_definitions(row: Claim, table: pd.DataFrame, minima: pd.DataFrame, 
     runs = table[table["D"] == d].set_index("seed")
     judged = []
     for definition, power in consistent:
-        mean, low, high = seed_interval(runs[f"l2_{definition}"].to_numpy(dtype=float) ** power, level)
-        decision = decide_value(mean, low, high, paper[d], rounding=reported_rounding(paper[d]))
+        values = runs[f"l2_{definition}"].to_numpy(dtype=float) ** power
+        mean, low, high = seed_interval(values, level)
+        decision = decide_value(
+            mean, low, high, paper[d], rounding=reported_rounding(paper[d]), standard_error=seed_standard_error(values)
+        )
         judged.append((definition + ("²" if power == 2 else ""), mean, low, high, decision))
     words = {j[4].verdict for j in judged}
     verdict = REPRODUCED if words == {REPRODUCED} else CONTRADICTED if words == {CONTRADICTED} else NOT_COMPARABLE

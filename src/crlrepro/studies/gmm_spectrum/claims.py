@@ -15,8 +15,8 @@ from crlrepro.claims.verdicts import (
     Claim,
     Decision,
     claim,
+    crossing_margin,
     decide_rate,
-    interval_margin,
     value_claim,
 )
 from crlrepro.studies.gmm_spectrum import STUDY
@@ -73,6 +73,17 @@ def a1_claims(
     if spectrum is not None:
         rows.append(spectrum_shape_claim(spectrum))
     return rows
+
+
+def _polynomial_margin(rate: dict, margin: float, verdict: str, confirmatory: bool) -> float:
+    """The stability margin of an A1 rate row, in the local slopes' quadrature error (deterministic: no seeds): the
+    crossings that move its verdict (:func:`crlrepro.claims.verdicts.crossing_margin`). Confirmatory (at most 1 − γ + δ):
+    the lower end above it (contradicted) or the upper end below it (reproduced), either where undecided. Exploratory:
+    the upper end at 1 − γ (reproduced), the lower end at 1 − γ + δ (contradicted), either where undecided."""
+    low, high, bound, error = rate["low"], rate["high"], rate["predicted"], rate["quadrature_error"]
+    to_contradicted, to_reproduced = (low, bound + margin), (high, bound + margin if confirmatory else bound)
+    pairs = {CONTRADICTED: [to_contradicted], REPRODUCED: [to_reproduced]}.get(verdict, [to_contradicted, to_reproduced])
+    return crossing_margin(pairs, error)
 
 
 def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float, confirm_gammas=()) -> list[Claim]:
@@ -136,10 +147,7 @@ def polynomial_rate_claims(table: pd.DataFrame, window, margin_share: float, con
                     verdict,
                     reason,
                     power,
-                    # deterministic: the local slopes' ends from the rate and from it plus δ, in the slopes' quadrature error
-                    interval_margin(
-                        rate["low"], rate["high"], [rate["predicted"], rate["predicted"] + margin], rate["quadrature_error"]
-                    ),
+                    _polynomial_margin(rate, margin, verdict, confirmatory),
                     "numerical errors",
                 ),
                 measured=rate["slope"],

@@ -19,12 +19,14 @@ from crlrepro.claims.verdicts import (
     Decision,
     claim,
     decide_bound,
+    decision_of,
     direction_claims,
     family_level,
     over_unreported_ranges,
     paired_by_seed,
     reported_rounding,
     seed_interval,
+    seed_standard_error,
     value_claim,
 )
 from crlrepro.studies.lcgm import STUDY
@@ -85,7 +87,8 @@ def _recovers(
     paper = float(reference[spec.paper_value])
     bound = round(1.0 - paper + reported_rounding(paper), 12)  # 0.035, not 0.035000000000000024
     unexplained = 1.0 - r2.to_numpy(dtype=float)
-    decision = decide_bound(unexplained, np.full_like(unexplained, bound), 1.0)
+    spread = float(np.std(unexplained, ddof=1)) if unexplained.size > 1 else np.nan  # each seed moves as another would
+    decision = decide_bound(unexplained, np.full_like(unexplained, bound), 1.0, spread=spread)
     mismatched = setting_mismatches(reference, setting, spec.depends_on)
     if mismatched:
         decision = Decision(NOT_COMPARABLE, "setting differs from the paper's: " + "; ".join(mismatched), decision.power)
@@ -93,7 +96,7 @@ def _recovers(
         judged = {}
         for point, values in (at_points or {}).items():
             row = _recovers(spec, values, reference, setting)
-            judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+            judged[point] = (decision_of(row), row.measured)
         decision = over_unreported_ranges(decision, spec.unreported, ranges, judged, float(unexplained.max()))
     return claim(
         "A3",
@@ -133,7 +136,7 @@ def a3_claims(
         # (a point changes only keys the paper leaves unreported, which the comparison with its setting never reads)
         for point, (points_table, _) in (at_points or {}).items():
             row = _r2_value_row(key, points_table[points_table["D"] == k].set_index("seed"), reference, setting, level)
-            judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+            judged[point] = (decision_of(row), row.measured)
         rows.append(_r2_value_row(key, at_k, reference, setting, level, ranges, judged))
     for key in ("r2_f", "r2_g"):
         points = {point: t[t["D"] == k].set_index("seed")[key] for point, (t, _) in (at_points or {}).items()}
@@ -155,7 +158,7 @@ def a3_claims(
             unswept.append(f"{point[0]} = {point[1]!r}")
             continue
         row = _elbow_value_row(points_elbow, reference, setting, level)
-        judged[point] = (Decision(row.verdict, row.reason, row.power), row.measured)
+        judged[point] = (decision_of(row), row.measured)
     row = _elbow_value_row(elbow, reference, setting, level, ranges, judged)
     if unswept:  # those points count as not trained for the elbow (the rule names them); say why
         row = replace(
@@ -192,6 +195,7 @@ def _r2_value_row(
         tolerance=f"seed interval at {level:.4g} + the paper's rounding",
         ranges=ranges,
         at_points=at_points,
+        standard_error=seed_standard_error(at_k[key]),
     )
 
 
@@ -217,4 +221,5 @@ def _elbow_value_row(
         tolerance=f"seed interval at {level:.4g} of the per-seed elbows; rule: {elbow['rule']}",
         ranges=ranges,
         at_points=at_points,
+        standard_error=seed_standard_error(elbows),
     )

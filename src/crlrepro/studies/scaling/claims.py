@@ -248,6 +248,7 @@ def gap_rate_claim(fit, margin_share: float) -> Claim:
             side="at_least",
             margin=exponent * margin_share,
             noise=f"a bootstrap over {fit.seeds} seeds",
+            level=float(fit.level),
         )
         decision = _at_the_box(_caveated(decision, fit.seeds, fit.level), fit.rate_low, fit.rate_high)
         tested = True
@@ -477,11 +478,22 @@ def rate_difference_claims(differences: pd.DataFrame, m_free_margin: float | Non
             tested = False
         elif row.comparison == "outer_m_free":
             decision = decide_equivalence(
-                row.difference, row.low, row.high, m_free_margin, noise=f"a seed-paired bootstrap over {row.seeds} seeds"
+                row.difference,
+                row.low,
+                row.high,
+                m_free_margin,
+                noise=f"a seed-paired bootstrap over {row.seeds} seeds",
+                level=float(row.level),
             )
         else:
             decision = decide_rate(
-                row.difference, row.low, row.high, 0.0, side="at_least", noise=f"a seed-paired bootstrap over {row.seeds} seeds"
+                row.difference,
+                row.low,
+                row.high,
+                0.0,
+                side="at_least",
+                noise=f"a seed-paired bootstrap over {row.seeds} seeds",
+                level=float(row.level),
             )
         if tested:
             decision = _caveated(decision, row.seeds, row.level)

@@ -24,6 +24,7 @@ from crlrepro.claims.verdicts import (
     family_level,
     paired_by_seed,
     seed_interval,
+    seed_standard_error,
     value_claim,
 )
 from crlrepro.studies.supervised_view import STUDY
@@ -115,6 +116,7 @@ def _value_rows(
                 reference.get(metric, {}).get(value),
                 mismatched=setting_mismatches(reference, setting, spec.depends_on),
                 tolerance=f"seed interval at {level:.4g} + the paper's rounding",
+                standard_error=seed_standard_error(done),
             )
         )
     return rows
@@ -163,6 +165,7 @@ def _variants(table: pd.DataFrame, metric: str, setting: dict) -> list[Claim]:
                 None,
                 mismatched=(),
                 tolerance="seed-paired interval at 0.95",
+                standard_error=seed_standard_error(paired.differences),
             )
         )
     return rows
