@@ -18,6 +18,7 @@ from crlrepro.claims.verdicts import (
     UNREPORTED_DECIDES,
     VERIFIED,
     claims_frame,
+    seed_interval,
 )
 from crlrepro.experiments.rate_fits import MIN_WINDOW
 from crlrepro.studies.calibration.claims import c2_claims
@@ -2307,3 +2308,39 @@ def test_the_rate_comparisons_edges():
     assert sscrl.verdict == REPRODUCED and "told apart from 1" in sscrl.tolerance
     wrong = marginal_gain_claim(list(auc_rates(False).itertuples())[0])  # SCRL at ½: the other exponent
     assert wrong.verdict == CONTRADICTED
+
+
+def test_the_studies_rows_carry_margins_in_their_own_errors():
+    from crlrepro.claims.verdicts import seed_standard_error
+    from crlrepro.studies.gmm_mlp.claims import _converged_case, sample_convergence_claim
+    from crlrepro.studies.gmm_spectrum.claims import _polynomial_margin
+
+    # A1: deterministic, in the local slopes' quadrature error; confirmatory rows read only the bound plus δ
+    rate = {"low": -2.3, "high": -2.1, "predicted": -2.0, "quadrature_error": 0.01}
+    assert _polynomial_margin(rate, 0.5, REPRODUCED, True) == pytest.approx(60.0)  # high to −1.5
+    assert _polynomial_margin(rate, 0.5, REPRODUCED, False) == pytest.approx(10.0)  # high to −2.0
+    assert _polynomial_margin(rate, 0.5, CONTRADICTED, False) == pytest.approx(80.0)  # low to −1.5
+    assert _polynomial_margin(rate, 0.5, INCONCLUSIVE, False) == pytest.approx(10.0)
+    # A2's convergence row: Δ's interval ends from ± the value row's half-width in Δ's standard errors, or the width
+    # test in the value's; and a seed whose removal moves it is named
+    study = sample_study(True)
+    at = {n: g.set_index("seed")["excess_risk"] for n, g in study.groupby("samples")}
+    case, verdict, margin = _converged_case(at[100_000], at[200_000], 0.95)
+    delta = at[100_000] - at[200_000]
+    _, low, high = seed_interval(delta.to_numpy(), 0.95)
+    value, v_low, v_high = seed_interval(at[200_000].to_numpy(), 0.95)
+    m = (v_high - v_low) / 2
+    expected = min(
+        min(abs(low + m), abs(high - m)) / seed_standard_error(delta), abs(m - abs(value)) / seed_standard_error(at[200_000])
+    )
+    assert (case, verdict) == ("settled", REPRODUCED) and margin == pytest.approx(expected)
+    row = sample_convergence_claim(study)
+    assert row.margin == pytest.approx(expected) and row.stability.startswith("stable: margin")
+    # S1's bound over trained runs: the tightest run's gap in the runs' spread
+    table = ssl_table("ratio", {0.5: 0.88, 1.0: 0.85, 1.5: 0.90})
+    trained = table["model"] == "trained"
+    table.loc[trained, "attraction_worst_rhs"] += [jitter(s, 0.02, 9) for s in table.loc[trained, "seed"]]
+    bound = next(r for r in ssl_claims("S1", table, {}, IMAGENET) if r.claim_id == "S1.attraction_bound")
+    gaps = table.loc[trained, "attraction_worst_rhs"] - table.loc[trained, "attraction_worst_lhs"]
+    assert bound.verdict == REPRODUCED and bound.margin == pytest.approx(gaps.min() / gaps.std(ddof=1))
+    assert "run standard deviations" in bound.stability

@@ -949,3 +949,151 @@ def test_each_verdict_is_moved_only_by_the_crossings_that_move_it():
     eq = decide_equivalence(0.2, -0.101, 0.5, 0.1)
     se = 0.601 / (2 * stats.norm.ppf(0.975))
     assert eq.verdict == INCONCLUSIVE and eq.margin == pytest.approx(min(0.4, 0.201) / se, rel=1e-9)
+
+
+def test_the_stability_cell_reads_each_case_of_the_rule():
+    from crlrepro.claims.verdicts import STABLE_MARGIN, is_fragile, stability_text
+
+    def cell(margin, left_out=None, verdict=REPRODUCED, kind="direction", unit="standard errors"):
+        return stability_text(Decision(verdict, "r", "p", margin, unit, left_out), kind)
+
+    assert cell(0.5, kind="identity") == "" and cell(0.5, verdict=NOT_COMPARABLE) == ""
+    assert cell(0.5, verdict=VERIFIED, kind="value") == "" and cell(0.5, verdict=FAILED, kind="value") == ""
+    # the rule's edge: a margin of exactly STABLE_MARGIN is stable, just under it is fragile
+    assert cell(STABLE_MARGIN) == "stable: margin 1 standard errors"
+    assert cell(np.nextafter(STABLE_MARGIN, 0)) == "fragile: margin 1 standard errors (< 1)"
+    assert cell(2.0, unit="") == "stable: margin 2 errors"
+    assert cell(np.inf) == "stable: no measurement could move it"
+    assert cell(np.nan) == "unmeasured: no margin measured"
+    assert cell(np.nan, "") == "unmeasured: no margin measured; every verdict with one seed left out agrees"
+    assert cell(3.0, "") == "stable: margin 3 standard errors; every verdict with one seed left out agrees"
+    assert cell(3.0, "without seed 2: inconclusive") == "fragile: without seed 2: inconclusive"
+    both = cell(0.2, "without seed 2: inconclusive")
+    assert both == "fragile: margin 0.2 standard errors (< 1); without seed 2: inconclusive"
+    assert cell(np.nan, "without seed 1: contradicted") == "fragile: without seed 1: contradicted"
+    assert is_fragile(" Fragile: x") and not is_fragile("stable: x") and not is_fragile(np.nan) and not is_fragile("")
+
+
+def test_crossing_and_interval_margins_and_the_seed_standard_error():
+    from crlrepro.claims.verdicts import crossing_margin, interval_margin, normal_standard_error, seed_standard_error
+
+    assert crossing_margin([(1.0, 1.5), (2.0, 2.1)], 0.05) == pytest.approx(2.0)
+    assert crossing_margin([], 0.1) == np.inf
+    assert np.isnan(crossing_margin([(1.0, 2.0)], 0.0)) and np.isnan(crossing_margin([(1.0, 2.0)], np.inf))
+    assert np.isnan(crossing_margin([(np.nan, 2.0)], 1.0)) and np.isnan(crossing_margin([(1.0, -np.inf)], 1.0))
+    assert interval_margin(0.0, 1.0, [1.25, -0.5, None, np.nan], 0.5) == pytest.approx(0.5)
+    assert interval_margin(0.0, 1.0, [], 0.5) == np.inf and np.isnan(interval_margin(0.0, np.nan, [2.0], 0.5))
+    assert np.isnan(interval_margin(0.0, 1.0, [2.0], -1.0))
+    assert normal_standard_error(0.0, 2 * stats.norm.ppf(0.975)) == pytest.approx(1.0)
+    assert normal_standard_error(0.0, 2 * stats.norm.ppf(0.95), level=0.9) == pytest.approx(1.0)
+    assert seed_standard_error([1.0, 2.0, 3.0]) == pytest.approx(1.0 / np.sqrt(3))
+    assert np.isnan(seed_standard_error([1.0]))
+
+
+def test_a_row_read_back_gives_back_its_decision_and_an_older_table_is_read():
+    from crlrepro.claims.verdicts import STABILITY_COLUMNS, decision_of
+
+    row = claim(
+        "A2", "A2.x", "s", "direction", Decision(REPRODUCED, "r", "p", 0.4, "standard errors", "without seed 3: x"), measured=1.0
+    )
+    back = decision_of(row)
+    assert (back.margin, back.unit, back.left_out) == (0.4, "standard errors", "without seed 3: x")
+    agrees = decision_of(
+        claim("A2", "A2.x", "s", "direction", Decision(REPRODUCED, "r", "p", 4.0, "run standard deviations", ""), measured=1.0)
+    )
+    assert (agrees.unit, agrees.left_out) == ("run standard deviations", "")
+    unmeasured = decision_of(claim("A2", "A2.x", "s", "direction", Decision(REPRODUCED, "r", "p"), measured=1.0))
+    assert np.isnan(unmeasured.margin) and unmeasured.unit == "" and unmeasured.left_out is None
+    table = claims_frame([row])
+    older = table.drop(columns=list(STABILITY_COLUMNS))
+    read = check_claims_table(older)
+    assert list(read.columns) == CLAIM_COLUMNS and read["stability"].tolist() == [""] and read["margin"].isna().all()
+    with pytest.raises(ValueError, match="has the columns"):
+        check_claims_table(table.drop(columns=["margin"]))
+
+
+def test_holm_on_rows_is_holm_on_each_row():
+    from crlrepro.claims.verdicts import _holm_rows
+
+    p = np.array([[0.01, 0.04, 0.03, np.nan], [0.5, 0.001, np.nan, 0.02], [np.nan] * 4])
+    rows = _holm_rows(p)
+    for i in range(2):
+        finite = np.isfinite(p[i])
+        assert rows[i, finite] == pytest.approx(holm(p[i, finite])) and np.isnan(rows[i, ~finite]).all()
+    assert np.isnan(rows[2]).all()
+
+
+def test_the_margins_of_bounds_rates_and_associations_follow_their_verdicts():
+    # a bound violated at two points: it stays contradicted until the larger violation closes (in the slack)
+    broken = decide_bound([0.5, 0.9, 0.75], [0.6, 0.7, 0.7], 1.0, slack=0.01)
+    assert broken.verdict == CONTRADICTED and broken.margin == pytest.approx(19.0)
+    # holding everywhere but informative nowhere: it moves when a point violates or one bound falls below 1
+    idle = decide_bound([0.5, 1.0], [1.2, 1.03], 1.0, slack=0.01)
+    assert idle.verdict == INCONCLUSIVE and idle.margin == pytest.approx(3.0)
+    # reproduced at one informative point only: it moves when that point stops informing (0.1/0.01) or a gap closes
+    lone = decide_bound([0.1, 0.2], [0.9, 1.5], 1.0, slack=0.01)
+    assert lone.verdict == REPRODUCED and lone.margin == pytest.approx(10.0)
+    # no slack: measured in float64 rounding, huge but finite
+    assert 1e10 < decide_bound([0.5], [0.6], 1.0).margin < np.inf
+    se = lambda low, high: (high - low) / (2 * stats.norm.ppf(0.975))  # noqa: E731
+    # two-sided: reproduced moves when the prediction leaves or a competing rate enters
+    two = decide_rate(0.5, 0.4, 0.6, 0.5, alternatives=(1.0, 0.7))
+    assert two.verdict == REPRODUCED and two.margin == pytest.approx(0.1 / se(0.4, 0.6))
+    # inconclusive: both competing rates inside must leave (the farther one counts), or the prediction leave
+    both = decide_rate(0.5, 0.0, 1.2, 0.5, alternatives=(1.0, 0.9))
+    assert both.verdict == INCONCLUSIVE and both.margin == pytest.approx(min(0.5, max(0.2, 0.3)) / se(0.0, 1.2))
+    # one-sided at most: contradicted by the low end above the bound, reproduced by the high end below it
+    above = decide_rate(2.0, 1.5, 2.5, 1.0, side="at_most")
+    below = decide_rate(0.5, 0.2, 0.8, 1.0, side="at_most")
+    straddles = decide_rate(1.0, 0.9, 1.4, 1.0, side="at_most")
+    assert above.verdict == CONTRADICTED and above.margin == pytest.approx(0.5 / se(1.5, 2.5))
+    assert below.verdict == REPRODUCED and below.margin == pytest.approx(0.2 / se(0.2, 0.8))
+    assert straddles.verdict == INCONCLUSIVE and straddles.margin == pytest.approx(0.1 / se(0.9, 1.4))
+    # at least, with a margin δ: the bound moves down by δ
+    least = decide_rate(1.0, 0.9, 1.1, 1.0, side="at_least", margin=0.2)
+    assert least.verdict == REPRODUCED and least.margin == pytest.approx(0.1 / se(0.9, 1.1))
+    low_one = decide_rate(0.2, 0.1, 0.3, 1.0, side="at_least", margin=0.2)
+    assert low_one.verdict == CONTRADICTED and low_one.margin == pytest.approx(0.5 / se(0.1, 0.3))
+    # a deterministic rate in its numerical error
+    exact = decide_rate(0.5, 0.49, 0.51, 1.0, side="at_most", standard_error=0.01)
+    assert exact.margin == pytest.approx(49.0) and exact.unit == "numerical errors"
+    # equivalence contradicted: the end beyond the margin must come back
+    apart = decide_equivalence(1.0, 0.8, 1.2, 0.1)
+    assert apart.verdict == CONTRADICTED and apart.margin == pytest.approx(0.7 / se(0.8, 1.2))
+    # an association: the interval's near end from 0 in atanh ρ's standard error
+    x = np.arange(20.0)
+    y = -x + np.random.default_rng(0).normal(0, 4, 20)
+    rho = decide_association(x, y, sign=-1)
+    centre, error = np.arctanh(stats.spearmanr(x, y).statistic), np.sqrt(1.06 / 17)
+    assert rho.verdict == REPRODUCED and rho.margin == pytest.approx(abs(centre) / error - stats.norm.ppf(0.975))
+
+
+def test_a_value_in_standard_errors_and_a_paper_value_of_zero():
+    value = decide_value(1.0, 0.9, 1.1, 1.03, rounding=0.005, standard_error=0.1 / 5.6)
+    assert value.unit == "standard errors" and value.margin == pytest.approx(0.075 / (0.1 / 5.6))
+    # a paper value of 0 has no width test (the half-width is never below |0|)
+    zero = decide_value(0.0, -0.1, 0.1, 0.0)
+    assert zero.verdict == INCONCLUSIVE and zero.margin == pytest.approx(1.0)
+
+
+def test_a_row_over_unreported_ranges_moves_with_its_weakest_point():
+    ranges = {"k": {"configured": 1, "range": [1, 2]}}
+    configured = Decision(REPRODUCED, "r", "p", 3.0, "standard errors", "")
+    weak = Decision(REPRODUCED, "r", "p", 0.4, "standard errors", "without seed 4: inconclusive")
+    decision = over_unreported_ranges(configured, ("k",), ranges, {("k", 2): (weak, 1.0)}, 1.0)
+    assert decision.verdict == REPRODUCED and decision.margin == 0.4 and decision.left_out.startswith("without seed 4")
+    # a point whose margin was not recorded does not hide the others'
+    unknown = Decision(REPRODUCED, "r", "p")
+    kept = over_unreported_ranges(configured, ("k",), ranges, {("k", 2): (unknown, 1.0)}, 1.0)
+    assert kept.margin == 3.0 and kept.left_out is None
+    agree = over_unreported_ranges(configured, ("k",), ranges, {("k", 2): (configured, 1.0)}, 1.0)
+    assert agree.left_out == ""
+
+
+def test_a_group_that_one_seed_decides_is_fragile():
+    strong = Paired("a", np.array([1.0, 1.1, 0.9, 1.05, 0.95, 1.02]), (0, 1, 2, 3, 4, 5))
+    leaning = Paired("b", np.array([1.0, 1.1, 0.9, 1.05, 0.95, -3.5]), (0, 1, 2, 3, 4, 5))
+    every = every_step_claims("C3", [("C3.x", "every step", [strong, leaning])])[0]
+    assert every.verdict == INCONCLUSIVE and "without seed 5: reproduced" in every.stability
+    anyone = any_of_claims("C3", [("C3.y", "any step", [strong, leaning])])[0]
+    assert anyone.verdict == REPRODUCED and "every verdict with one seed left out agrees" in anyone.stability
