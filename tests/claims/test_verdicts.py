@@ -8,6 +8,7 @@ from scipy import stats
 from crlrepro.claims.spec import config_at, point_name, range_points, trains_ranges
 from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS,
+    CLAIM_NOT_APPLICABLE,
     CONTRADICTED,
     FAILED,
     INCONCLUSIVE,
@@ -1097,3 +1098,13 @@ def test_a_group_that_one_seed_decides_is_fragile():
     assert every.verdict == INCONCLUSIVE and "without seed 5: reproduced" in every.stability
     anyone = any_of_claims("C3", [("C3.y", "any step", [strong, leaning])])[0]
     assert anyone.verdict == REPRODUCED and "every verdict with one seed left out agrees" in anyone.stability
+
+
+def test_a_row_no_measurement_can_move_stores_no_infinite_margin():
+    from crlrepro.claims.verdicts import decision_of
+    from crlrepro.runtime.artifacts import nonfinite_problems
+
+    row = claim("A2", "A2.x", "s", "direction", Decision(INCONCLUSIVE, "r", "p", np.inf), measured=1.0)
+    assert np.isnan(row.margin) and row.stability == "stable: no measurement could move it"
+    assert nonfinite_problems(claims_frame([row]), missing=CLAIM_NOT_APPLICABLE) == []
+    assert decision_of(row).margin == np.inf

@@ -130,7 +130,9 @@ class Decision:
 
 @dataclass(frozen=True)
 class Claim:
-    """One row of a claims table (and of ``results/summary.csv``)."""
+    """One row of a claims table (and of ``results/summary.csv``); ``margin`` is the stability margin where finite
+    (NaN where none was measured or none applies, or where no measurement could move the verdict: ``stability`` says
+    which)."""
 
     experiment: str
     claim_id: str
@@ -162,7 +164,7 @@ def stability_text(decision: Decision, kind: str) -> str:
     if np.isnan(margin):
         said = "no margin measured"
     elif np.isinf(margin):
-        said = "no measurement could move it"
+        said = _NOTHING_MOVES
     else:
         said = f"margin {margin:.3g} {decision.unit or 'errors'}"
     if not np.isnan(margin) and margin < STABLE_MARGIN:
@@ -251,7 +253,8 @@ def claim(
         decision.power,
         decision.verdict,
         decision.reason,
-        float(decision.margin) if stability_text(decision, kind) else np.nan,
+        # a stored margin is a finite number (an artifact holds no ∞): ∞ is in the text, "no measurement could move it"
+        float(decision.margin) if stability_text(decision, kind) and np.isfinite(decision.margin) else np.nan,
         stability_text(decision, kind),
     )
 
@@ -265,6 +268,7 @@ STABILITY_COLUMNS = ("margin", "stability")
 
 _UNIT = re.compile(r"margin \S+ ([a-z][a-z ]*?)(?: \(|;|$)")
 _LEFT_OUT_AGREES = "every verdict with one seed left out agrees"
+_NOTHING_MOVES = "no measurement could move it"
 
 
 def decision_of(row) -> Decision:
@@ -273,6 +277,8 @@ def decision_of(row) -> Decision:
     margin = getattr(row, "margin", np.nan)
     text = getattr(row, "stability", "")
     text = text if isinstance(text, str) else ""
+    if _NOTHING_MOVES in text:
+        margin = np.inf
     unit = _UNIT.search(text)
     moved = [part for part in text.partition(": ")[2].split("; ") if part.startswith("without ")]
     left_out = moved[0] if moved else ("" if _LEFT_OUT_AGREES in text else None)
