@@ -1108,3 +1108,17 @@ def test_a_row_no_measurement_can_move_stores_no_infinite_margin():
     assert np.isnan(row.margin) and row.stability == "stable: no measurement could move it"
     assert nonfinite_problems(claims_frame([row]), missing=CLAIM_NOT_APPLICABLE) == []
     assert decision_of(row).margin == np.inf
+
+
+def test_a_direction_no_searched_shift_moves_reads_at_least_the_search():
+    from crlrepro.claims.verdicts import MARGIN_SEARCH
+
+    far = decide_directions([_at_t(40.0)])[0]
+    assert far.verdict == REPRODUCED and far.margin == MARGIN_SEARCH
+    assert far.reason and stability_of(far).startswith(f"stable: margin ≥ {MARGIN_SEARCH:g} standard errors")
+
+
+def stability_of(decision):
+    from crlrepro.claims.verdicts import stability_text
+
+    return stability_text(decision, "direction")

@@ -165,6 +165,8 @@ def stability_text(decision: Decision, kind: str) -> str:
         said = "no margin measured"
     elif np.isinf(margin):
         said = _NOTHING_MOVES
+    elif margin == MARGIN_SEARCH and decision.unit == "standard errors":  # the direction rows' search found no move
+        said = f"margin ≥ {MARGIN_SEARCH:g} standard errors"
     else:
         said = f"margin {margin:.3g} {decision.unit or 'errors'}"
     if not np.isnan(margin) and margin < STABLE_MARGIN:
@@ -897,7 +899,8 @@ def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
     """Per comparison of a Holm family, its margin in standard errors: the smallest shift of the t statistic of any one
     comparison of the family (its own or another's: Holm couples them), up or down, that changes its verdict as
     :func:`decide_directions` decides it (adjusted one-sided p < α on either side), found on a grid of 0.005 up to
-    :data:`MARGIN_SEARCH` and bisected there (a comparison no such shift moves: ∞). A comparison with no spread (the
+    :data:`MARGIN_SEARCH` and bisected there (a comparison no such shift moves: MARGIN_SEARCH, "at least"; one with no
+    test, fewer than two pairs: ∞). A comparison with no spread (the
     exact sign test) is moved by any spread at all where undecided (margin 0) and by none where decided; non-finite
     differences: NaN."""
     alpha = (1 - level) / 2
@@ -927,6 +930,10 @@ def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
                     low, high = (low, middle) if moved else (middle, high)
                 if not np.isnan(margins[i]):
                     margins[i] = min(margins[i], high)
+    # a comparison with a test that no shift up to the search's end moves: at least MARGIN_SEARCH (not ∞: a larger
+    # shift would)
+    for i, _, _ in shiftable:
+        margins[i] = min(margins[i], MARGIN_SEARCH)
     return margins
 
 
