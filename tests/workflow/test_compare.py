@@ -127,3 +127,11 @@ def test_the_command_reads_a_results_folder_and_a_publication_and_exits_1_on_a_m
     with pytest.raises(ArtifactError, match="does not match the SHA-256"):
         read_side(moved)
     assert main(["compare", str(results), str(tmp_path / "nowhere")]) == 2
+
+
+def test_a_moved_diagnostic_is_shown_but_does_not_fail():
+    moved = compare_sides(
+        _side(_summary({"A1.excess.D1": {"role": "diagnostic"}})),
+        _side(_summary({"A1.excess.D1": {"role": "diagnostic", "verdict": "inconclusive"}})),
+    )
+    assert bool(moved["decision_moved"].iloc[0]) and moved_decisions(moved).empty

@@ -8,10 +8,10 @@ says whether the values agree within the row's own uncertainty (:func:`within_un
 verdict moved come first. Then what could explain a difference: the two sides' machines (CPU, vector instructions,
 bfloat16), commits, packages, the arithmetic the config asks for (``precision`` keys) and the config keys that differ.
 
-A decided verdict (reproduced, contradicted, verified, failed) that moves is a reproduction failure, unless the row
-is marked fragile on both sides (a ``stability`` column whose text starts with ``fragile``: its test statistic sits
-so near its threshold that rounding can move it). :func:`moved_decisions` lists them; the command exits 1 when there
-is one.
+A decided verdict (reproduced, contradicted, verified, failed) of a claim row that moves is a reproduction failure,
+unless the row is marked fragile on both sides (a ``stability`` column whose text starts with ``fragile``: its test
+statistic sits so near its threshold that another machine's rounding can move it); a diagnostic's move is shown, not
+counted. :func:`moved_decisions` lists them; the command exits 1 when there is one.
 """
 
 from __future__ import annotations
@@ -184,10 +184,11 @@ def compare_sides(a: Side, b: Side) -> pd.DataFrame:
 
 
 def moved_decisions(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows whose decided verdict moved and that are not fragile on both sides: a reproduction failure."""
+    """The claim rows whose decided verdict moved and that are not fragile on both sides: a reproduction failure (a
+    diagnostic's move is shown, not a failure: the headline counts claims only)."""
     if table.empty:
         return table
-    return table[table["decision_moved"] & ~table["fragile_both"]]
+    return table[table["decision_moved"] & ~table["fragile_both"] & (table["role"] == "claim")]
 
 
 def _config_value(config: dict | None, dotted: str):
@@ -237,9 +238,13 @@ def comparison_text(a: Side, b: Side, table: pd.DataFrame) -> str:
         lines += ["| " + " | ".join(columns) + " | moved |", "|" + "---|" * (len(columns) + 1)]
         for row in shown.to_dict("records"):
             mark = (
-                "moved (fragile on both sides)"
-                if row["decision_moved"] and row["fragile_both"]
-                else ("MOVED" if row["decision_moved"] else "")
+                ""
+                if not row["decision_moved"]
+                else "moved (fragile on both sides)"
+                if row["fragile_both"]
+                else "MOVED"
+                if row["role"] == "claim"
+                else "moved (a diagnostic)"
             )
             cells = [f"{row[c]:.6g}" if isinstance(row[c], float) and math.isfinite(row[c]) else str(row[c]) for c in columns]
             lines.append("| " + " | ".join(cells) + f" | {mark} |")
