@@ -43,6 +43,8 @@ def _summary() -> pd.DataFrame:
                 "power": "",
                 "verdict": verdict,
                 "reason": reason,
+                "margin": 2.5,
+                "stability": "stable: margin 2.5 standard errors",
             }
         )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
