@@ -857,7 +857,7 @@ def test_the_stability_rule_flags_a_row_at_its_threshold_and_passes_one_far_from
     near, far = decide_directions([_at_t(critical + 0.05)])[0], decide_directions([_at_t(critical + 6)])[0]
     assert near.verdict == far.verdict == REPRODUCED
     assert near.margin == pytest.approx(0.05, abs=1e-9) and far.margin == pytest.approx(6, abs=1e-9)
-    assert is_fragile(stability_text(near, "direction")) and "margin 0.05 standard errors (< 2)" in stability_text(
+    assert is_fragile(stability_text(near, "direction")) and f"margin 0.05 standard errors (< {STABLE_MARGIN:g})" in stability_text(
         near, "direction"
     )
     assert stability_text(far, "direction").startswith("stable: margin 6 standard errors")
@@ -963,12 +963,12 @@ def test_the_stability_cell_reads_each_case_of_the_rule():
     # the rule's edge: a margin of exactly STABLE_MARGIN is stable, just under it is fragile
     assert cell(STABLE_MARGIN) == f"stable: margin {STABLE_MARGIN:g} standard errors"
     assert cell(np.nextafter(STABLE_MARGIN, 0)) == f"fragile: margin {STABLE_MARGIN:g} standard errors (< {STABLE_MARGIN:g})"
-    assert cell(2.0, unit="") == "stable: margin 2 errors"
+    assert cell(4.0, unit="") == "stable: margin 4 errors"
     assert cell(np.inf) == "stable: no measurement could move it"
     assert cell(np.nan) == "unmeasured: no margin measured"
     assert cell(np.nan, "") == "unmeasured: no margin measured; every verdict with one seed left out agrees"
-    assert cell(3.0, "") == "stable: margin 3 standard errors; every verdict with one seed left out agrees"
-    assert cell(3.0, "without seed 2: inconclusive") == "fragile: without seed 2: inconclusive"
+    assert cell(4.0, "") == "stable: margin 4 standard errors; every verdict with one seed left out agrees"
+    assert cell(4.0, "without seed 2: inconclusive") == "fragile: without seed 2: inconclusive"
     both = cell(0.2, "without seed 2: inconclusive")
     assert both == f"fragile: margin 0.2 standard errors (< {STABLE_MARGIN:g}); without seed 2: inconclusive"
     assert cell(np.nan, "without seed 1: contradicted") == "fragile: without seed 1: contradicted"
