@@ -857,9 +857,8 @@ def test_the_stability_rule_flags_a_row_at_its_threshold_and_passes_one_far_from
     near, far = decide_directions([_at_t(critical + 0.05)])[0], decide_directions([_at_t(critical + 6)])[0]
     assert near.verdict == far.verdict == REPRODUCED
     assert near.margin == pytest.approx(0.05, abs=1e-9) and far.margin == pytest.approx(6, abs=1e-9)
-    assert is_fragile(stability_text(near, "direction")) and f"margin 0.05 standard errors (< {STABLE_MARGIN:g})" in stability_text(
-        near, "direction"
-    )
+    said = stability_text(near, "direction")
+    assert is_fragile(said) and f"margin 0.05 standard errors (< {STABLE_MARGIN:g})" in said
     assert stability_text(far, "direction").startswith("stable: margin 6 standard errors")
     assert "every verdict with one seed left out agrees" in stability_text(far, "direction")
     # a p-value just under its threshold: a rounding of another machine may move it, so it is not counted as decided
