@@ -901,9 +901,10 @@ def _words_moved_to(p: np.ndarray, j: int, df: int, t_values: np.ndarray, alpha:
 def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
     """Per comparison of a Holm family, its margin in standard errors: the smallest shift of the t statistic of any one
     comparison of the family (its own or another's: Holm couples them), up or down, that changes its verdict as
-    :func:`decide_directions` decides it (adjusted one-sided p < α on either side), found on a grid of 0.005 up to
-    :data:`MARGIN_SEARCH` and bisected there (a comparison no such shift moves: MARGIN_SEARCH, "at least"; one with no
-    test, fewer than two pairs: ∞). A comparison with no spread (the
+    :func:`decide_directions` decides it (adjusted one-sided p < α on either side). Holm's verdicts can change only
+    where a p-value crosses a step level α/m or another p-value, so each comparison's t is tried just past each such
+    edge within :data:`MARGIN_SEARCH` (a comparison no such shift moves: MARGIN_SEARCH, "at least"; one with no test,
+    fewer than two pairs: ∞). A comparison with no spread (the
     exact sign test) is moved by any spread at all where undecided (margin 0) and by none where decided; non-finite
     differences: NaN."""
     alpha = (1 - level) / 2
@@ -920,19 +921,23 @@ def _t_margins(family: list[Paired], level: float = LEVEL) -> np.ndarray:
             margins[i] = 0.0 if words[i] == INCONCLUSIVE else np.inf
         elif d.size >= 2:
             shiftable.append((i, d.mean() / (d.std(ddof=1) / np.sqrt(d.size)), d.size - 1))
-    grid = np.linspace(0.0, MARGIN_SEARCH, 2001)[1:]
+    # Holm's verdicts change only where comparison j's one-sided p-value crosses a step level α/m or another
+    # comparison's p-value (on the claim's side or the reverse's): those are the only t_j where any verdict can move.
+    levels = alpha / np.arange(1, size + 1)
     for j, t, df in shiftable:
-        for sign in (1.0, -1.0):
-            changed = _words_moved_to(p, j, df, t + sign * grid, alpha) != words.astype(str)[None, :]
-            for i in np.flatnonzero(changed.any(axis=0)):
-                step = int(np.argmax(changed[:, i]))
-                low, high = (grid[step - 1] if step else 0.0), grid[step]
-                for _ in range(40):  # bisect the grid step to the shift where i's verdict first changes
-                    middle = (low + high) / 2
-                    moved = _words_moved_to(p, j, df, np.array([t + sign * middle]), alpha)[0, i] != words[i]
-                    low, high = (low, middle) if moved else (middle, high)
-                if not np.isnan(margins[i]):
-                    margins[i] = min(margins[i], high)
+        on_claim = np.concatenate([levels, np.delete(p[:, 0], j)])  # p_j = P[T > t]: t = −stdtrit(df, p)
+        on_reverse = np.concatenate([levels, np.delete(p[:, 1], j)])  # reverse p_j = P[T < t]: t = stdtrit(df, p)
+        edges = np.concatenate([-special.stdtrit(df, on_claim), special.stdtrit(df, on_reverse)])
+        edges = np.unique(edges[np.isfinite(edges) & (np.abs(edges - t) <= MARGIN_SEARCH)])
+        if not edges.size:
+            continue
+        # each edge crossed, a hair beyond it (away from t): the verdicts there
+        beyond = edges + np.where(edges >= t, 1.0, -1.0) * 1e-9 * np.maximum(1.0, np.abs(edges))
+        changed = _words_moved_to(p, j, df, beyond, alpha) != words.astype(str)[None, :]
+        distance = np.abs(edges - t)
+        for i in np.flatnonzero(changed.any(axis=0)):
+            if not np.isnan(margins[i]):
+                margins[i] = min(margins[i], float(distance[changed[:, i]].min()))
     # a comparison with a test that no shift up to the search's end moves: at least MARGIN_SEARCH (not ∞: a larger
     # shift would)
     for i, _, _ in shiftable:
