@@ -1121,3 +1121,64 @@ def stability_of(decision):
     from crlrepro.claims.verdicts import stability_text
 
     return stability_text(decision, "direction")
+
+
+def test_the_rules_constants_are_the_documented_ones():
+    """docs/claims.md declares the rule; the code must hold the same numbers."""
+    from pathlib import Path
+
+    from crlrepro.claims.verdicts import MARGIN_SEARCH, STABLE_MARGIN
+
+    text = (Path(__file__).parents[2] / "docs" / "claims.md").read_text()
+    assert f"at least **{STABLE_MARGIN:g}** errors" in text and STABLE_MARGIN == 3
+    assert f"searched up to {MARGIN_SEARCH:g} standard errors" in text and MARGIN_SEARCH == 10
+
+
+def test_leave_one_seed_out_names_seeds_by_position_without_their_ids_and_counts_the_others():
+    from crlrepro.claims.verdicts import _first_moved, leave_one_seed_out
+
+    d = np.array([1.0, 1.1, 0.9, 1.05, 0.95, -3.5])
+    anonymous = leave_one_seed_out([Paired("c", d)])[0]
+    assert [name for name, _ in anonymous] == [f"seed pair #{i}" for i in range(1, 7)]
+    assert dict(anonymous)["seed pair #6"] == REPRODUCED and dict(anonymous)["seed pair #1"] == INCONCLUSIVE
+    # a shorter comparison beside a longer one: each loses its own i-th pair, the short one nothing past its end
+    short = leave_one_seed_out([Paired("a", d), Paired("b", d[:3])])
+    assert len(short[0]) == len(short[1]) == 6
+    moved = [("seed 1", "a"), ("seed 2", "x"), ("seed 3", "b"), ("seed 4", "c")]
+    assert _first_moved("x", moved) == "without seed 1: a (and 2 other seed(s))"
+    assert _first_moved("x", moved[:2]) == "without seed 1: a"
+    assert _first_moved("x", [("seed 2", "x")]) == ""
+
+
+def test_a_comparison_of_two_pairs_has_a_margin_and_one_pair_has_none():
+    two = decide_directions([Paired("c", np.array([1.0, 1.4]))])[0]
+    assert two.verdict == INCONCLUSIVE and 0 < two.margin < np.inf
+    assert decide_directions([Paired("c", np.array([1.0]))])[0].margin == np.inf
+    flat = decide_directions([Paired("c", np.array([0.2, 0.2]))])[0]
+    assert flat.verdict == INCONCLUSIVE and flat.margin == 0.0
+
+
+def test_an_association_plans_its_points_and_measures_both_signs():
+    x = np.arange(12.0)
+    weak = decide_association(x, np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0]), sign=-1)
+    rho = stats.spearmanr(x, np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0])).statistic
+    z = stats.norm.ppf(0.975)
+    needed = int(np.ceil(3 + 1.06 * ((z + stats.norm.ppf(0.8)) / abs(np.arctanh(rho))) ** 2))
+    assert f"{needed} points give 80% power at ρ = {rho:.4g}" in weak.power
+    up = decide_association(x, x + np.random.default_rng(1).normal(0, 3, 12), sign=1)
+    r = stats.spearmanr(x, x + np.random.default_rng(1).normal(0, 3, 12)).statistic
+    error = np.sqrt(1.06 / 9)
+    assert up.verdict == REPRODUCED and up.margin == pytest.approx(np.arctanh(r) / error - z)
+    assert weak.margin == pytest.approx(z - abs(np.arctanh(rho)) / error)
+
+
+def test_equivalence_margins_on_each_side():
+    se = lambda low, high: (high - low) / (2 * stats.norm.ppf(0.975))  # noqa: E731
+    inside = decide_equivalence(0.0, -0.05, 0.08, 0.1)
+    assert inside.verdict == REPRODUCED and inside.margin == pytest.approx(0.02 / se(-0.05, 0.08))
+    below = decide_equivalence(-1.0, -1.2, -0.3, 0.1)
+    assert below.verdict == CONTRADICTED and below.margin == pytest.approx(0.2 / se(-1.2, -0.3))
+    left = decide_equivalence(-0.1, -0.3, 0.05, 0.1)  # only the low end outside: it alone must come in
+    assert left.verdict == INCONCLUSIVE and left.margin == pytest.approx(min(0.2, 0.15) / se(-0.3, 0.05))
+    far_left = decide_equivalence(-0.2, -0.6, 0.05, 0.1)
+    assert far_left.verdict == INCONCLUSIVE and far_left.margin == pytest.approx(min(0.5, 0.15) / se(-0.6, 0.05))
