@@ -2344,3 +2344,32 @@ def test_the_studies_rows_carry_margins_in_their_own_errors():
     gaps = table.loc[trained, "attraction_worst_rhs"] - table.loc[trained, "attraction_worst_lhs"]
     assert bound.verdict == REPRODUCED and bound.margin == pytest.approx(gaps.min() / gaps.std(ddof=1))
     assert "run standard deviations" in bound.stability
+
+
+def test_a3_recovery_and_a2_convergence_name_their_margins_and_the_seeds_that_move_them():
+    from crlrepro.studies.gmm_mlp.claims import _converged_case, _left_out_of
+
+    # A3's R² bound over seeds: the tightest seed's gap in the seeds' spread of 1 − R²
+    ref, elbow = paper_values("A3"), {"classes": 8, "elbow": 8, "rule": "r", "per_seed": dict.fromkeys(SEEDS, 8)}
+    r2 = {s: 0.975 + 0.002 * i for i, s in enumerate(SEEDS)}
+    table = pd.DataFrame([{"D": 8, "seed": s, "r2_f": r2[s], "r2_g": 0.95} for s in SEEDS])
+    row = {r.claim_id: r for r in a3_claims(table, elbow, ref, paper_setting("A3"))}["A3.r2_f_recovers"]
+    unexplained = 1 - np.array(list(r2.values()))
+    bound = round(1 - ref["r2_f"] + 0.005, 12)
+    assert row.verdict == REPRODUCED
+    assert row.margin == pytest.approx((bound - unexplained.max()) / unexplained.std(ddof=1))
+    one = pd.DataFrame([{"D": 8, "seed": 0, "r2_f": 0.975, "r2_g": 0.95}])
+    single = {r.claim_id: r for r in a3_claims(one, elbow, ref, paper_setting("A3"))}["A3.r2_f_recovers"]
+    assert np.isnan(single.margin) and single.stability.startswith("unmeasured")
+    # A2's convergence: every seed that moves the verdict is counted, the first named
+    before = pd.Series([1.0, 1.0, 1.0, 1.0, 1.0], index=[0, 1, 2, 3, 4])
+    after = pd.Series([0.99, 1.01, 1.0, 0.5, 1.5], index=[0, 1, 2, 3, 4])
+    case, verdict, _ = _converged_case(before, after, 0.95)
+    moved = _left_out_of(verdict, before, after, 0.95)
+    words = {s: _converged_case(before.drop(s), after.drop(s), 0.95)[1] for s in before.index}
+    differ = [s for s in before.index if words[s] != verdict]
+    expected = "" if not differ else f"without seed {differ[0]}: {words[differ[0]]}"
+    expected += f" (and {len(differ) - 1} other seed(s))" if len(differ) > 1 else ""
+    assert moved == expected
+    assert _left_out_of("no such verdict", before, after, 0.95).endswith(f"(and {len(before) - 1} other seed(s))")
+    assert _converged_case(before.iloc[:1], after.iloc[:1], 0.95) == ("no interval", INCONCLUSIVE, np.inf)

@@ -1182,3 +1182,27 @@ def test_equivalence_margins_on_each_side():
     assert left.verdict == INCONCLUSIVE and left.margin == pytest.approx(min(0.2, 0.15) / se(-0.3, 0.05))
     far_left = decide_equivalence(-0.2, -0.6, 0.05, 0.1)
     assert far_left.verdict == INCONCLUSIVE and far_left.margin == pytest.approx(min(0.5, 0.15) / se(-0.6, 0.05))
+
+
+def test_margins_follow_the_nearer_crossing_on_either_end():
+    se = lambda low, high: (high - low) / (2 * stats.norm.ppf(0.975))  # noqa: E731
+    # equivalence: reproduced with its low end nearer its edge; inconclusive with reproduced nearer than contradicted
+    low_near = decide_equivalence(0.0, -0.09, 0.02, 0.1)
+    assert low_near.verdict == REPRODUCED and low_near.margin == pytest.approx(0.01 / se(-0.09, 0.02))
+    almost = decide_equivalence(0.0, -0.15, 0.09, 0.1)
+    assert almost.verdict == INCONCLUSIVE and almost.margin == pytest.approx(0.05 / se(-0.15, 0.09))
+    # a value whose paper number sits near the widened low end
+    near_low = decide_value(1.0, 0.9, 1.1, 0.93, rounding=0.005, standard_error=0.01)
+    assert near_low.margin == pytest.approx(3.5)
+
+
+def test_a_groups_margin_is_its_weakest_needed_comparison():
+    critical = stats.t.ppf(1 - 0.025 / 3, 9)
+    strong, middle, weak = (_at_t(critical + shift, seed=s) for shift, s in ((9.0, 11), (5.0, 12), (1.5, 13)))
+    groups = [("C3.x", "every step", [strong, middle, weak])]
+    every = every_step_claims("C3", groups)[0]
+    anyone = any_of_claims("C3", [("C3.y", "any step", [strong, middle, weak])])[0]
+    margins = [d.margin for d in decide_directions([strong, middle, weak])]
+    assert every.verdict == anyone.verdict == REPRODUCED
+    assert every.margin == pytest.approx(min(margins)) and anyone.margin == pytest.approx(max(margins))
+    assert min(margins) < max(margins)
