@@ -1135,7 +1135,7 @@ def test_the_rules_constants_are_the_documented_ones():
 
 
 def test_leave_one_seed_out_names_seeds_by_position_without_their_ids_and_counts_the_others():
-    from crlrepro.claims.verdicts import _first_moved, leave_one_seed_out
+    from crlrepro.claims.verdicts import first_moved, leave_one_seed_out
 
     d = np.array([1.0, 1.1, 0.9, 1.05, 0.95, -3.5])
     anonymous = leave_one_seed_out([Paired("c", d)])[0]
@@ -1145,9 +1145,9 @@ def test_leave_one_seed_out_names_seeds_by_position_without_their_ids_and_counts
     short = leave_one_seed_out([Paired("a", d), Paired("b", d[:3])])
     assert len(short[0]) == len(short[1]) == 6
     moved = [("seed 1", "a"), ("seed 2", "x"), ("seed 3", "b"), ("seed 4", "c")]
-    assert _first_moved("x", moved) == "without seed 1: a (and 2 other seed(s))"
-    assert _first_moved("x", moved[:2]) == "without seed 1: a"
-    assert _first_moved("x", [("seed 2", "x")]) == ""
+    assert first_moved("x", moved) == "without seed 1: a (and 2 other seed(s))"
+    assert first_moved("x", moved[:2]) == "without seed 1: a"
+    assert first_moved("x", [("seed 2", "x")]) == ""
 
 
 def test_a_comparison_of_two_pairs_has_a_margin_and_one_pair_has_none():

@@ -81,6 +81,7 @@ __all__ = [
     "crossing_margin",
     "interval_margin",
     "is_fragile",
+    "first_moved",
     "leave_one_seed_out",
     "normal_standard_error",
     "stability_text",
@@ -861,7 +862,7 @@ def leave_one_seed_out(family: list[Paired], level: float = LEVEL) -> list[list[
     return out
 
 
-def _first_moved(verdict: str, left_out: list[tuple[str, str]]) -> str:
+def first_moved(verdict: str, left_out: list[tuple[str, str]]) -> str:
     """ "" where every leave-one-out verdict is ``verdict``, else the first that is not ("without seed 3: …") and how
     many do not."""
     moved = [(name, word) for name, word in left_out if word != verdict]
@@ -990,7 +991,7 @@ def decide_directions(family: list[Paired], level: float = LEVEL) -> list[Decisi
                 f"neither direction decided: Holm-adjusted p = {_g(better)} (claim), {_g(worse)} (reverse), α = {alpha:g}",
                 f"{power}; {_seed_plan(float(d.mean()), sd, strictest)}",
             )
-        moved = _first_moved(decision.verdict, dropped)
+        moved = first_moved(decision.verdict, dropped)
         decisions.append(replace(decision, margin=float(margin), unit="standard errors", left_out=moved))
     return decisions
 
@@ -1339,7 +1340,7 @@ def _group_claims(experiment: str, groups: list, verdict_of, decisive_of, rule: 
     for claim_id, statement, comparisons in groups:
         mine, my_levels = decisions[start : start + len(comparisons)], levels[start : start + len(comparisons)]
         verdict = verdict_of([d.verdict for d in mine])
-        moved = _first_moved(verdict, [(name, verdict_of(words[start : start + len(comparisons)])) for name, words in dropped])
+        moved = first_moved(verdict, [(name, verdict_of(words[start : start + len(comparisons)])) for name, words in dropped])
         start += len(comparisons)
         # the margin of the group: its weakest needed comparison, or its strongest where one alone decides it
         alone = [d.margin for d in mine if d.verdict == verdict and verdict in (REPRODUCED, CONTRADICTED)]

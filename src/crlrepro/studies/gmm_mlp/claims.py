@@ -27,6 +27,7 @@ from crlrepro.claims.verdicts import (
     decision_of,
     direction_claims,
     family_level,
+    first_moved,
     over_unreported_ranges,
     paired_by_seed,
     reported_rounding,
@@ -168,12 +169,14 @@ def _converged_case(before: pd.Series, after: pd.Series, level: float) -> tuple[
 def _left_out_of(verdict: str, before: pd.Series, after: pd.Series, level: float) -> str:
     """The convergence row's leave-one-seed-out check: "" where its verdict with any one seed left out of both budgets
     is ``verdict``, else the first seed that moves it."""
-    moved = []
-    for seed in sorted(set(before.index) | set(after.index)):
-        word = _converged_case(before.drop(seed, errors="ignore"), after.drop(seed, errors="ignore"), level)[1]
-        if word != verdict:
-            moved.append(f"without seed {seed}: {word}")
-    return "" if not moved else moved[0] + (f" (and {len(moved) - 1} other seed(s))" if len(moved) > 1 else "")
+    seeds = sorted(set(before.index) | set(after.index))
+    return first_moved(
+        verdict,
+        [
+            (f"seed {s}", _converged_case(before.drop(s, errors="ignore"), after.drop(s, errors="ignore"), level)[1])
+            for s in seeds
+        ],
+    )
 
 
 def _over_ranges(row: Claim, spec, ranges: dict, judged: dict) -> Claim:
