@@ -213,7 +213,7 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
 
 def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
     """The board as a matplotlib figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its
-    verdict and marked with its symbol; a fragile verdict's cell hatched."""
+    verdict and marked with its symbol; a fragile verdict's cell light and striped, its symbol dark."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
@@ -230,9 +230,14 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
             for j, s in enumerate(scales):
                 verdict = r[f"verdict ({s})"]
                 symbol, colour = VERDICT_MARKS.get(verdict, ("", "#FFFFFF"))
-                hatch = "////" if _fragile(verdict, r.get(f"stability ({s})", "")) else None  # fragile: hatched
-                ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white", hatch=hatch))
-                ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=8, color="white", fontweight="bold")
+                fragile = _fragile(verdict, r.get(f"stability ({s})", ""))
+                if fragile:  # a light, striped cell in the verdict's colour, its symbol dark on it
+                    ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, alpha=0.3, edgecolor="none"))
+                    ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, fill=False, hatch="//", edgecolor=colour, linewidth=0))
+                else:
+                    ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white"))
+                ink = "#1a1a1a" if fragile else "white"
+                ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=8, color=ink, fontweight="bold")
             ticks.append(y)
             labels.append(r["claim_id"])
             y += 1.0
@@ -246,7 +251,7 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
     for spine in ax.spines.values():
         spine.set_visible(False)
     handles = [Patch(facecolor=c, label=f"{s} {v}") for v, (s, c) in list(VERDICT_MARKS.items())[:4]]
-    handles.append(Patch(facecolor="#FFFFFF", edgecolor="#555555", hatch="////", label="hatched: fragile"))
+    handles.append(Patch(facecolor="#DDDDDD", edgecolor="#555555", hatch="//", label="light, striped: fragile"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     ax.set_title(title, fontsize=10, pad=24)
     fig.tight_layout()
