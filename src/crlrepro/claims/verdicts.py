@@ -198,14 +198,12 @@ def interval_margin(low: float, high: float, thresholds, standard_error: float) 
 
         margin = min over thresholds T and ends e ∈ {low, high} of |e − T| / standard_error
 
-    (∞ with no threshold, NaN without a finite interval or a positive error)."""
-    thresholds = [float(t) for t in thresholds if t is not None and np.isfinite(t)]
-    if not (np.isfinite([low, high]).all() and np.isfinite(standard_error) and standard_error > 0):
+    (∞ with no threshold, NaN without a finite interval or a positive error): :func:`crossing_margin` over every
+    (end, threshold) pair, thresholds that are None or not finite left out."""
+    if not np.isfinite([low, high]).all():
         return np.nan
-    if not thresholds:
-        return np.inf
-    ends = np.array([low, high], dtype=float)
-    return float(min(np.abs(ends - t).min() for t in thresholds) / standard_error)
+    thresholds = [float(t) for t in thresholds if t is not None and np.isfinite(t)]
+    return crossing_margin([(end, t) for t in thresholds for end in (low, high)], standard_error)
 
 
 def crossing_margin(pairs, error: float) -> float:
