@@ -144,10 +144,60 @@ def committed_repo(dst):
     return dst
 
 
-def snakemake(workdir, *args, check=True, timeout=600):
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", *args], cwd=workdir, capture_output=True, text=True, timeout=timeout
-    )
+# How long a command may go without writing a byte before it counts as hung. Not a limit on the whole run: a run that
+# keeps writing (Snakemake reports every job it starts and finishes) runs as long as it needs, however busy the machine
+# (a loaded laptop took 1,057 s for the smoke run that takes 5-9 min idle). The smoke scale's slowest job takes about a
+# minute on an idle 2-core machine (results/smoke/benchmarks), so 20 silent minutes is a hang at any load a test
+# suite can finish under.
+SILENT_LIMIT_S = 1200.0
+
+
+def run_watched(command, *, cwd=None, env=None, input=None, silent_limit_s: float = SILENT_LIMIT_S):
+    """``subprocess.run(command, capture_output=True, text=True)`` bounded by what the command does rather than by the
+    clock: it is stopped (with its whole process group) only when it writes nothing to stdout or stderr for
+    ``silent_limit_s`` seconds, and the test then fails naming the silence and the output's last lines. A slow
+    machine only makes a test slower; a hung command still ends it."""
+    import tempfile
+    import time
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.PIPE if input is not None else None,
+            start_new_session=True,
+        )
+        if input is not None:
+            proc.stdin.write(input.encode())
+            proc.stdin.close()
+        written, quiet_since = -1, time.monotonic()
+        while proc.poll() is None:
+            time.sleep(0.5)
+            size = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+            if size != written:
+                written, quiet_since = size, time.monotonic()
+            elif time.monotonic() - quiet_since > silent_limit_s:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, 9)
+                proc.wait()
+                out.seek(0)
+                err.seek(0)
+                tail = (out.read().decode(errors="replace") + err.read().decode(errors="replace"))[-3000:]
+                raise AssertionError(
+                    f"{' '.join(map(str, command))} wrote nothing for {silent_limit_s:.0f} s (hung); its last output:\n{tail}"
+                )
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(
+            command, proc.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        )
+
+
+def snakemake(workdir, *args, check=True, env=None):
+    proc = run_watched([sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -239,8 +289,31 @@ def _start_rank(item) -> int:
     return len(LONGEST_GROUPS) + (1 if group else 2)
 
 
+# The fixtures that run the smoke pipeline: a test that requests one (directly or through another fixture) runs the
+# pipeline and must carry the `pipeline` marker, so that `pytest -m "not pipeline"` (the README's "no pipeline runs")
+# keeps its word.
+PIPELINE_FIXTURES = frozenset({"smoke_run", "smoke_artifacts"})
+
+
+def unmarked_pipeline_tests(items) -> list[str]:
+    """The ids of the collected ``items`` that request a :data:`PIPELINE_FIXTURES` fixture without the ``pipeline``
+    marker."""
+    return [
+        item.nodeid
+        for item in items
+        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("pipeline")
+    ]
+
+
 def pytest_collection_modifyitems(config, items):
-    """The longest tests first (:data:`LONGEST_GROUPS`, :func:`_start_rank`), so that the two workers finish together."""
+    """Refuses a test that runs the pipeline without the ``pipeline`` marker (:func:`unmarked_pipeline_tests`); then
+    the longest tests first (:data:`LONGEST_GROUPS`, :func:`_start_rank`), so that the two workers finish together."""
+    unmarked = unmarked_pipeline_tests(items)
+    if unmarked:
+        raise pytest.UsageError(
+            "these tests run the smoke pipeline (they request " + " or ".join(sorted(PIPELINE_FIXTURES)) + ") but are "
+            "not marked @pytest.mark.pipeline, so `pytest -m \"not pipeline\"` would run it: " + ", ".join(unmarked)
+        )
     items.sort(key=_start_rank)  # stable: each part keeps the collection order
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require_browser
+from conftest import require_browser, run_watched
 
 from crlrepro.studies.registry import EXPERIMENTS
 
@@ -189,14 +189,7 @@ def test_every_python_block_of_the_docs_runs(page, tmp_path):
             pytest.fail(f"{page.name} reads {FASHION_MNIST} (Debian's dataset-fashion-mnist), which is not installed")
         pytest.skip(f"{page.name} reads {FASHION_MNIST}: apt-get install dataset-fashion-mnist")
     script = "\n".join(f"# --- block {i}\n{b}" for i, b in enumerate(blocks))
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=600,
-        env={**os.environ, "MPLBACKEND": "Agg"},
-    )
+    proc = run_watched([sys.executable, "-c", script], cwd=tmp_path, env={**os.environ, "MPLBACKEND": "Agg"})
     assert proc.returncode == 0, f"{page.name}:\n{proc.stderr[-3000:]}"
 
 

@@ -219,3 +219,34 @@ def test_the_version_is_stated_once_in_pyproject():
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert crlrepro.__version__ == project["version"]
+
+
+def test_a_test_that_runs_the_pipeline_without_its_marker_is_refused_at_collection(tmp_path):
+    """`pytest -m "not pipeline"` runs no pipeline: a test requesting the smoke run (directly or through
+    smoke_artifacts) without @pytest.mark.pipeline stops the collection, naming it (tests/conftest.py); the suite's
+    own collection passes this check on every run."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    pipeline: runs the pipeline\n")
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('repo_conftest', {str(REPO / 'tests' / 'conftest.py')!r})\n"
+        "repo = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(repo)\n"
+        "smoke_run, smoke_artifacts = repo.smoke_run, repo.smoke_artifacts\n"
+        "pytest_collection_modifyitems = repo.pytest_collection_modifyitems\n"
+    )
+    marked = "import pytest\n\n@pytest.mark.pipeline\ndef test_marked(smoke_run):\n    pass\n\ndef test_plain():\n    pass\n"
+    (tmp_path / "test_cases.py").write_text(marked + "\ndef test_unmarked(smoke_artifacts):\n    pass\n")
+
+    def collect():
+        command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
+        return subprocess.run([*command, "-m", "not pipeline"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+    refused = collect()
+    (error,) = [line for line in (refused.stdout + refused.stderr).splitlines() if "not marked @pytest.mark.pipeline" in line]
+    assert refused.returncode != 0 and error.endswith("would run it: test_cases.py::test_unmarked"), error
+    (tmp_path / "test_cases.py").write_text(marked)
+    accepted = collect()
+    assert accepted.returncode == 0 and "1/2 tests collected (1 deselected)" in accepted.stdout, accepted.stdout

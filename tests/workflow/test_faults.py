@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_repo, snakemake
+from conftest import REPO, SCHEMA, SMOKE, SMOKE_RESULTS, copy_checkout, copy_repo, run_watched, snakemake
 from snakemake.utils import update_config
 
 from crlrepro.runtime.artifacts import RECORD_DIGEST, ArtifactError, nonfinite_problems, sidecar_path, verify, write_table
@@ -41,9 +41,7 @@ def record(fault: str, tried: str, happened: str) -> None:
 
 
 def crlrepro(workdir, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "crlrepro.workflow.cli", *args], cwd=workdir, capture_output=True, text=True, timeout=600
-    )
+    return run_watched([sys.executable, "-m", "crlrepro.workflow.cli", *args], cwd=workdir)
 
 
 def merged(*overrides: dict) -> dict:
@@ -248,13 +246,8 @@ def test_a_dry_run_refuses_every_config_a_run_refuses(tmp_path):
         (workdir / f"case{i}.yaml").write_text(yaml.safe_dump(override))
         outcomes = []
         for dry in (["-n"], []):
-            proc = subprocess.run(
-                [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, f"case{i}.yaml", *dry],
-                cwd=workdir,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
+            proc = run_watched(
+                [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, f"case{i}.yaml", *dry], cwd=workdir, env=env
             )
             outcomes.append(proc.returncode != 0 and expected in proc.stdout + proc.stderr)
         assert outcomes == [True, True], (case, outcomes, proc.stdout[-2000:], proc.stderr[-2000:])
@@ -383,6 +376,7 @@ KINDS = {  # a file of every kind a scale writes, each with its own sidecar
 }
 
 
+@pytest.mark.pipeline
 def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and_its_advice_works(smoke_run, tmp_path):
     workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
     code, out = _verify(workdir)
@@ -438,14 +432,15 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
         if tracked
         else "snakemake publish --cores all --configfile results/smoke/effective_config.yaml"
     ), restore
-    subprocess.run(shlex.split(restore), cwd=workdir, check=True, capture_output=True, timeout=600)
+    restored = run_watched(shlex.split(restore), cwd=workdir)
+    assert restored.returncode == 0, restored.stdout[-2000:] + restored.stderr[-2000:]
     assert published.read_bytes() == original if tracked else _verify(workdir)[0] == 0
     # The advice followed literally: a flipped figure rebuilt by the command verify names, then all verified.
     _flip(workdir / SMOKE_RESULTS / "figures" / "tsybakov.png")
     code, out = _verify(workdir)
     command = _bad_files(out)[f"{SMOKE_RESULTS}/figures/tsybakov.png"]
     assert command.startswith("snakemake --cores all --configfile results/smoke/effective_config.yaml --forcerun ")
-    proc = subprocess.run(shlex.split(command), cwd=workdir, capture_output=True, text=True, timeout=600)
+    proc = run_watched(shlex.split(command), cwd=workdir)
     assert proc.returncode == 0, proc.stderr
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", proc.stdout + proc.stderr, flags=re.M))
     assert jobs - {"all"} == {"figure_tsybakov", "report_captions"}, jobs
@@ -463,6 +458,7 @@ def test_verify_checks_every_scale_present_every_file_kind_and_sidecar_field_and
     )
 
 
+@pytest.mark.pipeline
 def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_path):
     workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
     published = {p: p.read_bytes() for p in (workdir / "docs" / "results").rglob("*") if p.is_file()}
@@ -499,6 +495,7 @@ def test_a_results_folder_and_a_publication_belong_to_one_scale(smoke_run, tmp_p
     )
 
 
+@pytest.mark.pipeline
 def test_two_config_files_are_recorded_and_the_advice_rebuilds_without_rerunning_the_rest(smoke_run, tmp_path):
     workdir = copy_checkout(smoke_run, tmp_path / "repo", also=("results", ".snakemake", ".git"))
     (workdir / "mine.yaml").write_text("consistency:\n  oce:\n    tolerance: 1.0e-8\n")
@@ -539,9 +536,7 @@ def test_a_checkout_path_with_a_space_and_its_virtual_environment_run_script_rul
     (place,) = (env_dir / "lib").glob("python3*/site-packages")
     (place / "tested_environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     target = f"{SMOKE_RESULTS}/consistency/oce_identity.csv"
-    proc = subprocess.run(
-        [str(python), "-m", "snakemake", target, "--cores", "1", *SMOKE], cwd=workdir, capture_output=True, text=True, timeout=600
-    )
+    proc = run_watched([str(python), "-m", "snakemake", target, "--cores", "1", *SMOKE], cwd=workdir)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert verify(workdir / target)
     record(
@@ -577,6 +572,7 @@ def test_docs_recovery_lists_every_fault_class_tried():
             )
 
 
+@pytest.mark.pipeline
 def test_a_touch_run_is_not_recorded_as_a_run_of_the_scale_and_a_failed_one_is(smoke_run, tmp_path):
     """`snakemake --touch` marks outputs up to date without computing them: its seconds are no run's, so
     logs/runs.jsonl (the published provenance's wall times) does not record it; a run that computes does, whether it

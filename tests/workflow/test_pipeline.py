@@ -23,6 +23,7 @@ from conftest import (
     planned_jobs,
     planned_outputs,
     require_browser,
+    run_watched,
     snakemake,
 )
 
@@ -283,13 +284,7 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     stat = (smoke_run / model).stat()
     (smoke_run / model).write_bytes(bytes(data))
     os.utime(smoke_run / model, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # corruption that keeps the mtime
-    verify = subprocess.run(
-        [sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE],
-        cwd=smoke_run,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    verify = run_watched([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run)
     assert verify.returncode == 1, verify.stdout + verify.stderr
     assert f"{model}: its content does not match the SHA-256" in verify.stdout
     assert f"{SMOKE_RESULTS}/models/lcgm_sensitivity/ny0/sep0_D2.pt: missing" in verify.stdout
@@ -302,19 +297,14 @@ def test_a_missing_or_damaged_model_is_rebuilt_by_the_advice_followed_literally(
     assert advice == f"snakemake --cores all --configfile {SMOKE_RESULTS}/effective_config.yaml --forcerun {model}"
     (smoke_run / model).unlink()  # what the old advice said to do first: the command must work all the same
     words = shlex.split(advice)
-    subprocess.run([sys.executable, "-m", *words], cwd=smoke_run, check=True, capture_output=True, timeout=900)
+    rebuilt = run_watched([sys.executable, "-m", *words], cwd=smoke_run)
+    assert rebuilt.returncode == 0, rebuilt.stderr[-3000:]
     after = artifacts(smoke_run)
     assert after == smoke_artifacts, sorted(
         k for k in set(after) | set(smoke_artifacts) if after.get(k) != smoke_artifacts.get(k)
     )
     assert planned_jobs(smoke_run, *SMOKE) == set()
-    verify = subprocess.run(
-        [sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE],
-        cwd=smoke_run,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    verify = run_watched([sys.executable, "-m", "crlrepro.workflow.cli", "verify", *SMOKE], cwd=smoke_run)
     assert verify.returncode == 0 and "all verified" in verify.stdout, verify.stdout
 
 
@@ -721,10 +711,10 @@ def test_device_cuda_without_a_gpu_stops_before_any_job_in_a_dry_run_too(tmp_pat
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     run = [sys.executable, "-m", "snakemake", "--cores", "1", *SMOKE, "--config", "device=cuda"]
     for dry in (["-n"], []):  # what a run refuses, its dry run refuses (issue 44)
-        proc = subprocess.run([*run, *dry], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+        proc = run_watched([*run, *dry], cwd=workdir, env=env)
         assert proc.returncode != 0 and "device: cuda, but no GPU is visible" in proc.stdout + proc.stderr
     assert not (workdir / "results").exists()
-    preview = subprocess.run([*run[:-2], "-n"], cwd=workdir, env=env, capture_output=True, text=True, timeout=300)
+    preview = run_watched([*run[:-2], "-n"], cwd=workdir, env=env)
     assert preview.returncode == 0 and "gmm_mlp_train" in preview.stdout  # can fail: device auto previews
 
 
@@ -979,13 +969,8 @@ def test_the_default_profile_is_used_and_slurm_keeps_its_resources_with_an_accou
     local = snakemake(workdir, "-n", "--cores", "1", *SMOKE).stdout
     assert _job_resources(local, "oracle_table")["runtime"] == "30"  # profiles/default, without naming it
     env = {**os.environ, "CRLREPRO_SLURM_ACCOUNT": "lab-acct", "CRLREPRO_SLURM_PARTITION": "short"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = run_watched(
+        [sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm", *SMOKE], cwd=workdir, env=env
     )
     assert proc.returncode == 0, proc.stderr
     oracle, train = _job_resources(proc.stdout, "oracle_table"), _job_resources(proc.stdout, "gmm_mlp_train")

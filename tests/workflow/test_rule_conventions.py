@@ -6,12 +6,11 @@ leaves a part out, or names another rule's log, fails here instead of silently l
 benchmark."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import copy_repo
+from conftest import copy_repo, run_watched
 
 # Read in a subprocess: loading the workflow changes sys.path and the environment of the process that loads it.
 LOAD = r"""
@@ -34,7 +33,7 @@ NO_BENCHMARK = {"publish": "copies a finished scale into docs/results/ on demand
 
 
 def _rules(workdir):
-    proc = subprocess.run([sys.executable, "-c", LOAD], cwd=workdir, capture_output=True, text=True, timeout=300)
+    proc = run_watched([sys.executable, "-c", LOAD], cwd=workdir)
     assert proc.returncode == 0, proc.stderr
     (line,) = [line for line in proc.stdout.splitlines() if line.startswith("RULES=")]
     return json.loads(line[len("RULES=") :])
@@ -288,13 +287,7 @@ def test_every_config_key_changes_exactly_the_rules_that_read_it(tmp_path):
     or the report records the config; so a key only claims or figures read reruns no training and no Monte Carlo.
     Snakemake reruns a job whose params changed and what reads its outputs, nothing else."""
     workdir = copy_repo(tmp_path / "repo")
-    proc = subprocess.run(
-        [sys.executable, "tests/workflow/key_sweep.py", "configs/smoke.yaml"],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    proc = run_watched([sys.executable, "tests/workflow/key_sweep.py", "configs/smoke.yaml"], cwd=workdir)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (line,) = [line for line in proc.stdout.splitlines() if line.startswith("SWEEP=")]
     sweep = json.loads(line[len("SWEEP=") :])

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SMOKE, artifacts, fresh_checkout
+from conftest import REPO, SMOKE, artifacts, fresh_checkout, run_watched
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.slurm, pytest.mark.xdist_group("test_slurm")]  # one cluster, one worker
 
@@ -169,7 +169,7 @@ def test_smoke_pipeline_on_slurm(slurm_cluster, smoke_artifacts, tmp_path):
 
     # The rerun resumes: only the cancelled job goes to the cluster again, then the one cluster job that reads it
     # (tsybakov_exact checks the exact F against its Monte Carlo); its other readers run locally.
-    second = subprocess.run(_slurm_snakemake(workdir), cwd=workdir, capture_output=True, text=True, timeout=900)
+    second = run_watched(_slurm_snakemake(workdir), cwd=workdir)
     assert second.returncode == 0, second.stdout + second.stderr
     second_rules = _submitted_rules(second.stdout + second.stderr)
     assert second_rules == ["tsybakov_table", "tsybakov_exact"] and "tsybakov_exact" not in first_rules

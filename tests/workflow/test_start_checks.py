@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_watched
 
 from crlrepro.workflow.config import merged_config, read_config_file
 from crlrepro.workflow.folder import SHIPPED_SCALES, record_effective_config, scale_binding_problems, shipped_config
@@ -48,13 +49,7 @@ def test_the_merged_config_is_the_one_snakemake_builds(case, tmp_path):
         'import json\nconfigfile: "config.yaml"\nopen("seen.json", "w").write(json.dumps(config, sort_keys=True))\n'
         "rule all:\n    output: 'x'\n    shell: 'touch x'\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", *names],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_watched([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", *names], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert merged_config(tmp_path, [tmp_path / n for n in names]) == seen
@@ -68,23 +63,12 @@ def test_the_merged_config_is_the_one_snakemake_builds(case, tmp_path):
 
 
 def _check_config(workdir: Path, *paths) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "crlrepro.workflow.cli", "check-config", *map(str, paths)],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_watched([sys.executable, "-m", "crlrepro.workflow.cli", "check-config", *map(str, paths)], cwd=workdir)
 
 
 def _dry_run(workdir: Path, *configfiles, extra=()) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", *extra, "--configfile", *map(str, configfiles)],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    command = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", *extra, "--configfile", *map(str, configfiles)]
+    return run_watched(command, cwd=workdir)
 
 
 @pytest.mark.slow
