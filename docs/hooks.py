@@ -18,6 +18,7 @@ site cannot drift from either.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -163,7 +164,43 @@ def on_page_markdown(markdown, page, config, files):
     return measured_markers(markdown, root=RESULTS)
 
 
+# A docstring's cross-reference as Markdown leaves it: the role, then the name as code (:func:`decide_value`).
+_ROLE = re.compile(r":(?:func|class|data|meth|attr|mod|obj|exc):<code>~?([A-Za-z_][A-Za-z0-9_.]*?)(?:\(\))?</code>")
+_ANCHOR = re.compile(r'\bid="(crlrepro(?:\.[A-Za-z_][A-Za-z0-9_]*)+)"')
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    return sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(a, b, strict=False)))
+
+
+def link_roles(html: str) -> str:
+    """The docstrings' cross-references (``:func:`name```, ``:data:``, ``:class:``, ``:mod:``, ``:meth:``,
+    ``:attr:``) as links to the object's entry on the same page where one object of the page is named so (its full
+    path, or a path ending in ``.name``; of several, the one nearest the reference in the module tree), else as plain
+    code: never the role's literal text."""
+    anchors = _ANCHOR.findall(html)
+    starts = [(m.start(), m.group(1)) for m in _ANCHOR.finditer(html)]
+
+    def owner(position: int) -> str:  # the object whose entry holds the reference: the last anchor before it
+        before = [name for start, name in starts if start < position]
+        return before[-1] if before else ""
+
+    def replace(match) -> str:
+        name = match.group(1)
+        found = [a for a in anchors if a == name or a.endswith("." + name)]
+        if len(found) > 1:  # the candidate sharing the longest module path with the docstring's own object
+            here = owner(match.start()).split(".")
+            shared = [_common_prefix(here, a.split(".")) for a in found]
+            best = max(shared)
+            found = [a for a, n in zip(found, shared, strict=True) if n == best]
+        code = f"<code>{name}</code>"
+        return f'<a href="#{found[0]}">{code}</a>' if len(found) == 1 else code
+
+    return _ROLE.sub(replace, html)
+
+
 def on_page_content(html, page, config, files):
     """Every formula written in the plain form (crlrepro.workflow.mathtext) marked for the site's KaTeX: a docstring's
-    displayed formula (a preformatted block that reads as mathematics) as display mathematics, the rest inline."""
-    return mark_math_html(mark_display_math(html))
+    displayed formula (a preformatted block that reads as mathematics) as display mathematics, the rest inline; the
+    docstrings' cross-references as links (:func:`link_roles`)."""
+    return mark_math_html(mark_display_math(link_roles(html)))

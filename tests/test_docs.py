@@ -133,7 +133,8 @@ def test_every_page_reads_in_headless_chromium_at_a_desktop_and_a_phone_width(si
 
 def test_the_site_checker_finds_what_a_reader_would_trip_on(tmp_path):
     """check_site's checks can fail: a page with a table wider than the page, TeX source as text, a broken image and
-    a console error, and a paper page without a board, each reported."""
+    a console error, a paper page without a board, and mathematics set wrong (a star as an operator, a name as an
+    italic product, a formula off its column's edge, a power as text), each reported."""
     render_report = require_browser()
     del render_report
     sys.path.insert(0, str(REPO / "tests" / "report"))
@@ -148,9 +149,27 @@ def test_the_site_checker_finds_what_a_reader_would_trip_on(tmp_path):
         "<img src='missing.png'><script>console.error('boom')</script></article></body></html>"
     )
     (site / "paper1" / "index.html").write_text("<html><body><article><h1>p</h1><p>no board</p></article></body></html>")
+    # Mathematics as the site's KaTeX sets it: a star as an operator, a divergence's name as an italic product, a
+    # formula wider than its column that nothing scrolls, a power left as text; and their correct forms, not reported.
+    shutil.copytree(REPO / "docs" / "assets", site / "assets")
+    formulas = {"bad-star": "E* - AUC", "good-star": "E^{*} - AUC", "bad-name": "KL(p \\| q)",
+                "good-name": "\\mathrm{KL}(p \\| q) + USV^T + P_{XY}", "wide": "+".join(f"x_{{{i}}}" for i in range(150))}  # fmt: skip
+    spans = "".join(f'<p><span class="arithmatex" id="{key}">\\({tex}\\)</span></p>' for key, tex in formulas.items())
+    spans += f'<div class="arithmatex">\\[{formulas.pop("wide")}\\]</div>'  # displayed: KaTeX breaks no line in it
+    (site / "math").mkdir()
+    (site / "math" / "index.html").write_text(
+        '<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="../assets/katex/katex.min.css"></head><body>'
+        f'<article style="width: 600px">{spans}<p>what remains is Δ/(2^a − 1)</p></article>'
+        '<script src="../assets/katex/katex.min.js"></script><script src="../assets/site.js"></script></body></html>'
+    )
     found = problems_of(check_site(site, tmp_path / "shots", widths=(1280,)))[1280]
+    assert [item.split(": ", 1)[1] for item in found["star operators"]] == ["E∗−AUC"], found
+    assert [item.split(": ", 1)[1] for item in found["italic names"]] == ["KL(p∥q)"], found
+    (wide,) = found["wider than the column"]  # the displayed one: KaTeX breaks the inline one at its + signs
+    assert wide.startswith("/math/: formula: x0"), found
+    assert "/math/: what remains is Δ/(2^a − 1)" in found["TeX fragments"], found
     assert any("/:" in item for item in found["overflowing tables"]), found
-    assert [item.split(": ", 1)[1] for item in found["TeX fragments"]] == ["the sum Σ_{i>D} λ_i and \\tau"], found
+    assert [item for item in found["TeX fragments"] if item.startswith("/:")] == ["/: the sum Σ_{i>D} λ_i and \\tau"], found
     assert any("missing.png" in item for item in found["broken images"]), found
     assert any("boom" in item for item in found["console errors"]), found
     assert found["boards"] == ["/paper1/: no verdict board"], found

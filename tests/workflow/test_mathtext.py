@@ -38,10 +38,19 @@ def test_the_plain_form_becomes_tex():
     assert plain_to_tex("c + a·m^(−r)") == "c + a·m^{−r}"
     assert plain_to_tex("μ_small + e^{PMI_ab}") == "μ_{\\mathrm{small}} + e^{\\mathrm{PMI}_{ab}}"
     assert plain_to_tex("m^−1 n^−½ N^−0.63") == "m^{−1} n^{−½} N^{−0.63}"
-    assert plain_to_tex("L* = 1.80e-6") == "L* = \\text{1.80e-6}"
+    assert plain_to_tex("L* = 1.80e-6") == "L^{*} = \\text{1.80e-6}"  # the optimum's star raised, never the operator
+    assert plain_to_tex("E* − E(s) ≈ C (L − L*)^r") == "E^{*} − E(s) ≈ C (L − L^{*})^r"
+    assert plain_to_tex("(P_y K)* f") == "(P_y K)^{*} f"  # an adjoint
+    assert plain_to_tex("a * b") == "a * b"  # a star between spaces is left as written
+    assert plain_to_tex("E_x KL(p ‖ q) + AB") == "E_x \\mathrm{KL}(p ‖ q) + AB"  # a divergence's name upright
     assert plain_to_tex("#{i : λ_i > 0}") == "\\#\\{i : λ_i > 0\\}"
     assert plain_to_tex("E_{(x,y)~p} log x, 5% & #") == "E_{(x,y)\\sim p} \\log  x, 5\\% \\& \\#"
     assert plain_to_tex("mean_{r'} f") == "\\operatorname{mean}_{r'} f"
+
+
+def test_a_power_of_a_number_or_a_bracket_starts_a_formula():
+    text = "what remains is Δ/(2^a − 1)); up to 10^20 at the nodes, 2^−n on its side, (L − L*)^r at the end; v1.2^3"
+    assert [text[a:b] for a, b in formula_spans(text)] == ["Δ/(2^a − 1)", "10^20", "2^−n", "(L − L*)^r"]
 
 
 def test_html_text_is_marked_but_code_scripts_and_marked_math_are_not():

@@ -10,7 +10,7 @@ u = d/‖d‖ (as in bayes_ranking), r(x, y) = 1 + ‖d(x)‖ δ_u(y), so at τ 
 
     F(t) = ∫ p(x) F_x(τ) dx,   F_x(τ) = ∫ p(y') M_x(y') dy',   M_x(y') = P_{Y~p(·|x)}( |δ(Y) − δ(y')| ≤ τ ),
 
-    M_x(y') = Σ_pieces p(·|x)-mass of { y on the piece : δ(y) ∈ [v − τ, v + τ] },   v = δ(y'),
+    M_x(y') = Σ_pieces P_{Y~p(·|x)}( Y on the piece, δ(Y) ∈ [v − τ, v + τ] ),   v = δ(y'),
 
 the pieces being the monotone stretches of δ between its critical points (piecewise.structure); F_x = 1 where
 τ ≥ max δ − min δ. On each piece the ends of the set solve δ(a + s) − δ(a) = ±τ − (δ(a) − v) from an anchor a

@@ -28,9 +28,11 @@ __all__ = [
 _GREEK_OR_SYMBOL = (
     "\u00b2\u00b3\u00b9\u00bc-\u00be\u0370-\u03ff\u1d00-\u1dbf\u2070-\u209f\u2100-\u214f\u2190-\u22ff\u27c0-\u27ef\u2a00-\u2aff"
 )
-# A seed: a sub/superscript with a group, a TeX command, or a sub/superscript on a one-letter or Greek base.
+# A seed: a sub/superscript with a group, a TeX command, a sub/superscript on a one-letter or Greek base, a power of a
+# number (2^a, 10^−22) or of a bracket ((L − L*)^r).
 _SEED = re.compile(
     rf"[_^][{{(]|\\[A-Za-z]+|(?:^|[^A-Za-z0-9_])[A-Za-z{_GREEK_OR_SYMBOL}][\u0300-\u036f]?[_^][A-Za-z0-9{_GREEK_OR_SYMBOL}*]"
+    rf"|(?:^|[^A-Za-z0-9_.])[0-9]+\^[A-Za-z0-9−\-+½]|\)\^[A-Za-z0-9−\-+½]"
 )
 # A word that reads as mathematics beside a seed: operators, one letter (with marks, primes, stars), numbers,
 # Greek, or anything holding brackets and math symbols but no run of three plain letters.
@@ -194,7 +196,9 @@ def _group(text: str, i: int) -> int:
 def plain_to_tex(formula: str) -> str:
     """The TeX for a formula in the plain form: ``^(…)``/``_(…)`` become ``^{…}``/``_{…}``; a sub- or superscript of
     several characters, or a signed one, is grouped (``μ_small`` → ``μ_{\\mathrm{small}}``, ``m^−1`` → ``m^{−1}``);
-    a word of three or more letters is set upright (``\\mathrm{PMI}``; ``log``, ``max``, … as TeX's operators); braces
+    a word of three or more letters, or two capitals before a bracket (``KL(``), is set upright (``\\mathrm{PMI}``;
+    ``log``, ``max``, … as TeX's operators); a star after a symbol or a bracket is raised (``L*`` →
+    ``L^{*}``, ``(P K)*`` → ``(P K)^{*}``); braces
     that are not a script's are shown (``\\{ \\}``); ``~`` becomes ``\\sim``; ``%``, ``#`` and ``&`` are escaped.
     Unicode letters and operators stay (KaTeX reads them)."""
     out, i, n = [], 0, len(formula)
@@ -221,11 +225,20 @@ def plain_to_tex(formula: str) -> str:
             out.append(f"\\text{{{number.group(0)}}}")
             i += number.end()
             continue
+        after = formula[i + 1 : i + 2]
+        if ch == "*" and out and (
+            re.search(r"(?:[A-Za-z\u0370-\u03ff'′}]|\\mathrm\{[A-Za-z]+\})$", out[-1])
+            or (out[-1] == ")" and not after.isalnum())
+        ):  # the optimum's star on its symbol (E*, L*, s*(x, y)) or an adjoint ((P_y K)*), raised: never the operator ∗
+            out.append("^{*}")
+            i += 1
+            continue
         if ch.isascii() and ch.isalpha():
             word = re.match(r"[A-Za-z]+", formula[i:]).group(0)
             if word in _FUNCTIONS:
                 out.append(f"\\operatorname{{{word}}}" if word in ("mean", "argmax", "argmin") else f"\\{word} ")
-            elif len(word) >= 3:
+            elif len(word) >= 3 or (word.isupper() and len(word) == 2 and formula[i + 2 : i + 3] == "("):
+                # a name (PMI, AUC; KL( as a divergence), upright, not an italic product of letters
                 out.append(f"\\mathrm{{{word}}}")
             else:
                 out.append(word)
