@@ -312,7 +312,7 @@ def pytest_collection_modifyitems(config, items):
     if unmarked:
         raise pytest.UsageError(
             "these tests run the smoke pipeline (they request " + " or ".join(sorted(PIPELINE_FIXTURES)) + ") but are "
-            "not marked @pytest.mark.pipeline, so `pytest -m \"not pipeline\"` would run it: " + ", ".join(unmarked)
+            'not marked @pytest.mark.pipeline, so `pytest -m "not pipeline"` would run it: ' + ", ".join(unmarked)
         )
     items.sort(key=_start_rank)  # stable: each part keeps the collection order
 

@@ -153,12 +153,14 @@ def test_the_site_checker_finds_what_a_reader_would_trip_on(tmp_path):
     # formula wider than its column that nothing scrolls, a power left as text; and their correct forms, not reported.
     shutil.copytree(REPO / "docs" / "assets", site / "assets")
     formulas = {"bad-star": "E* - AUC", "good-star": "E^{*} - AUC", "bad-name": "KL(p \\| q)",
-                "good-name": "\\mathrm{KL}(p \\| q) + USV^T + P_{XY}", "wide": "+".join(f"x_{{{i}}}" for i in range(150))}  # fmt: skip
+                "good-name": "\\mathrm{KL}(p \\| q) + USV^T + P_{XY}",
+                "wide": "+".join(f"x_{{{i}}}" for i in range(150))}  # fmt: skip
     spans = "".join(f'<p><span class="arithmatex" id="{key}">\\({tex}\\)</span></p>' for key, tex in formulas.items())
     spans += f'<div class="arithmatex">\\[{formulas.pop("wide")}\\]</div>'  # displayed: KaTeX breaks no line in it
     (site / "math").mkdir()
     (site / "math" / "index.html").write_text(
-        '<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="../assets/katex/katex.min.css"></head><body>'
+        '<!doctype html><html><head><meta charset="utf-8">'
+        '<link rel="stylesheet" href="../assets/katex/katex.min.css"></head><body>'
         f'<article style="width: 600px">{spans}<p>what remains is Δ/(2^a − 1)</p></article>'
         '<script src="../assets/katex/katex.min.js"></script><script src="../assets/site.js"></script></body></html>'
     )

@@ -9,7 +9,8 @@ command, ``_{``/``^{``, ``_(``/``^(``, or ``$…$`` in a text node outside code 
 and page errors, images that did not load, mathematics set wrong (a star on the line as the operator ∗ where a raised
 star was meant, a name of capitals before a bracket set as an italic product, a power such as ``2^a`` left as text), an
 element wider than its column that nothing scrolls, a page too tall to shoot, and, on a paper page, whether its verdict
-board is there and each board row shows its verdict inside the screen's width. Writes one screenshot per page kind and width, prints the counts, exits 1
+board is there and each board row shows its verdict inside the screen's width. Writes one screenshot per page kind
+and width, prints the counts, exits 1
 on any problem. Needs Playwright (Python) and a Chromium (Debian's ``chromium``, or CHROMIUM=/path); nothing is
 downloaded, and the site is served from this machine only.
 """
@@ -104,7 +105,8 @@ _INSPECT = r"""
   const wide = [
     ...[...document.querySelectorAll('article .katex, article p, article li, article img')].filter(el => beyond(el, column)),
     ...[...document.querySelectorAll('article pre')].filter(el => beyond(el, width)),
-  ].map(el => `${el.className === 'katex' ? 'formula' : el.tagName.toLowerCase()}: ${el.textContent.trim().slice(0, 60) || el.getAttribute('src')}`);
+  ].map(el => `${el.className === 'katex' ? 'formula' : el.tagName.toLowerCase()}: `
+            + (el.textContent.trim().slice(0, 60) || el.getAttribute('src')));
   return {fragments, overflowing, images, board, starOperators, italicNames, wide,
           pageScrolls: document.documentElement.scrollWidth > width + 1};
 }

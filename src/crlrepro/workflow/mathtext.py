@@ -226,9 +226,13 @@ def plain_to_tex(formula: str) -> str:
             i += number.end()
             continue
         after = formula[i + 1 : i + 2]
-        if ch == "*" and out and (
-            re.search(r"(?:[A-Za-z\u0370-\u03ff'′}]|\\mathrm\{[A-Za-z]+\})$", out[-1])
-            or (out[-1] == ")" and not after.isalnum())
+        if (
+            ch == "*"
+            and out
+            and (
+                re.search(r"(?:[A-Za-z\u0370-\u03ff'′}]|\\mathrm\{[A-Za-z]+\})$", out[-1])
+                or (out[-1] == ")" and not after.isalnum())
+            )
         ):  # the optimum's star on its symbol (E*, L*, s*(x, y)) or an adjoint ((P_y K)*), raised: never the operator ∗
             out.append("^{*}")
             i += 1
