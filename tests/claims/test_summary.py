@@ -84,16 +84,43 @@ def test_markdown_groups_by_paper_with_counts_at_the_top():
     headings = [line for line in text.splitlines() if line.startswith("## Paper")]
     assert [h.split(":")[0] for h in headings] == ["## Paper 1", "## Paper 2", "## Paper 3"]
     assert (
-        text.index("| C2 |") < text.index("## Paper 2") < text.index("| A1 |") < text.index("## Paper 3") < text.index("| S2 |")
+        text.index("| `C2.") < text.index("## Paper 2") < text.index("| `A1.") < text.index("## Paper 3") < text.index("| `S2.")
     )
     assert text.index("| 1 | 0 | 1 |") < text.index("| 2 | 1 | 0 |") < text.index("| 3 | 0 | 0 |")
-    assert "| C2 | c | bound | 0.5 | 0.49 | [0.48, 0.5] | t | p | contradicted |  | r |" in text
+    # a short row in the table, the whole row on its own line below it
+    (c2,) = [line for line in text.splitlines() if line.startswith("| `C2.")]
+    assert c2.endswith("| c | bound | 0.5 | 0.49 | [0.48, 0.5] | contradicted |  |"), c2
+    (details,) = [line for line in text.splitlines() if line.startswith("- `C2.")]
+    assert details.endswith("(C2): c; *tolerance*: t. *power*: p. *reason*: r"), details
+    assert "**Scale:**" not in text  # no context given: no header of what made it
+
+
+def test_a_summary_opens_with_its_scale_what_it_decides_and_what_made_it_and_keeps_rows_short():
+    from crlrepro.studies.summary import MAX_ROW_CHARS, SCALE_SCOPE, summary_context
+
+    long = "a statement " * 40
+    rows = [row("A1", "reproduced", claim=long, tolerance="t " * 200, power="interval from 2 seeds " + "p " * 200)]
+    rows[0]["claim_id"] = "A1.tail_sum.long"
+    rows.append(row("A1", "reproduced", power="(5 seeds, Holm family of 9)"))
+    context = {"scale": "smoke", "commit": "f00", "machine": "a CPU (AVX2 kernels, 2 CPUs, no GPU)"}
+    text = summary_markdown(collect_summary([table(*rows)]), context)
+    assert text.startswith(f"# crlrepro: claim-by-claim summary\n\n**Scale:** `smoke`: {SCALE_SCOPE['smoke']}.")
+    assert "**Made by:** commit `f00` on a CPU (AVX2 kernels, 2 CPUs, no GPU)." in text
+    assert summary_context(text) == context
+    assert "decides almost nothing" in text and "not evidence about the papers" in text
+    table_rows = [line for line in text.splitlines() if line.startswith("| `A1.")]
+    assert len(table_rows) == 2 and max(map(len, table_rows)) <= MAX_ROW_CHARS, max(map(len, table_rows))
+    assert "| none from 2 seeds |" in table_rows[0] and "| [0.48, 0.5] |" in table_rows[1]  # can fail: 5 seeds print it
+    assert f"(A1): {long.strip()};" in text  # the whole statement, one line away
+    own = summary_markdown(collect_summary([table(*rows)]), {**context, "scale": "mine"})
+    assert "**Scale:** `mine`: a scale of your own" in own
 
 
 def test_markdown_escapes_pipes_and_shows_missing_numbers():
     summary = collect_summary([table(row("A1", "reproduced", claim="|x|", paper_value=np.nan, ci_low=np.nan))])
     text = summary_markdown(summary)
     assert "\\|x\\|" in text and "| — |" in text and "[—, 0.5]" in text
+    assert "(A1): |x|;" in text  # outside the table a pipe needs no escape
 
 
 def test_verdict_counts_name_only_present_verdicts_in_order():
@@ -210,9 +237,9 @@ def test_rows_out_of_reach_and_mathematics_are_shown_apart_with_their_why():
     assert "Out of reach here (not counted): 1 not comparable (of 1 rows out of reach)" in text
     reach = experiment("S4").claim("accuracy").why
     section = text[text.index("## Out of reach here") : text.index("## Mathematics checked")]
-    assert "what would bring it into reach" in section and reach in section and "| S4 | base |" in section
+    assert "what would bring it into reach" in section and reach in section and "| base |" in section
     assert experiment("C5").claim("oce").why in text[text.index("## Mathematics checked") :]
-    assert "| S4 | base |" not in text[: text.index("## Out of reach here")]
+    assert "| base |" not in text[: text.index("## Out of reach here")]
     caption = claims_caption("d", summary)
     assert "rows out of reach, not counted: 1 not comparable" in caption and "(value, out of reach)" in caption
     page = summary_html(summary)

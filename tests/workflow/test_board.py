@@ -114,7 +114,8 @@ def test_update_readme_keeps_the_published_board_current(tmp_path):
     for scale, summary in (("default", DEFAULT), ("recipe", RECIPE)):
         folder = tmp_path / "runs" / scale
         write_table(summary, folder / "summary.csv", made, missing=CLAIM_NOT_APPLICABLE)
-        write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", made)
+        context = {"scale": scale, "commit": commit, "machine": "a test machine"}
+        write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv"), context), folder / "summary.md", made)
         publish.publish_scale(folder, root / scale, ["summary.csv", "summary.md"], scale=scale, config={}, repository=checkout)
     assert not publish.board_is_current(root)
     paths = publish.write_board(root)

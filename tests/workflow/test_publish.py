@@ -59,6 +59,12 @@ def made(rule: str) -> dict:
     return {"rule": rule, "git_commit": _git(Path.cwd(), "rev-parse", "HEAD")}
 
 
+def _markdown(csv: Path, scale: str) -> str:
+    """The summary's Markdown as the summary rule writes it for ``scale``, made by the checkout's HEAD."""
+    context = {"scale": scale, "commit": made("summary")["git_commit"], "machine": "a test machine (AVX2 kernels)"}
+    return summary_markdown(pd.read_csv(csv), context)
+
+
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     """A finished scale's files, made by the commit of a clean checkout that the tests run in (publishing refuses
@@ -69,7 +75,7 @@ def results(tmp_path, monkeypatch):
     summary = _summary()
 
     write_table(summary, folder / "summary.csv", made("summary"))
-    write_text_artifact(summary_markdown(pd.read_csv(folder / "summary.csv")), folder / "summary.md", made("summary"))
+    write_text_artifact(_markdown(folder / "summary.csv", "demo"), folder / "summary.md", made("summary"))
     write_table(summary[summary["experiment"] == "A4"].drop(columns="role"), folder / "claims/A4.csv", made("claims_a4"))
     fig, ax = plt.subplots()
     ax.set_title("(a) panel")
@@ -161,6 +167,16 @@ def test_a_summary_md_that_is_not_its_csvs_is_refused(results, tmp_path):
     write_text_artifact(edited, results / "summary.md", made("summary"))  # consistent with its sidecar, not its CSV
     with pytest.raises(ArtifactError, match="does not match its summary.csv.*--forcerun .*summary.md"):
         publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
+    # its CSV's, but opening with another scale, or another commit than its sidecar's, or no context at all
+    for text in (
+        _markdown(results / "summary.csv", "other"),
+        _markdown(results / "summary.csv", "demo").replace(made("summary")["git_commit"], "0" * 40),
+        summary_markdown(pd.read_csv(results / "summary.csv")),
+    ):
+        write_text_artifact(text, results / "summary.md", made("summary"))
+        with pytest.raises(ArtifactError, match="does not open with scale 'demo' and its sidecar's commit"):
+            publish.publish_scale(results, tmp_path / "out", FILES, scale="demo", config={})
+    write_text_artifact(_markdown(results / "summary.csv", "demo"), results / "summary.md", made("summary"))
     (results / "figures/tsybakov.png").write_bytes(b"\x89PNG not one")
     with pytest.raises(ArtifactError, match="tsybakov.png"):  # its checksum no longer matches its sidecar
         publish.publish_scale(results, tmp_path / "out", ["figures/tsybakov.png"], scale="demo", config={})
@@ -306,7 +322,7 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     summary.loc[summary["claim_id"] == "A4.rate_arithmetic", "verdict"] = "verified"
     summary = summary[summary["claim_id"] != "C3.auc_grows_with_m"]
     write_table(summary, big / "summary.csv", made("summary"))
-    write_text_artifact(summary_markdown(pd.read_csv(big / "summary.csv")), big / "summary.md", made("summary"))
+    write_text_artifact(_markdown(big / "summary.csv", "big"), big / "summary.md", made("summary"))
     publish.publish_scale(
         big,
         root / "big",
@@ -328,8 +344,9 @@ def test_scale_comparison_puts_scales_side_by_side_and_names_the_keys_that_diffe
     assert not table.loc[["A4.mu_hat", "A4.rate_arithmetic", "C3.auc_grows_with_m"], "agree"].any()
     text = publish.scale_comparison_markdown(table.reset_index(), ["demo", "big"])
     assert (
-        "**Claims**: the verdicts agree at demo, big for 0 of 3." in text
-        and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1." in text
+        "**Claims**: the verdicts agree at demo, big for 0 of 3. These 3 rows are every row any scale poses (demo 3, big 2)"
+        in text
+        and "**Diagnostics**: the verdicts agree at demo, big for 1 of 1.\n" in text  # both pose it: no sentence
     )
     page, changed = publish.scales_block("head\n<!-- scales -->\nold\n<!-- /scales -->\n", root)
     # scales sorted (big, demo), each cell the verdict's symbol and word, the measured value and its interval

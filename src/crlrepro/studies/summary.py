@@ -22,6 +22,7 @@ from crlrepro.claims.verdicts import (
     is_fragile,
 )
 from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
+from crlrepro.workflow.board import MIN_INTERVAL_SEEDS, seeds_of
 
 __all__ = [
     "caption_problems",
@@ -34,6 +35,7 @@ __all__ = [
     "DECIDED",
     "decided_table",
     "DIAGNOSTIC_COLUMNS",
+    "FULL_COLUMNS",
     "diagnostics_only",
     "posed_apart",
     "row_posing",
@@ -44,6 +46,12 @@ __all__ = [
     "UNDECIDED",
     "undecided_reason",
     "fragile_rows",
+    "machine_text",
+    "MAX_ROW_CHARS",
+    "scale_scope",
+    "SCALE_SCOPE",
+    "short_text",
+    "summary_context",
     "verdict_counts",
 ]
 
@@ -139,32 +147,136 @@ def _fmt(value) -> str:
     return f"{value:.4g}"
 
 
+# A row of a summary's table holds what a reader scans (the claim's opening, the numbers, the verdict); everything
+# longer (the whole statement, tolerance, power, stability, reason) is on the row's own line below the table, so that
+# no row is wider than a reader's view.
+SHORT_CLAIM_CHARS = 90
+MAX_ROW_CHARS = 400
+
+
+def short_text(text: str, limit: int = SHORT_CLAIM_CHARS) -> str:
+    """``text`` cut at a word before ``limit`` characters, with an ellipsis; whole where it fits."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:(")
+    return cut + "…"
+
+
+def _interval(row) -> str:
+    """``[low, high]`` (``—`` for a missing end, or for both); ``none from n seeds`` where the row's power says it rests
+    on fewer than :data:`crlrepro.workflow.board.MIN_INTERVAL_SEEDS` seeds (one degree of freedom informs no one)."""
+    if pd.isna(row.ci_low) and pd.isna(row.ci_high):
+        return "—"
+    seeds = seeds_of(row.power)
+    if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
+        return f"none from {seeds} seed{'s' if seeds != 1 else ''}"
+    return f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+
+
+def _stability(row) -> str:
+    value = getattr(row, "stability", "")
+    return value if isinstance(value, str) else ""
+
+
 def _cells(row) -> list[str]:
+    return [
+        f"`{row.claim_id}`",
+        short_text(row.claim),
+        row.kind,
+        _fmt(row.paper_value),
+        _fmt(row.measured),
+        _interval(row),
+        row.verdict,
+        _stability(row).split(":", 1)[0],
+    ]
+
+
+COLUMNS = ["claim", "statement", "kind", "paper", "measured", "interval", "verdict", "stability"]
+
+
+def _full_cells(row) -> list[str]:
     return [
         row.experiment,
         row.claim,
         row.kind,
         _fmt(row.paper_value),
         _fmt(row.measured),
-        f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]",
+        _interval(row),
         row.tolerance,
         row.power,
         row.verdict,
-        getattr(row, "stability", "") if isinstance(getattr(row, "stability", ""), str) else "",
+        _stability(row),
         row.reason,
     ]
 
 
-COLUMNS = [
+# The report's HTML summary: every column in its table (a browser wraps its cells)
+FULL_COLUMNS = [
     "experiment", "claim", "kind", "paper", "measured", "interval", "tolerance", "power", "verdict", "stability", "reason"
 ]  # fmt: skip
+
+
+def _details(row, role: str | None = None) -> str:
+    """A row's line below its table: its whole statement, then tolerance, power, stability and reason (and, for a row
+    shown apart, the registry's why under its role's heading, :data:`crlrepro.claims.spec.ROLE_WHY`)."""
+    why = (ROLE_WHY[role], _why(row)) if role else ("", "")
+    parts = [f"- `{row.claim_id}` ({row.experiment}): {' '.join(str(row.claim).split())}"]
+    parts += [f"*{name}*: {' '.join(str(value).split())}" for name, value in (
+        ("tolerance", row.tolerance), ("power", row.power), ("stability", _stability(row)), ("reason", row.reason),
+        why) if value]  # fmt: skip
+    return "; ".join(parts[:1] + [". ".join(parts[1:])]) if len(parts) > 1 else parts[0]
+
+
+# What each shipped scale can and cannot decide: the first words of its summary.
+SCALE_SCOPE = {
+    "smoke": "checks the plumbing end to end in minutes (two seeds, short sweeps and trainings): it decides almost "
+    "nothing, and its verdicts are not evidence about the papers; the default and recipe scales are",
+    "default": "the laptop scale (about half an hour on 2 cores): its quadrature and exact rows decide at full "
+    "precision, its trained rows on few seeds and short trainings, so many stay inconclusive, each saying what would "
+    "decide it",
+    "recipe": "the papers' stated training recipe where a 2-core CPU can run it (paper 2's as stated, paper 3's only in "
+    "part, on Fashion-MNIST): the scale whose verdicts speak for the papers, within the settings its rows name",
+    "paper": "the papers' hyper-parameters, for a GPU or a cluster: where paper 3 runs on CIFAR-10 with its encoder",
+    "fashion": "paper 3 alone on Fashion-MNIST (Debian's dataset-fashion-mnist): its rows only",
+}
+
+
+def scale_scope(scale: str) -> str:
+    """What the scale ``scale`` can and cannot decide (:data:`SCALE_SCOPE`; a scale of one's own says so)."""
+    return SCALE_SCOPE.get(
+        scale, f"a scale of your own ({scale!r}): what it decides follows from its settings; each row's power says what "
+        "would decide it"
+    )  # fmt: skip
+
+
+_CONTEXT = re.compile(
+    r"^\*\*Scale:\*\* `(?P<scale>[^`]+)`.*\n\*\*Made by:\*\* commit `(?P<commit>[^`]*)` on (?P<machine>.+)\.$", re.M
+)
+
+
+def machine_text(machine: dict) -> str:
+    """A machine record (crlrepro.workflow.publish.machine) in words: CPU, its kernels' instruction set, cores, GPU."""
+    parts = [machine.get("cpu") or "an unnamed CPU"]
+    if machine.get("cpu_capability"):
+        parts.append(f"{machine['cpu_capability']} kernels")
+    if machine.get("cpu_count"):
+        parts.append(f"{machine['cpu_count']} CPUs")
+    parts.append(f"GPU {machine['gpu']}" if machine.get("gpu") else "no GPU")
+    return f"{parts[0]} ({', '.join(parts[1:])})"
+
+
+def summary_context(markdown: str) -> dict | None:
+    """The scale, commit and machine a summary's Markdown opens with (:func:`summary_markdown`), or None."""
+    found = _CONTEXT.search(markdown)
+    return None if found is None else found.groupdict()
 
 
 def _markdown_cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-DIAGNOSTIC_COLUMNS = COLUMNS + ["why a diagnostic"]
+DIAGNOSTIC_COLUMNS = FULL_COLUMNS + ["why a diagnostic"]
 # The rows shown apart, by role: the section's title, the count's noun, and what the section says of its rows.
 _APART = {
     "out of reach": (
@@ -257,14 +369,23 @@ def decided_table(table: pd.DataFrame) -> pd.DataFrame:
 _HEADLINE_COLUMNS = (*VERDICTS[:2], "fragile", *VERDICTS[2:])
 
 
-def summary_markdown(table: pd.DataFrame) -> str:
-    """The summary as Markdown: the verdict count of the claims per paper at the top, then one section per paper
-    with one row per claim, then the diagnostics in a section of their own."""
+def summary_markdown(table: pd.DataFrame, context: dict | None = None) -> str:
+    """The summary as Markdown: what made it (``context``: ``scale``, ``commit`` and ``machine``, in words) and what its
+    scale can decide, the verdict count of the claims per paper, then one section per paper with one short row per
+    claim and each row's details on its own line below, then the rows shown apart in sections of their own."""
     claims = claims_only(table)
-    lines = [
-        "# crlrepro: claim-by-claim summary",
-        "",
-        f"All papers: {verdict_counts(claims)}.",
+    lines = ["# crlrepro: claim-by-claim summary", ""]
+    if context:
+        scale = context["scale"]
+        lines += [
+            f"**Scale:** `{scale}`: {scale_scope(scale)}.  ",
+            f"**Made by:** commit `{context['commit']}` on {context['machine']}.",
+            "",
+        ]
+    lines += [
+        f"All papers: {verdict_counts(claims)}. The claim rows are this scale's: a claim posed once per point of a sweep "
+        "(an m, a γ, a pair of variants) is posed at the points its config trains, so another scale may count other "
+        "rows (the scales side by side: docs/scales.md).",
         "",
         "| paper | " + " | ".join(_HEADLINE_COLUMNS) + " |",
         "|---|" + "---|" * len(_HEADLINE_COLUMNS),
@@ -304,21 +425,25 @@ def summary_markdown(table: pd.DataFrame) -> str:
             "",
             f"{verdict_counts(rows)}.",
             "",
-            "| " + " | ".join(COLUMNS) + " |",
-            "|" + "---|" * len(COLUMNS),
         ]
-        lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(row)) + " |" for row in rows.itertuples(index=False)]
+        lines += _table_and_details(rows)
     for role, (title, noun, note) in _APART.items():
         rows = posed_apart(table, role)
         if not len(rows):
             continue
-        columns = COLUMNS + [ROLE_WHY[role]]
         lines += ["", f"## {title}", "", note, "", f"{verdict_counts(rows, noun)}.", ""]
-        lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-        lines += [
-            "| " + " | ".join(_markdown_cell(c) for c in [*_cells(row), _why(row)]) + " |" for row in rows.itertuples(index=False)
-        ]
+        lines += _table_and_details(rows, role)
     return "\n".join(lines) + "\n"
+
+
+def _table_and_details(rows: pd.DataFrame, role: str | None = None) -> list[str]:
+    """Rows as a table of :data:`COLUMNS` (each row short: :data:`SHORT_CLAIM_CHARS` of its statement), then each
+    row's details on a line of its own (:func:`_details`)."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(_markdown_cell(c) for c in _cells(row)) + " |" for row in rows.itertuples(index=False)]
+    lines += ["", "Each row in full:", ""]
+    lines += [_details(row, role) for row in rows.itertuples(index=False)]
+    return lines
 
 
 def rst_text(text: str) -> str:
@@ -432,14 +557,14 @@ def summary_html(table: pd.DataFrame) -> str:
     claims = claims_only(table)
     body = [f"<p>All papers: {html.escape(verdict_counts(claims))}.</p>"]
     sections = [
-        (f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, COLUMNS, None)
+        (f"Paper {paper.number}: {html.escape(paper.title)} ({paper.venue})", rows, FULL_COLUMNS, None)
         for paper, rows in _papers(claims)
     ]
     for role, (title, noun, note) in _APART.items():
         rows = posed_apart(table, role)
         if len(rows):
             body.append(f"<p>{html.escape(title)} (not counted): {html.escape(verdict_counts(rows, noun))}.</p>")
-            sections.append((title, rows, COLUMNS + [ROLE_WHY[role]], (noun, note)))
+            sections.append((title, rows, FULL_COLUMNS + [ROLE_WHY[role]], (noun, note)))
     for title, rows, columns, why in sections:
         body += [
             f"<h2>{title}</h2>",
@@ -449,7 +574,7 @@ def summary_html(table: pd.DataFrame) -> str:
         ]
         for row in rows.itertuples(index=False):
             verdict_class = str(row.verdict).replace(" ", "-")
-            cells = [*_cells(row), _why(row)] if why else _cells(row)
+            cells = [*_full_cells(row), _why(row)] if why else _full_cells(row)
             body.append(f'<tr class="{verdict_class}">' + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
         body.append("</tbody></table>")
     colours = {

@@ -19,6 +19,7 @@ import pandas as pd
 from crlrepro.studies.registry import PAPERS, experiment
 
 __all__ = [
+    "MIN_INTERVAL_SEEDS",
     "VERDICT_MARKS",
     "board_figure",
     "board_scales",
@@ -28,6 +29,7 @@ __all__ = [
     "board_html",
     "math_html",
     "plain_math",
+    "seeds_of",
     "verdict_board",
 ]
 
@@ -68,9 +70,28 @@ def _number(value) -> str:
     return "" if pd.isna(value) else f"{float(value):.4g}"
 
 
-def interval_text(low, high) -> str:
-    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; empty where an end is missing."""
-    return "" if pd.isna(low) or pd.isna(high) else f"[{float(low):.4g}, {float(high):.4g}]"
+# The fewest seeds whose interval is printed as one: with two, a t interval has one degree of freedom and its
+# half-width is 12.7 standard errors at 95 % ([−12.27, 12.2] for an AUC difference), which informs no reader.
+MIN_INTERVAL_SEEDS = 3
+_SEEDS = re.compile(r"\b(\d+) seeds?\b")
+
+
+def seeds_of(power: str) -> int | None:
+    """The number of seeds a row's interval rests on, as its power text states it (``"... (2 seeds, Holm family of
+    9)"``); the fewest where it names several; None where it names none (a deterministic row, or a bootstrap)."""
+    found = [int(n) for n in _SEEDS.findall(str(power))]
+    return min(found) if found else None
+
+
+def interval_text(low, high, power: str = "") -> str:
+    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; empty where an end is missing;
+    ``"none from n seeds"`` where the row's power text says it rests on fewer than :data:`MIN_INTERVAL_SEEDS` seeds."""
+    if pd.isna(low) or pd.isna(high):
+        return ""
+    seeds = seeds_of(power)
+    if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
+        return f"none from {seeds} seed{'s' if seeds != 1 else ''}"
+    return f"[{float(low):.4g}, {float(high):.4g}]"
 
 
 def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = ("claim",)) -> pd.DataFrame:
@@ -106,7 +127,7 @@ def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = (
             r = tables[s].loc[claim_id] if claim_id in tables[s].index else None
             row[f"verdict ({s})"] = "" if r is None else r["verdict"]
             row[f"measured ({s})"] = "" if r is None else _number(r["measured"])
-            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"])
+            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"], r["power"])
             for column in ("tolerance", "power", "reason"):
                 row[f"{column} ({s})"] = "" if r is None or pd.isna(r[column]) else str(r[column])
             # the stability rule's cell (a summary written before the column has none)

@@ -280,10 +280,18 @@ def publish_scale(
     if "summary.md" in files:
         if "summary.csv" not in files:
             raise ValueError("summary.md is published with the summary.csv it is checked against")
-        from crlrepro.studies.summary import summary_markdown  # here: the Snakefile imports this module (scipy.stats)
+        from crlrepro.studies.summary import summary_context, summary_markdown  # here: the Snakefile imports this module
 
-        expected = summary_markdown(artifacts.read_table(results / "summary.csv"))
-        if (results / "summary.md").read_text() != expected:
+        written = (results / "summary.md").read_text()
+        context = summary_context(written)  # its scale and commit are this publication's; the machine is where it ran
+        commit = artifacts.sidecar_record(results / "summary.md").get("git_commit")
+        if context is None or context["scale"] != scale or context["commit"] != commit:
+            raise ArtifactError(
+                f"{results / 'summary.md'}: does not open with scale {scale!r} and its sidecar's commit {commit} "
+                f"(written by older code, or for another scale); rebuild it: {artifacts.rebuild_command(results / 'summary.md')}"
+            )
+        expected = summary_markdown(artifacts.read_table(results / "summary.csv"), context)
+        if written != expected:
             raise ArtifactError(
                 f"{results / 'summary.md'}: does not match its summary.csv (edited, or written by older "
                 f"code); rebuild it: {artifacts.rebuild_command(results / 'summary.md')}"
@@ -508,7 +516,7 @@ def measured_text(claim_id: str, scales: list[str] | None = None, root: str | Pa
             raise ValueError(f"{claim_id}: no such row in docs/results/{scale}/summary.csv")
         row = rows.loc[claim_id]
         value = "no value" if pd.isna(row["measured"]) else f"{float(row['measured']):.4g}"
-        interval = "" if row["ci_low"] == row["ci_high"] else interval_text(row["ci_low"], row["ci_high"])
+        interval = "" if row["ci_low"] == row["ci_high"] else interval_text(row["ci_low"], row["ci_high"], row["power"])
         parts.append(f"{value}{' ' + interval if interval else ''} at {scale} ({row['verdict']})")
     return "; ".join(parts)
 
@@ -589,7 +597,7 @@ def compare_scales(summaries: dict[str, pd.DataFrame], configs: dict[str, dict])
             r = tables[s].loc[claim_id] if s in present else None
             row[f"verdict ({s})"] = "" if r is None else r["verdict"]
             row[f"measured ({s})"] = "" if r is None or pd.isna(r["measured"]) else f"{float(r['measured']):.4g}"
-            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"])
+            row[f"interval ({s})"] = "" if r is None else interval_text(r["ci_low"], r["ci_high"], r["power"])
         verdicts = {tables[s].loc[claim_id, "verdict"] for s in present}
         row["agree"] = len(present) == len(scales) and len(verdicts) == 1
         if row["agree"]:
@@ -649,6 +657,19 @@ def _scale_cell(values: dict, scale: str) -> str:
     return f"{text}<br>{number}" if number else text
 
 
+def _posed_counts(part: pd.DataFrame, scales: list[str]) -> str:
+    """Why the rows counted here may outnumber each scale's own count: a sentence naming each scale's rows, where they
+    differ (a claim posed per point of a sweep is posed at the points that scale trains)."""
+    posed = {s: int(part[f"verdict ({s})"].fillna("").astype(str).ne("").sum()) for s in scales}
+    if all(n == len(part) for n in posed.values()):
+        return ""
+    each = ", ".join(f"{s} {n}" for s, n in posed.items())
+    return (
+        f" These {len(part)} rows are every row any scale poses ({each}): a claim posed once per point of a sweep (an m, a"
+        " γ, a pair of variants) is posed at the points each scale's config trains; — marks a row a scale does not pose."
+    )
+
+
 def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
     """The comparison as Markdown: a count of agreeing claims and diagnostics, then one table per role, a column per
     scale holding its verdict (symbol and word), measured value and interval, then what differs."""
@@ -659,6 +680,7 @@ def scale_comparison_markdown(table: pd.DataFrame, scales: list[str]) -> str:
             continue
         out.append(
             f"**{ROLE_TITLES[role]}**: the verdicts agree at {', '.join(scales)} for {int(part['agree'].sum())} of {len(part)}."
+            + _posed_counts(part, scales)
         )
         out.append("")
         out.append("| claim_id | " + " | ".join(scales) + " | what differs |")
