@@ -36,7 +36,13 @@ def plot_lcgm(
     extra = spectrum is not None and noise is not None and rank is not None
     sweeps = sensitivity_elbows is not None and sensitivity is not None and len(sensitivity_elbows) > 0
     panels = (4 if extra else 2) + (sensitivity is not None) + sweeps
-    fig, axes = plt.subplots(1, panels, figsize=(4.25 * panels, 3.6), constrained_layout=True)
+    # A grid of two columns, 8 inches wide: shown at a page's width (about 750 px), its 7-point text stays about 9 px
+    # tall (a strip of six panels, 25 inches wide, was shown at 18 %: 3 px text)
+    rows = -(-panels // 2)
+    fig, grid = plt.subplots(rows, 2, figsize=(8.0, 3.4 * rows), constrained_layout=True, squeeze=False)
+    axes = list(grid.ravel()[:panels])
+    for unused in grid.ravel()[panels:]:
+        unused.remove()
     ax_r2, ax_risk = axes[0], axes[1]
     long = table.melt(id_vars=["D", "seed"], value_vars=["r2_f", "r2_g"], var_name="probe", value_name="R2")
     long["probe"] = long["probe"].map({"r2_f": r"$f(x)\to p(z|x)$", "r2_g": r"$g(y)\to\log p(z|y)/\pi_k$"})
@@ -76,10 +82,11 @@ def plot_lcgm(
         yscale="log",
         xlabel="index i",
         ylabel=r"eigenvalue $\lambda_i$ of $T^*T$",
-        title=f"(c) the operator's own spectrum: rank {rank['floor']['detected_rank']} detected, K = {k}",
+        title=f"(c) the operator's own spectrum: rank {rank['floor']['detected_rank']}, K = {k}",
     )
     ax.set_ylim(bottom=max(1e-12, float(spectrum["mean"].min()) / 10))
-    ax.legend(fontsize=7)
+    # below the panel: inside, it hid the top tick
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
     ax = axes[3]
     ax.plot(noise["noise_x"], noise["ratio"], "o-", color="C0", label=r"$\lambda_{K+1}/\lambda_K$")
     ax.set(
@@ -96,7 +103,7 @@ def plot_lcgm(
     twin = ax.twinx()
     twin.step(noise["noise_x"], noise["detected_rank"], where="mid", color="C3", label="detected rank")
     twin.set_ylabel("detected rank", color="C3")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="lower right", framealpha=1.0)  # where no data is; opaque: no gridline through it
     if sensitivity is not None:
         ax = axes[-1 - sweeps]
         at_k = sensitivity[sensitivity["D"] == elbow["classes"]] if "D" in sensitivity else sensitivity
@@ -116,7 +123,7 @@ def plot_lcgm(
         ax.set(
             xlabel="class separation",
             ylabel="target noise σy",
-            title="(e) R²_f (top) and R²_g at D = K: the setting decides the order",
+            title="(e) R²_f (top), R²_g at D = K",
         )
     if sweeps:
         ax = axes[-1]
