@@ -103,8 +103,18 @@ def claims_section(paper: int, page_dir: Path) -> str:
             src = _relative(RESULTS / scale / "figures" / (e.figure + ".png"), page_dir)
             out += [f'=== "{scale}"', "", f"    [![{e.id} at the {scale} scale]({src})]({src})", ""]
         if figures:
-            out += ["*The figure at each published scale (a tab each); click it for the full size.*", ""]
+            out += [figure_caption(e.caption), ""]
     return "\n".join(out)
+
+
+def figure_caption(template: str) -> str:
+    """The caption the Snakemake report gives the figure (``workflow/report/<template>.rst``, its [[drawn]] marks
+    removed: crlrepro.studies.summary.caption_text), as Markdown under the figure's tabs."""
+    from crlrepro.studies.summary import caption_text  # here: it loads scipy.stats, which only this part of the build needs
+
+    text = caption_text((DOCS.parent / "workflow" / "report" / f"{template}.rst").read_text())
+    text = " ".join(text.replace("``", "`").split())
+    return f"{text} *(One tab per published scale; click the figure for its full size.)*"
 
 
 def summary_page(scale: str) -> str:
