@@ -150,7 +150,13 @@ def headline(page_dir: Path) -> str:
     figure = DOCS / "results" / "board.png"
     if figure.is_file():
         src = _relative(figure, page_dir)
-        text += f"\n[![Every claim's verdict at each published scale]({src})]({src})\n"
+        # on a phone the picture's rows would be unreadable: the papers' HTML boards instead (assets/site.css)
+        papers = ", ".join(f"[paper {p}]({_relative(DOCS / f'paper{p}.md', page_dir)})" for p in sorted(PAPERS))
+        text += (
+            f'\n<div class="board-picture" markdown>\n[![Every claim\'s verdict at each published scale]({src})]({src})\n'
+            f"</div>\n<div class=\"board-phone\" markdown>\nEvery claim's verdict at each published scale: each paper's board "
+            f"({papers}).\n</div>\n"
+        )
     return text
 
 

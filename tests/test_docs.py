@@ -127,6 +127,9 @@ def test_every_page_reads_in_headless_chromium_at_a_desktop_and_a_phone_width(si
         }
         for page in PAPER_PAGES:
             assert seen[width][page]["board"]["rows"] >= 7, (width, page)  # every claim of the paper on its board
+    # the board picture on a desktop; on a phone, where its rows would be unreadable, links to the HTML boards instead
+    assert any(src.endswith("board.png") for src in seen[1280][""]["shown"]), seen[1280][""]["shown"]
+    assert not any(src.endswith("board.png") for src in seen[390][""]["shown"]), seen[390][""]["shown"]
     images = {page: seen[1280][page]["images"] for page in ("paper2/", "paper3/")}
     assert all(len(found) >= 4 for found in images.values()), images  # the published figures are shown
 

@@ -107,7 +107,9 @@ _INSPECT = r"""
     ...[...document.querySelectorAll('article pre')].filter(el => beyond(el, width)),
   ].map(el => `${el.className === 'katex' ? 'formula' : el.tagName.toLowerCase()}: `
             + (el.textContent.trim().slice(0, 60) || el.getAttribute('src')));
-  return {fragments, overflowing, images, board, starOperators, italicNames, wide,
+  const shown = [...document.querySelectorAll('article img')].filter(img => img.offsetParent !== null)
+    .map(img => img.getAttribute('src'));
+  return {fragments, overflowing, images, shown, board, starOperators, italicNames, wide,
           pageScrolls: document.documentElement.scrollWidth > width + 1};
 }
 """

@@ -7,7 +7,7 @@ import sys
 
 import pandas as pd
 import pytest
-from conftest import git_checkout
+from conftest import REPO, git_checkout
 
 from crlrepro.studies.summary import SUMMARY_COLUMNS
 from crlrepro.workflow import board as b
@@ -130,3 +130,36 @@ def test_update_readme_keeps_the_published_board_current(tmp_path):
     assert proc.returncode == 1 and "board.csv: differs from the published summaries" in proc.stderr
     assert subprocess.run(check[:-1], cwd=tmp_path, capture_output=True, text=True).returncode == 0
     assert publish.board_is_current(root)
+
+
+def test_every_verdict_symbol_and_badge_meets_wcag_aa_contrast():
+    """The board picture's symbols (ink_on) and the site's badges (docs/assets/site.css) are readable: a contrast of
+    at least 4.5:1 on every verdict's colour; white on amber (the old "?") has 2.25:1 and is refused."""
+    import re
+
+    from crlrepro.workflow.board import VERDICT_MARKS, contrast_ratio, ink_on
+
+    assert contrast_ratio("#FFFFFF", "#E69F00") < 2.3 and contrast_ratio("#000000", "#FFFFFF") == pytest.approx(21.0)
+    css = (REPO / "docs" / "assets" / "site.css").read_text()
+    default_ink = re.search(r"^\.verdict \{[^}]*[^-]color: (#[0-9a-fA-F]{3,6})", css, re.M).group(1)
+    for verdict, (_, colour) in VERDICT_MARKS.items():
+        assert contrast_ratio(ink_on(colour), colour) >= 4.5, verdict
+        rule = re.search(rf"^\.verdict-{verdict.replace(' ', '-')} \{{([^}}]*)\}}", css, re.M).group(1)
+        assert re.search(r"background: (#[0-9A-Fa-f]{6})", rule).group(1).upper() == colour.upper(), verdict
+        found = re.search(r"[^-]color: (#[0-9a-fA-F]{3,6})", " " + rule)
+        ink = found.group(1) if found else default_ink
+        ink = "#" + "".join(c * 2 for c in ink[1:]) if len(ink) == 4 else ink
+        assert contrast_ratio(ink, colour) >= 4.5, (verdict, ink, colour)
+
+
+def test_the_board_picture_labels_rows_with_their_statements_and_fits_a_page(tmp_path):
+    from crlrepro.workflow.board import LABEL_CHARS, draw_board
+
+    board = b.verdict_board({"default": DEFAULT, "recipe": RECIPE})
+    fig = draw_board(board)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    first = board.iloc[0]
+    assert labels[0].startswith(f"{first['claim_id']}: ") and len(labels[0]) <= len(first["claim_id"]) + 2 + LABEL_CHARS
+    assert min(t.get_fontsize() for t in fig.axes[0].get_yticklabels()) >= 8
+    # shown 750 px wide (a page's column), 8-point text is at least 9 px tall
+    assert 750 / (72 * fig.get_figwidth()) * 8 >= 9, fig.get_figwidth()

@@ -23,12 +23,15 @@ __all__ = [
     "VERDICT_MARKS",
     "board_figure",
     "board_scales",
+    "contrast_ratio",
     "draw_board",
+    "ink_on",
     "interval_text",
     "board_headline_markdown",
     "board_html",
     "math_html",
     "plain_math",
+    "relative_luminance",
     "seeds_of",
     "verdict_board",
 ]
@@ -232,16 +235,47 @@ def board_headline_markdown(board: pd.DataFrame, link=lambda paper: f"paper{pape
     return "\n".join(lines) + f"\n\n{legend}.\n"
 
 
+def relative_luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of an sRGB colour ``#RRGGBB``: 0.2126 R + 0.7152 G + 0.0722 B of the linearised
+    channels (c/12.92 at or below 0.04045, ((c + 0.055)/1.055)^2.4 above)."""
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio (L1 + 0.05)/(L2 + 0.05) of two colours, L1 the lighter's relative luminance."""
+    high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+INKS = ("#FFFFFF", "#1A1A1A")
+
+
+def ink_on(colour: str) -> str:
+    """The symbol colour of the two :data:`INKS` with the higher contrast on ``colour`` (white on blue, near-black on
+    amber: white on amber has 2.25:1, under WCAG AA's 4.5:1)."""
+    return max(INKS, key=lambda ink: contrast_ratio(ink, colour))
+
+
+# The board picture's row labels: the claim's id and the opening of its statement
+LABEL_CHARS = 44
+
+
 def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
-    """The board as a matplotlib figure: claims (rows, grouped by paper) by scales (columns), each cell coloured by its
-    verdict and marked with its symbol; a fragile verdict's cell light and striped, its symbol dark."""
+    """The board as a matplotlib figure: claims (rows, grouped by paper, each labelled with its id and the opening of
+    its statement) by scales (columns), each cell coloured by its verdict and marked with its symbol in the ink of
+    higher contrast (:func:`ink_on`); a fragile verdict's cell light and striped, its symbol dark. About 8 inches wide
+    with the legend below, so that shown at a page's width its 8-point labels stay about 10 px tall."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
 
+    from crlrepro.studies.summary import short_text  # here: the summary module loads scipy.stats
+
     scales = board_scales(board)
     n = len(board)
-    fig_height = 1.6 + 0.19 * (n + 2 * board["paper"].nunique())
-    fig, ax = plt.subplots(figsize=(2.6 + 1.25 * len(scales) + 2.4, fig_height))
+    fig_height = 2.2 + 0.2 * (n + 2 * board["paper"].nunique())
+    fig, ax = plt.subplots(figsize=(4.4 + 1.1 * len(scales), fig_height))
     y = 0.0
     ticks, labels = [], []
     for paper in sorted(board["paper"].unique()):
@@ -257,13 +291,13 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
                     ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, fill=False, hatch="//", edgecolor=colour, linewidth=0))
                 else:
                     ax.add_patch(Rectangle((j, y - 0.45), 0.96, 0.9, facecolor=colour, edgecolor="white"))
-                ink = "#1a1a1a" if fragile else "white"
-                ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=8, color=ink, fontweight="bold")
+                ink = "#1a1a1a" if fragile else ink_on(colour)
+                ax.text(j + 0.48, y, symbol, ha="center", va="center", fontsize=9, color=ink, fontweight="bold")
             ticks.append(y)
-            labels.append(r["claim_id"])
+            labels.append(f"{r['claim_id']}: {short_text(plain_math(str(r['claim'])), LABEL_CHARS)}")
             y += 1.0
         y += 0.6
-    ax.set_yticks(ticks, labels, fontsize=7)
+    ax.set_yticks(ticks, labels, fontsize=8)
     ax.set_xticks([j + 0.48 for j in range(len(scales))], scales, fontsize=9)
     ax.xaxis.tick_top()
     ax.set_xlim(0, len(scales))
@@ -273,7 +307,7 @@ def draw_board(board: pd.DataFrame, title: str = "Verdicts by claim and scale"):
         spine.set_visible(False)
     handles = [Patch(facecolor=c, label=f"{s} {v}") for v, (s, c) in list(VERDICT_MARKS.items())[:4]]
     handles.append(Patch(facecolor="#DDDDDD", edgecolor="#555555", hatch="//", label="light, striped: fragile"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
     ax.set_title(title, fontsize=10, pad=24)
     fig.tight_layout()
     return fig
