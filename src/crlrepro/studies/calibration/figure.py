@@ -23,24 +23,33 @@ def plot_calibration(
     style: FigureStyle | None = None,
     families: pd.DataFrame | None = None,
 ):
-    """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by model and
-    sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
+    """C2: every checkpoint as a point (L(s) − L*, E* − E(s)) on log-log axes, coloured by the model's dimension D
+    and sized by epoch; the bound √(2/τ·(L − L*)) as a line; the largest possible regret 2E* − 1 (the bound is
     informative below it); the fitted power law over the points used (trained, informative checkpoints); each score
     family as a line through its members, the truncations that are not unique (``unique`` False) as hollow circles."""
     apply_style(style)
-    fig, ax = plt.subplots(figsize=(8.0, 4.4), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(7.5, 6.8), constrained_layout=True)
     shown = table[(table["excess_auc"] > 0) & (table["excess_loss"] > 0)]
+    # one colour per representation dimension (the model's "D<d>_seed<s>"; the seeds of a D share it: a colour per
+    # seed told the reader nothing), larger points for later checkpoints (no size key: the caption says it)
+    dims = shown["model"].astype(str).str.extract(r"^D(\d+)_", expand=False)
+    shown = shown.assign(group=np.where(dims.notna(), "checkpoints, D = " + dims.fillna(""), shown["model"].astype(str)))
+    groups = sorted(shown["group"].unique(), key=lambda g: (len(g), g))
+    palette = dict(zip(groups, sns.color_palette("viridis", len(groups)), strict=True))
     sns.scatterplot(
         data=shown,
         x="excess_loss",
         y="excess_auc",
-        hue="model",
+        hue="group",
+        hue_order=groups,
         size="checkpoint",
         sizes=(15, 70),
         ax=ax,
-        palette="viridis",
-        legend="brief",
+        palette=palette,
+        legend=False,
     )
+    for group in groups:  # the legend's colour entries
+        ax.scatter([], [], color=palette[group], s=30, label=group)
     losses = table["excess_loss"] if families is None else pd.concat([table["excess_loss"], families["excess_loss"]])
     x = np.geomspace(losses[losses > 0].min() / 2, losses.max() * 2, 200)
     ax.plot(x, np.sqrt(2.0 / tau * x), color="C3", linewidth=2, label=r"bound $\sqrt{2(L-L^*)/\tau}$ (Thm 3.4)")
@@ -106,5 +115,5 @@ def plot_calibration(
         title="Calibration along training and along score families (C2)",
     )
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=1)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)  # below the plot
     return fig
