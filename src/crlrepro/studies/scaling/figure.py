@@ -47,7 +47,7 @@ def _mechanism_panel(ax, deviations: pd.DataFrame, deviation_slopes: pd.DataFram
         ax.axvspan(fit["fit_from"], fit["fit_to"], color="0.95", zorder=0)
     ax.set(xscale="log", yscale="log")
     log_ticks_at(ax, deviations[deviations["axis"] == axis]["at"].unique())
-    ax.legend(fontsize=6.5)
+    ax.legend(fontsize=7.5)
 
 
 def held_at(runs: pd.DataFrame, fixed: str) -> str:
@@ -84,7 +84,10 @@ def plot_scaling(
     fit E* − c − a·n^(−r) that C3.marginal_gain_n reads from ``auc_rates`` where it was made; that panel then spans
     the AUCs and E* (the approach the design is for), and chance only where it falls within."""
     apply_style(style)
-    fig, axes = plt.subplots(2, 4, figsize=(17.0, 7.6), constrained_layout=True)
+    # Eight panels in a grid of two columns, 8.5 inches wide: shown at a page's width (about 750 px) its 7.5-point
+    # legends stay about 9 px tall (two rows of four, 17 inches wide, showed them at about 4 px)
+    fig, grid = plt.subplots(4, 2, figsize=(8.5, 15.0), constrained_layout=True)
+    axes = np.array([[grid[0, 0], grid[0, 1], grid[1, 0], grid[1, 1]], [grid[2, 0], grid[2, 1], grid[3, 0], grid[3, 1]]])
     colors = {"scrl": "C0", "sscrl": "C1", "both": "C2", "inbatch": "C3"}
     if deviations is not None and deviation_slopes is not None:
         _mechanism_panel(axes[0, 0], deviations, deviation_slopes, "m", colors)
@@ -92,9 +95,11 @@ def plot_scaling(
         _mechanism_panel(axes[0, 1], deviations, deviation_slopes, "n", colors)
         axes[0, 1].set(xlabel="anchors n", ylabel=r"$\mathbb{E}|$outer term$|$", title="(b) fixed scores, m = ∞: outer term vs n")
     for ax, axis, letter in ((axes[0, 2], "m", "c"), (axes[0, 3], "n", "d")):
+        ends = []  # every bar's ends: the axis spans them all (a min–max bar ran off the bottom of the log axis)
         for regime, runs in table[table["sweep"] == axis].groupby("regime", sort=True):
             gap = runs.assign(abs_gap=runs["gap"].abs()).groupby(axis)["abs_gap"]
             mean, lo, hi = gap.mean(), gap.min(), gap.max()
+            ends += [*lo[lo > 0], *hi[hi > 0]]
             fit = slopes[(slopes["regime"] == regime) & (slopes["axis"] == axis) & (slopes["quantity"] == "gap")].iloc[0]
             label = f"{regime.upper()}: slope {fit['slope']:.2f} [{fit['low']:.2f}, {fit['high']:.2f}]"
             rate = None
@@ -134,7 +139,10 @@ def plot_scaling(
             title=f"({letter}) trained model's gap vs {axis} ({held_at(table[table['sweep'] == axis], fixed)})",
         )
         log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
-        ax.legend(fontsize=6.5)
+        if ends:
+            bottom, top = ax.get_ylim()
+            ax.set_ylim(min(bottom, min(ends) / 1.5), max(top, max(ends) * 1.5))
+        ax.legend(fontsize=7.5)
     for col, (axis, metric, label) in enumerate(
         (
             ("m", "auc", r"retrieval AUC $\mathcal{E}(\hat w)$"),
@@ -144,8 +152,9 @@ def plot_scaling(
         )
     ):
         ax = axes[1, col]
-        runs = table[table["sweep"] == axis]
-        sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=colors)
+        runs = table[table["sweep"] == axis].assign(regime=lambda t: t["regime"].str.upper())  # SCRL, as elsewhere
+        palette = {name.upper(): colour for name, colour in colors.items()}
+        sns.lineplot(data=runs, x=axis, y=metric, hue="regime", marker="o", errorbar=("pi", 100), ax=ax, palette=palette)
         zoomed = metric == "auc" and axis == "n" and design is not None and len(design) > 0
         if zoomed:  # the approach to the plateau, which the design is for: the axis spans the AUCs and E*, not chance
             _design_curve(ax, design, auc_rates, e_star, colors)
@@ -158,7 +167,7 @@ def plot_scaling(
                 ax.axhline(e_star, color="k", linestyle="--", linewidth=1, label=f"Bayes E* = {e_star:.3f}")
             if not zoomed or low - pad <= 0.5:
                 ax.axhline(0.5, color="0.5", linestyle=":", linewidth=1, label="chance ½")
-            ax.legend(fontsize=6.5, loc="lower right" if zoomed else "best")
+            ax.legend(fontsize=7.5, loc="lower right" if zoomed else "best")
         title = f"({'efgh'[col]}) {label.split(' $')[0]} vs {axis} ({held_at(runs, 'n' if axis == 'm' else 'm')})"
         ax.set(xscale="log", xlabel=axis, ylabel=label, title=title)
         log_ticks_at(ax, runs[axis].unique())
