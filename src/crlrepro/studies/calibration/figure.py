@@ -110,7 +110,7 @@ def plot_calibration(
     ax.set(
         xscale="log",
         yscale="log",
-        xlabel=r"excess contrastive risk $L(s)-L^*$",
+        xlabel=r"excess contrastive risk $L(s)-L^*$ (nats)",
         ylabel=r"retrieval regret $\mathcal{E}^*-\mathcal{E}(s)$",
         title="Calibration along training and along score families (C2)",
     )

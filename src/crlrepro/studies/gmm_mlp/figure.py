@@ -36,7 +36,7 @@ def plot_gmm_mlp(
     )
     axes = axes.ravel()
     panels = (
-        ("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$", "(a) excess contrastive risk"),
+        ("excess_risk", "spectral_excess_risk", r"excess risk $L(s)-L^*$ (nats)", "(a) excess contrastive risk"),
         (
             "l2_distance",
             "spectral_l2_distance",

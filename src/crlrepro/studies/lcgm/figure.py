@@ -55,7 +55,7 @@ def plot_lcgm(
         ax.set_xticks(sorted(table["D"].unique()))
         ax.legend(fontsize=8)
     ax_r2.set(ylabel="held-out linear-probe $R^2$", title="(a) probes of the learned encoders")
-    ax_risk.set(yscale="log", ylabel=r"held-out $\hat L(s)-\hat L(\tau\,\mathrm{PMI})$", title="(b) held-out excess risk")
+    ax_risk.set(yscale="log", ylabel=r"held-out $\hat L(s)-\hat L(\tau\,\mathrm{PMI})$ (nats)", title="(b) held-out excess risk")
     if not extra:
         return fig
     ax, k = axes[2], int(rank["classes"])

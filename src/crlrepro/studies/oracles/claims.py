@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 
-ORACLES = (("mutual_information", "I(X;Y)"), ("L_star", "L* = −τ I(X;Y)"), ("E_star", "Bayes AUC E*"))
+# each with its unit: information and losses in nats (natural logarithms); an AUC is a probability
+ORACLES = (("mutual_information", "I(X;Y) in nats"), ("L_star", "L* = −τ I(X;Y) in nats"), ("E_star", "Bayes AUC E*"))
 
 
 def c1_claims(oracle: dict, convergence: pd.DataFrame, *, standard_errors: float, digits: float) -> list[Claim]:

@@ -135,7 +135,7 @@ def plot_scaling(
             xscale="log",
             yscale="log",
             xlabel=axis,
-            ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$",
+            ylabel=r"$|L(\hat w)-\hat L_S(\hat w)|$ (nats)",
             title=f"({letter}) trained model's gap vs {axis} ({held_at(table[table['sweep'] == axis], fixed)})",
         )
         log_ticks_at(ax, table[table["sweep"] == axis][axis].unique())
@@ -227,7 +227,7 @@ def plot_budget(table: pd.DataFrame, summary: pd.DataFrame, style: FigureStyle |
     ax_risk.set(
         yscale="log",
         xlabel=f"negatives per anchor m (n = {total}/m)",
-        ylabel=r"excess risk $L(\hat w)-L^*$",
+        ylabel=r"excess risk $L(\hat w)-L^*$ (nats)",
         title=f"(a) fixed budget N = n·m = {total}",
     )
     ax_risk.legend(fontsize=7)
