@@ -2,6 +2,7 @@
 README's result blocks, and that the README's blocks match the published summaries of this checkout."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -300,6 +301,22 @@ def test_the_readme_quotes_the_published_results_of_this_checkout():
     assert not changed, f"README.md's result blocks of {changed} differ from docs/results/: run `crlrepro update-readme`"
     assert publish.board_is_current(REPO / publish.PUBLISHED_ROOT), "docs/results/board.csv is stale: crlrepro update-readme"
     assert "](docs/results/board.png)" in readme  # the README shows the board
+
+
+def test_each_published_summary_opens_with_what_made_it_and_keeps_its_rows_short():
+    """Every published summary.md (the recipe's once republished with this code): its scale and what that scale can
+    decide, the commit and machine that made it, and no table row wider than a reader's view."""
+    from crlrepro.studies.summary import MAX_ROW_CHARS, summary_context
+
+    for scale in publish.published_scales(REPO / publish.PUBLISHED_ROOT):
+        text = (REPO / publish.PUBLISHED_ROOT / scale / "summary.md").read_text()
+        context = summary_context(text)
+        if context is None and scale == "recipe":
+            continue  # published before summaries opened with their context (issue 71's republication pending)
+        assert context is not None and context["scale"] == scale, scale
+        assert re.fullmatch(r"[0-9a-f]{40}", context["commit"]), (scale, context["commit"])  # committed code, not -dirty
+        rows = [line for line in text.splitlines() if line.startswith("| `")]
+        assert rows and max(map(len, rows)) <= MAX_ROW_CHARS, (scale, max(map(len, rows)))
 
 
 def test_update_readme_command_rewrites_and_checks(results, tmp_path, monkeypatch, capsys):
