@@ -232,7 +232,7 @@ def _details(row, role: str | None = None) -> str:
 SCALE_SCOPE = {
     "smoke": "checks the plumbing end to end in minutes (two seeds, short sweeps and trainings): it decides almost "
     "nothing, and its verdicts are not evidence about the papers; the default and recipe scales are",
-    "default": "the laptop scale (about half an hour on 2 cores): its quadrature and exact rows decide at full "
+    "default": "the laptop scale (its wall time: the README): its quadrature and exact rows decide at full "
     "precision, its trained rows on few seeds and short trainings, so many stay inconclusive, each saying what would "
     "decide it",
     "recipe": "the papers' stated training recipe where a 2-core CPU can run it (paper 2's as stated, paper 3's only in "
