@@ -130,6 +130,22 @@ def test_every_page_reads_in_headless_chromium_at_a_desktop_and_a_phone_width(si
     # the board picture on a desktop; on a phone, where its rows would be unreadable, links to the HTML boards instead
     assert any(src.endswith("board.png") for src in seen[1280][""]["shown"]), seen[1280][""]["shown"]
     assert not any(src.endswith("board.png") for src in seen[390][""]["shown"]), seen[390][""]["shown"]
+    # each published figure as shown on a desktop: its smallest text (MIN_FONT_PT) at least 9 px tall
+    from PIL import Image
+
+    from crlrepro.runtime.figures import MIN_FONT_PT
+
+    too_small = {}
+    for page in PAPER_PAGES:
+        for src, shown_px, natural_px in seen[1280][page]["shownSizes"]:
+            if "/figures/" not in src or not natural_px:
+                continue
+            with Image.open(site / page / src) as image:
+                dpi = float(image.info.get("dpi", (72.0,))[0])
+            text_px = MIN_FONT_PT * dpi / 72 * shown_px / natural_px
+            if text_px < 9:
+                too_small[src] = round(text_px, 1)
+    assert not too_small, f"figures whose {MIN_FONT_PT:g}-point text is under 9 px as shown: {too_small}"
     images = {page: seen[1280][page]["images"] for page in ("paper2/", "paper3/")}
     assert all(len(found) >= 4 for found in images.values()), images  # the published figures are shown
 
@@ -252,3 +268,25 @@ def test_the_add_a_scale_example_plans_its_own_folder(tmp_path):
         for path in line.split("output:", 1)[1].split(",")
     }
     assert planned and all(path.startswith(f"results/{scale}/") for path in planned)
+
+
+def test_no_figure_sets_text_smaller_than_the_declared_minimum():
+    """Every explicit font size in the studies' figures and the board picture, and every size the default style sets,
+    is at least MIN_FONT_PT (the browser test then checks each published figure's width keeps it 9 px tall as shown)."""
+    import re
+
+    import matplotlib.pyplot as plt
+
+    from crlrepro.runtime.figures import MIN_FONT_PT, FigureStyle
+
+    sources = [*sorted((REPO / "src" / "crlrepro" / "studies").glob("*/figure.py")), REPO / "src/crlrepro/workflow/board.py"]
+    small = [
+        f"{path.relative_to(REPO)}: {m.group(0)}"
+        for path in sources
+        for m in re.finditer(r"\b(?:fontsize|title_fontsize|labelsize)\s*=\s*([0-9.]+)", path.read_text())
+        if float(m.group(1)) < MIN_FONT_PT
+    ]
+    assert not small, small
+    FigureStyle().apply()
+    keys = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize")
+    assert min(float(plt.rcParams[k]) for k in keys) >= MIN_FONT_PT

@@ -107,9 +107,10 @@ _INSPECT = r"""
     ...[...document.querySelectorAll('article pre')].filter(el => beyond(el, width)),
   ].map(el => `${el.className === 'katex' ? 'formula' : el.tagName.toLowerCase()}: `
             + (el.textContent.trim().slice(0, 60) || el.getAttribute('src')));
-  const shown = [...document.querySelectorAll('article img')].filter(img => img.offsetParent !== null)
-    .map(img => img.getAttribute('src'));
-  return {fragments, overflowing, images, shown, board, starOperators, italicNames, wide,
+  const visible = [...document.querySelectorAll('article img')].filter(img => img.offsetParent !== null);
+  const shown = visible.map(img => img.getAttribute('src'));
+  const shownSizes = visible.map(img => [img.getAttribute('src'), img.clientWidth, img.naturalWidth]);
+  return {fragments, overflowing, images, shown, shownSizes, board, starOperators, italicNames, wide,
           pageScrolls: document.documentElement.scrollWidth > width + 1};
 }
 """

@@ -18,6 +18,7 @@ __all__ = [
     "CONTEXTS",
     "FigureStyle",
     "log2_dims_axis",
+    "MIN_FONT_PT",
     "log_ticks_at",
     "overlay_reference",
     "PALETTES",
@@ -33,6 +34,12 @@ THEMES = ("white", "whitegrid", "dark", "darkgrid", "ticks")
 
 
 PALETTES = ("deep", "muted", "bright", "pastel", "dark", "colorblind")
+
+
+# The smallest text a figure sets, in points: every explicit font size of the studies' figures is at least this, and
+# so is every size the default style sets. With figures at most about 9.5 inches wide, shown at a desktop page's
+# column (about 940 px), it stays at least 9 px tall (tests/test_docs.py checks each published figure as shown).
+MIN_FONT_PT = 7.0
 
 
 @dataclass(frozen=True)

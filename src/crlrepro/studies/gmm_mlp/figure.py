@@ -31,8 +31,13 @@ def plot_gmm_mlp(
     (e) the spectrum in pairs with its geometric, power and stretched-exponential fits, (f) the pair ratio."""
     apply_style(style)
     extra = minima is not None or bound is not None or groups is not None
+    rows = (3 if groups is not None else 2) if extra else 1
     fig, axes = plt.subplots(
-        2 if extra else 1, 3 if extra else 2, figsize=(13.5, 7.2) if extra else (9.0, 3.6), constrained_layout=True, squeeze=False
+        rows,
+        2,
+        figsize=(9.0, 3.6 * rows),
+        constrained_layout=True,
+        squeeze=False,  # two columns, at most 9 inches wide
     )
     axes = axes.ravel()
     panels = (
@@ -108,7 +113,7 @@ def plot_gmm_mlp(
                 label=f"{fit['model']} ({fit['parameter']} {fit['value']:.3g}), rms log {fit['rms_log']:.2f}",
             )
         ax.set(yscale="log", xlabel="pair j", ylabel="pair sum", title="(e) spectrum in pairs and its decay fits")
-        ax.legend(fontsize=6.5)
+        ax.legend(fontsize=7)
         ax = axes[5]
         ax.plot(j, groups["ratio_next"], "o-", color="C1")
         ax.set(xlabel="pair j", ylabel=r"$P_{j+1}/P_j$", title="(f) pair ratio: constant if geometric")

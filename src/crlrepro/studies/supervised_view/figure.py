@@ -78,7 +78,7 @@ def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = 
     fig, axes = plt.subplots(
         1,
         panels,
-        figsize=(6.4 * panels if panels == 1 else 6.4 + 4.6, 4.0),
+        figsize=(6.4 if panels == 1 else 5.4 + 3.8, 4.2),  # at most 9.2 inches wide
         constrained_layout=True,
         squeeze=False,
         gridspec_kw={"width_ratios": [1.4, 1] if panels == 2 else [1]},

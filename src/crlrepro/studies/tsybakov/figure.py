@@ -33,7 +33,13 @@ def plot_tsybakov(
     intervals). Without ``curve`` and ``windows`` only the Monte-Carlo panels are drawn."""
     apply_style(style)
     exact = curve is not None and windows is not None
-    fig, axes = plt.subplots(1, 3 if exact else 2, figsize=(13.5 if exact else 9.0, 3.8), constrained_layout=True)
+    # at most 9 inches wide (crlrepro.runtime.figures.MAX_FIGURE_INCHES): the exact study's three panels in a grid
+    if exact:
+        fig, grid = plt.subplots(2, 2, figsize=(9.0, 7.4), constrained_layout=True)
+        grid[1, 1].remove()
+        axes = [grid[0, 0], grid[0, 1], grid[1, 0]]
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), constrained_layout=True)
     ax_cdf = axes[0]
     if exact:
         ax_cdf.plot(curve["t"], curve["cdf"], color="k", linewidth=1.5, label="exact F(t) (quadrature)")
