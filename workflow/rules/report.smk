@@ -9,14 +9,14 @@ rule summary:
         csv=f"{RESULTS}/summary.csv",
         md=f"{RESULTS}/summary.md",
         html=report(f"{RESULTS}/summary.html", caption=caption("summary"), category="Summary"),
-    params:
-        scale=config["scale"],  # the summary opens with its scale and what that scale can decide
     log:
         f"{RESULTS}/logs/summary.log",
     benchmark:
         f"{RESULTS}/benchmarks/summary.tsv"
     conda:
         CONDA_ENV
+    params:
+        scale=config["scale"],  # the summary opens with its scale and what that scale can decide
     script:
         "../scripts/report/summary.py"
 
