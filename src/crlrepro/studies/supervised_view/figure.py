@@ -78,7 +78,7 @@ def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = 
     fig, axes = plt.subplots(
         1,
         panels,
-        figsize=(6.4 if panels == 1 else 5.4 + 3.8, 4.2),  # at most 9.2 inches wide
+        figsize=(6.4 if panels == 1 else 9.2, 4.2),  # at most 9.2 inches wide, the second panel's legend beside it
         constrained_layout=True,
         squeeze=False,
         gridspec_kw={"width_ratios": [1.4, 1] if panels == 2 else [1]},
@@ -125,7 +125,7 @@ def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = 
                 fontsize=7,
                 color="C3",
             )
-    ax.set(xlabel="", title=SSL_TITLE[experiment] + "; right of the dotted line: baselines")
+    ax.set(xlabel="", title=SSL_TITLE[experiment] + "\n(right of the dotted line: baselines)")  # two lines: it fits
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
     trained_runs = (
@@ -173,5 +173,6 @@ def _plot_ssl(experiment: str, table: pd.DataFrame, style: FigureStyle | None = 
             ylabel=f"right side − left side ({'worst point' if side else 'mean'} of each run; symlog)",
             title="Sec. 4 bounds (violated below the red line)",
         )
-        ax.legend(fontsize=7, title="run", title_fontsize=7)
+        # beside the panel, where it hides no run
+        ax.legend(fontsize=7, title="run", title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
