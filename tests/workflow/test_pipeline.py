@@ -65,7 +65,7 @@ def test_smoke_tables_have_the_right_values(smoke_run):
     a1 = summary[(summary["experiment"] == "A1") & (summary["kind"] == "value")]  # Table 1's columns 1–2
     assert len(a1) == 8 and (a1["verdict"] == "reproduced").all()
     markdown = (results / "summary.md").read_text()
-    table_1 = [line for line in markdown.splitlines() if line.startswith("| A1 |") and "| value |" in line]
+    table_1 = [line for line in markdown.splitlines() if line.startswith("| `A1.") and "| value |" in line]
     assert len(table_1) == 8 and all("| reproduced |" in line for line in table_1)
     assert markdown.index("## Paper 1") < markdown.index("## Paper 2") < markdown.index("## Paper 3")
 

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from crlrepro.claims.intervals import MIN_INTERVAL_SEEDS, seeds_of
 from crlrepro.claims.spec import ROLE_WHY
 from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS,
@@ -22,7 +23,6 @@ from crlrepro.claims.verdicts import (
     is_fragile,
 )
 from crlrepro.studies.registry import EXPERIMENT_ORDER, PAPERS, experiment
-from crlrepro.workflow.board import MIN_INTERVAL_SEEDS, seeds_of
 
 __all__ = [
     "caption_problems",
@@ -51,6 +51,7 @@ __all__ = [
     "scale_scope",
     "SCALE_SCOPE",
     "short_text",
+    "SHORT_CLAIM_CHARS",
     "summary_context",
     "verdict_counts",
 ]
@@ -165,7 +166,7 @@ def short_text(text: str, limit: int = SHORT_CLAIM_CHARS) -> str:
 
 def _interval(row) -> str:
     """``[low, high]`` (``—`` for a missing end, or for both); ``none from n seeds`` where the row's power says it rests
-    on fewer than :data:`crlrepro.workflow.board.MIN_INTERVAL_SEEDS` seeds (one degree of freedom informs no one)."""
+    on fewer than :data:`crlrepro.claims.intervals.MIN_INTERVAL_SEEDS` seeds (one degree of freedom informs no one)."""
     if pd.isna(row.ci_low) and pd.isna(row.ci_high):
         return "—"
     seeds = seeds_of(row.power)

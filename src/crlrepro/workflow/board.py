@@ -16,23 +16,23 @@ from pathlib import Path
 
 import pandas as pd
 
+from crlrepro.claims.intervals import interval_text
 from crlrepro.studies.registry import PAPERS, experiment
 
 __all__ = [
-    "MIN_INTERVAL_SEEDS",
+    "INKS",
+    "LABEL_CHARS",
     "VERDICT_MARKS",
     "board_figure",
     "board_scales",
     "contrast_ratio",
     "draw_board",
     "ink_on",
-    "interval_text",
     "board_headline_markdown",
     "board_html",
     "math_html",
     "plain_math",
     "relative_luminance",
-    "seeds_of",
     "verdict_board",
 ]
 
@@ -71,30 +71,6 @@ def math_html(text: str) -> str:
 
 def _number(value) -> str:
     return "" if pd.isna(value) else f"{float(value):.4g}"
-
-
-# The fewest seeds whose interval is printed as one: with two, a t interval has one degree of freedom and its
-# half-width is 12.7 standard errors at 95 % ([−12.27, 12.2] for an AUC difference), which informs no reader.
-MIN_INTERVAL_SEEDS = 3
-_SEEDS = re.compile(r"\b(\d+) seeds?\b")
-
-
-def seeds_of(power: str) -> int | None:
-    """The number of seeds a row's interval rests on, as its power text states it (``"... (2 seeds, Holm family of
-    9)"``); the fewest where it names several; None where it names none (a deterministic row, or a bootstrap)."""
-    found = [int(n) for n in _SEEDS.findall(str(power))]
-    return min(found) if found else None
-
-
-def interval_text(low, high, power: str = "") -> str:
-    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; empty where an end is missing;
-    ``"none from n seeds"`` where the row's power text says it rests on fewer than :data:`MIN_INTERVAL_SEEDS` seeds."""
-    if pd.isna(low) or pd.isna(high):
-        return ""
-    seeds = seeds_of(power)
-    if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
-        return f"none from {seeds} seed{'s' if seeds != 1 else ''}"
-    return f"[{float(low):.4g}, {float(high):.4g}]"
 
 
 def verdict_board(summaries: dict[str, pd.DataFrame], roles: tuple[str, ...] = ("claim",)) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from crlrepro.claims.intervals import interval_text
 from crlrepro.runtime import artifacts
 from crlrepro.runtime.artifacts import (
     ArtifactError,
@@ -40,7 +41,7 @@ from crlrepro.runtime.artifacts import (
     write_text,
 )
 from crlrepro.studies.registry import PAPERS, ROLES, experiment
-from crlrepro.workflow.board import VERDICT_MARKS, board_figure, interval_text, verdict_board
+from crlrepro.workflow.board import VERDICT_MARKS, board_figure, verdict_board
 
 __all__ = [
     "ROLE_TITLES",
