@@ -22,12 +22,20 @@ def seeds_of(power: str) -> int | None:
     return min(found) if found else None
 
 
-def interval_text(low, high, power: str = "") -> str:
-    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; empty where an end is missing;
-    ``"none from n seeds"`` where the row's power text says it rests on fewer than :data:`MIN_INTERVAL_SEEDS` seeds."""
-    if pd.isna(low) or pd.isna(high):
+def interval_text(low, high, power: str = "", missing: str | None = None) -> str:
+    """An interval as the summaries print it, ``[low, high]`` to 4 significant digits; ``"none from n seeds"`` where
+    the row's power text says it rests on fewer than :data:`MIN_INTERVAL_SEEDS` seeds. Where an end is missing: empty
+    (the boards), or with ``missing`` the missing end as that mark (``[—, 0.5]``, a one-sided interval) and the mark
+    alone where both are."""
+    if pd.isna(low) and pd.isna(high):
+        return "" if missing is None else missing
+    if missing is None and (pd.isna(low) or pd.isna(high)):
         return ""
     seeds = seeds_of(power)
     if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
         return f"none from {seeds} seed{'s' if seeds != 1 else ''}"
-    return f"[{float(low):.4g}, {float(high):.4g}]"
+
+    def end(value) -> str:
+        return missing if pd.isna(value) else f"{float(value):.4g}"
+
+    return f"[{end(low)}, {end(high)}]"

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from crlrepro.claims.intervals import MIN_INTERVAL_SEEDS, seeds_of
+from crlrepro.claims.intervals import interval_text
 from crlrepro.claims.spec import ROLE_WHY
 from crlrepro.claims.verdicts import (
     CLAIM_COLUMNS,
@@ -164,17 +164,6 @@ def short_text(text: str, limit: int = SHORT_CLAIM_CHARS) -> str:
     return cut + "…"
 
 
-def _interval(row) -> str:
-    """``[low, high]`` (``—`` for a missing end, or for both); ``none from n seeds`` where the row's power says it rests
-    on fewer than :data:`crlrepro.claims.intervals.MIN_INTERVAL_SEEDS` seeds (one degree of freedom informs no one)."""
-    if pd.isna(row.ci_low) and pd.isna(row.ci_high):
-        return "—"
-    seeds = seeds_of(row.power)
-    if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
-        return f"none from {seeds} seed{'s' if seeds != 1 else ''}"
-    return f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
-
-
 def _stability(row) -> str:
     value = getattr(row, "stability", "")
     return value if isinstance(value, str) else ""
@@ -187,7 +176,7 @@ def _cells(row) -> list[str]:
         row.kind,
         _fmt(row.paper_value),
         _fmt(row.measured),
-        _interval(row),
+        interval_text(row.ci_low, row.ci_high, row.power, missing="—"),
         row.verdict,
         _stability(row).split(":", 1)[0],
     ]
@@ -203,7 +192,7 @@ def _full_cells(row) -> list[str]:
         row.kind,
         _fmt(row.paper_value),
         _fmt(row.measured),
-        _interval(row),
+        interval_text(row.ci_low, row.ci_high, row.power, missing="—"),
         row.tolerance,
         row.power,
         row.verdict,
