@@ -226,7 +226,8 @@ SCALE_SCOPE = {
     "precision, its trained rows on few seeds and short trainings, so many stay inconclusive, each saying what would "
     "decide it",
     "recipe": "the papers' stated training recipe where a 2-core CPU can run it (paper 2's as stated, paper 3's only in "
-    "part, on Fashion-MNIST): the scale whose verdicts speak for the papers, within the settings its rows name",
+    "part, on Fashion-MNIST): the scale meant to decide the papers' claims within the settings its rows name; each "
+    "row's verdict, power and reason say whether it did",
     "paper": "the papers' hyper-parameters, for a GPU or a cluster: where paper 3 runs on CIFAR-10 with its encoder",
     "fashion": "paper 3 alone on Fashion-MNIST (Debian's dataset-fashion-mnist): its rows only",
 }
