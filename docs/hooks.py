@@ -194,8 +194,8 @@ def link_roles(html: str) -> str:
     ``:attr:``) as links to the object's entry on the same page where one object of the page is named so (its full
     path, or a path ending in ``.name``; of several, the one nearest the reference in the module tree), else as plain
     code: never the role's literal text."""
-    anchors = _ANCHOR.findall(html)
     starts = [(m.start(), m.group(1)) for m in _ANCHOR.finditer(html)]
+    anchors = [name for _, name in starts]
 
     def owner(position: int) -> str:  # the object whose entry holds the reference: the last anchor before it
         before = [name for start, name in starts if start < position]

@@ -152,7 +152,7 @@ def committed_repo(dst):
 SILENT_LIMIT_S = 1200.0
 
 
-def run_watched(command, *, cwd=None, env=None, input=None, silent_limit_s: float = SILENT_LIMIT_S):
+def run_watched(command, *, cwd=None, env=None, silent_limit_s: float = SILENT_LIMIT_S):
     """``subprocess.run(command, capture_output=True, text=True)`` bounded by what the command does rather than by the
     clock: it is stopped (with its whole process group) only when it writes nothing to stdout or stderr for
     ``silent_limit_s`` seconds, and the test then fails naming the silence and the output's last lines. A slow
@@ -167,12 +167,8 @@ def run_watched(command, *, cwd=None, env=None, input=None, silent_limit_s: floa
             env=env,
             stdout=out,
             stderr=err,
-            stdin=subprocess.PIPE if input is not None else None,
             start_new_session=True,
         )
-        if input is not None:
-            proc.stdin.write(input.encode())
-            proc.stdin.close()
         written, quiet_since = -1, time.monotonic()
         while proc.poll() is None:
             time.sleep(0.5)
